@@ -1,0 +1,18 @@
+# A first program: one InCore scope that squares a tile and adds one.
+# `pypto compile examples/basic.py` parses this file (it is never executed) and prints the program
+# after the default pipeline.
+import pypto.language as pl
+
+
+@pl.program
+class Basic:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y = pl.add(x, 1.0)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            tile = pl.load(y, [0], [64])
+            tile_sq = pl.mul(tile, tile)
+            result_tile = pl.add(tile_sq, 1.0)
+            result = pl.store(result_tile, [0], x)
+        z = pl.add(result, 2.0)
+        return z

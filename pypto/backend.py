@@ -1,0 +1,1 @@
+"""`pypto.backend` (filled in with the pipeline work)."""

@@ -1,0 +1,1 @@
+"""PyPTO's parser package layout: `pypto.language.parser.text_parser`, `.diagnostics`."""

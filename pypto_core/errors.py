@@ -1,0 +1,36 @@
+"""The error classes every part of pypto raises (DESIGN.md, "Diagnostics"; API.md 7)."""
+
+from __future__ import annotations
+
+
+class Error(Exception):
+    """A pypto error that is not a plain user ValueError: verification failures and the like."""
+
+
+class VerificationError(Error):
+    """IR verification found errors (API.md 7: catch it as `pypto.Error`)."""
+
+
+class InternalError(RuntimeError):
+    """A compiler invariant broke: a bug in pypto or in a plugin, never a user mistake."""
+
+
+class UserError(ValueError):
+    """A program or configuration a user can fix. Carries the source span when one is known."""
+
+    def __init__(self, message: str, span: object | None = None) -> None:
+        self.message = message
+        self.span = span
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        span = self.span
+        if span is not None and getattr(span, "is_valid", lambda: False)():
+            return f"{self.message}\n  at {span.to_string()}"
+        return self.message
+
+
+def internal_check(condition: object, message: str) -> None:
+    """Raise InternalError when an invariant does not hold."""
+    if not condition:
+        raise InternalError(message)

@@ -1,0 +1,136 @@
+"""The IR node base: immutable objects whose fields are declared once, with a role.
+
+Each node class lists its fields in `fields = (Def("var"), Usual("value"), ...)`. That single
+declaration creates the slots and drives structural equality, hashing, visiting, mutation and
+the generic rebuild used by mutators (DESIGN.md, "Core contracts: IR").
+
+Roles:
+  * Def     - the field binds variables (assign targets, params, loop vars, iter_args, return vars);
+  * Usual   - compared, hashed, visited;
+  * Ignored - spans, name hints, comments: carried along but never compared.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+
+class FieldRole(enum.Enum):
+    DEF = "def"
+    USUAL = "usual"
+    IGNORED = "ignored"
+
+
+class FieldSpec:
+    __slots__ = ("name", "role")
+
+    def __init__(self, name: str, role: FieldRole) -> None:
+        self.name = name
+        self.role = role
+
+    def __repr__(self) -> str:
+        return f"{self.role.value}({self.name!r})"
+
+
+def Def(name: str) -> FieldSpec:  # noqa: N802 - reads as a declaration
+    return FieldSpec(name, FieldRole.DEF)
+
+
+def Usual(name: str) -> FieldSpec:  # noqa: N802
+    return FieldSpec(name, FieldRole.USUAL)
+
+
+def Ignored(name: str) -> FieldSpec:  # noqa: N802
+    return FieldSpec(name, FieldRole.IGNORED)
+
+
+_set = object.__setattr__
+
+
+class _NodeMeta(type):
+    """Turns the `fields` declaration into `__slots__` and the inherited FIELDS tuple."""
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _NodeMeta:
+        own: tuple[FieldSpec, ...] = tuple(ns.pop("fields", ()))
+        inherited: tuple[FieldSpec, ...] = ()
+        for base in bases:
+            inherited = getattr(base, "FIELDS", ()) or inherited
+        ns["__slots__"] = tuple(f.name for f in own) + tuple(ns.get("extra_slots", ()))
+        ns.pop("extra_slots", None)
+        cls = super().__new__(mcls, name, bases, ns)
+        cls.FIELDS = inherited + own
+        cls.COMPARED_FIELDS = tuple(f for f in cls.FIELDS if f.role is not FieldRole.IGNORED)
+        return cls
+
+
+class IRNode(metaclass=_NodeMeta):
+    """Base of every IR object: nodes are immutable once built."""
+
+    FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
+    COMPARED_FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; build a new node instead")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _init(self, **values: Any) -> None:
+        for name, value in values.items():
+            _set(self, name, value)
+
+    def field_items(self) -> Iterator[tuple[FieldSpec, Any]]:
+        for spec in self.FIELDS:
+            yield spec, getattr(self, spec.name)
+
+    def same_as(self, other: object) -> bool:
+        return self is other
+
+    def with_fields(self, **changes: Any) -> IRNode:
+        """A copy with some fields replaced, bypassing the constructor (used by mutators)."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        for spec in cls.FIELDS:
+            _set(new, spec.name, changes.pop(spec.name) if spec.name in changes else getattr(self, spec.name))
+        for slot in _extra_slots(cls):
+            if hasattr(self, slot):
+                _set(new, slot, getattr(self, slot))
+        if changes:
+            raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes)}")
+        return new
+
+    def as_python(self, prefix: str = "pl", concise: bool = False, format: bool = True) -> str:
+        from pypto_core.language.printer import python_print
+
+        return python_print(self, prefix=prefix, concise=concise, format=format)
+
+    def __copy__(self) -> IRNode:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> IRNode:
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError("IR nodes are not picklable; print them with python_print instead")
+
+
+def _extra_slots(cls: type) -> tuple[str, ...]:
+    names: list[str] = []
+    field_names = {f.name for f in cls.FIELDS}
+    for klass in cls.__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if slot not in field_names and slot not in names and slot != "__weakref__":
+                names.append(slot)
+    return tuple(names)
+
+
+def snake_case(name: str) -> str:
+    """`InCoreScopeStmt` -> `in_core_scope_stmt` (visitor method names, API.md 4.8)."""
+    out: list[str] = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i > 0 and (not name[i - 1].isupper() or (i + 1 < len(name) and name[i + 1].islower())):
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)

@@ -1,0 +1,252 @@
+"""IR types: Unknown, Scalar, Tensor, Tile, Tuple, and the tensor/tile views (API.md 4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CompactMode, MemorySpace, PadValue, TensorLayout, TileLayout
+from pypto_core.ir.node import IRNode, Usual
+
+if TYPE_CHECKING:
+    from pypto_core.ir.expr import Expr
+
+
+def as_dim(value: Any) -> Expr:
+    """A shape entry as an Expr: Python ints become INDEX constants."""
+    from pypto_core.ir.expr import ConstInt, Expr
+
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"a shape dimension cannot be a bool: {value!r}")
+    if isinstance(value, int):
+        return ConstInt(value, DataType.INDEX)
+    raise TypeError(f"a shape dimension must be an int or a scalar expression, got {type(value).__name__}")
+
+
+def as_dims(values: Sequence[Any] | None) -> tuple[Expr, ...]:
+    if values is None:
+        return ()
+    from pypto_core.ir.expr import MakeTuple
+
+    if isinstance(values, MakeTuple):
+        return tuple(values.elements)
+    return tuple(as_dim(v) for v in values)
+
+
+class Type(IRNode):
+    """Base of all types. `==` and `hash` on types are structural (API.md 4)."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Type):
+            return NotImplemented
+        from pypto_core.ir.structural import structural_equal
+
+        return structural_equal(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        from pypto_core.ir.structural import structural_hash
+
+        return structural_hash(self)
+
+    def __str__(self) -> str:
+        from pypto_core.language.printer import python_print_type
+
+        return python_print_type(self)
+
+    __repr__ = __str__
+
+
+class UnknownType(Type):
+    fields = ()
+
+    def __init__(self) -> None:
+        pass
+
+
+class ScalarType(Type):
+    fields = (Usual("dtype"),)
+
+    def __init__(self, dtype: DataType) -> None:
+        if not isinstance(dtype, DataType):
+            raise TypeError(f"ScalarType needs a DataType, got {dtype!r}")
+        self._init(dtype=dtype)
+
+
+class MemRef(IRNode):
+    """A memory reference attached to a tensor or tile type (printed only; API.md 8.4)."""
+
+    fields = (Usual("base"), Usual("byte_offset"), Usual("size"), Usual("slots"), Usual("slot"))
+
+    def __init__(self, base: Any, byte_offset: Any = 0, size: int = 0, slots: int | None = None,
+                 slot: int | None = None) -> None:
+        self._init(base=base, byte_offset=as_dim(byte_offset), size=int(size), slots=slots, slot=slot)
+
+
+class TensorView(IRNode):
+    """Layout of a tensor: stride, layout, valid shape and pad (API.md 4.2)."""
+
+    fields = (Usual("stride"), Usual("layout"), Usual("valid_shape"), Usual("pad"))
+
+    def __init__(self, stride: Sequence[Any] | None = None, layout: TensorLayout | None = None,
+                 valid_shape: Sequence[Any] | None = None, pad: PadValue = PadValue.null) -> None:
+        self._init(stride=as_dims(stride), layout=layout, valid_shape=as_dims(valid_shape), pad=pad)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TensorView):
+            return NotImplemented
+        from pypto_core.ir.structural import structural_equal
+
+        return structural_equal(self, other)
+
+    def __hash__(self) -> int:
+        from pypto_core.ir.structural import structural_hash
+
+        return structural_hash(self)
+
+
+class TileView(IRNode):
+    """Layout and valid region of a tile (API.md 2.3). An empty valid_shape means 'the whole tile'."""
+
+    fields = (Usual("valid_shape"), Usual("stride"), Usual("start_offset"), Usual("blayout"),
+              Usual("slayout"), Usual("fractal"), Usual("pad"), Usual("compact"))
+
+    def __init__(self, valid_shape: Sequence[Any] | None = None, stride: Sequence[Any] | None = None,
+                 start_offset: Any = None, blayout: TileLayout = TileLayout.row_major,
+                 slayout: TileLayout = TileLayout.none_box, fractal: int = 512,
+                 pad: PadValue = PadValue.null, compact: CompactMode = CompactMode.null) -> None:
+        self._init(valid_shape=as_dims(valid_shape), stride=as_dims(stride),
+                   start_offset=None if start_offset is None else as_dim(start_offset),
+                   blayout=blayout, slayout=slayout, fractal=int(fractal), pad=pad, compact=compact)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TileView):
+            return NotImplemented
+        from pypto_core.ir.structural import structural_equal
+
+        return structural_equal(self, other)
+
+    def __hash__(self) -> int:
+        from pypto_core.ir.structural import structural_hash
+
+        return structural_hash(self)
+
+
+class TensorType(Type):
+    fields = (Usual("shape"), Usual("dtype"), Usual("memref"), Usual("tensor_view"))
+
+    def __init__(self, shape: Sequence[Any], dtype: DataType, memref: MemRef | None = None,
+                 tensor_view: TensorView | None = None) -> None:
+        if not isinstance(dtype, DataType):
+            raise TypeError(f"TensorType needs a DataType, got {dtype!r}")
+        self._init(shape=as_dims(shape), dtype=dtype, memref=memref, tensor_view=tensor_view)
+
+
+def _static_dims(shape: Sequence[Expr]) -> list[int] | None:
+    from pypto_core.ir.expr import ConstInt
+
+    out = []
+    for d in shape:
+        if not isinstance(d, ConstInt):
+            return None
+        out.append(d.value)
+    return out
+
+
+def implicit_layout(shape: Sequence[Expr], memory_space: MemorySpace | None) -> tuple[TileLayout, TileLayout, int]:
+    """(blayout, slayout, fractal) a tile has when no view is given (API.md 2.3)."""
+    dims = _static_dims(shape)
+    column_vector = dims is not None and len(dims) == 2 and dims[1] == 1 and dims[0] > 1
+    shape_rule = TileLayout.col_major if column_vector else TileLayout.row_major
+    if memory_space in (MemorySpace.Mat, MemorySpace.Left):
+        return TileLayout.col_major, TileLayout.row_major, 512
+    if memory_space is MemorySpace.Acc:
+        return TileLayout.col_major, TileLayout.row_major, 1024
+    if memory_space is MemorySpace.Right:
+        return shape_rule, TileLayout.col_major, 512
+    if memory_space is MemorySpace.LeftScale:
+        return TileLayout.row_major, TileLayout.row_major, 32
+    if memory_space is MemorySpace.RightScale:
+        return TileLayout.col_major, TileLayout.col_major, 32
+    return shape_rule, TileLayout.none_box, 512
+
+
+def dims_equal(a: Sequence[Expr], b: Sequence[Expr]) -> bool:
+    from pypto_core.ir.structural import structural_equal
+
+    return len(a) == len(b) and all(structural_equal(x, y) for x, y in zip(a, b))
+
+
+def canonical_tile_view(view: TileView | None, shape: Sequence[Expr],
+                        memory_space: MemorySpace | None) -> TileView | None:
+    """Store a view equal to the implicit one as None; drop a valid_shape equal to the shape."""
+    if view is None:
+        return None
+    valid = view.valid_shape
+    if valid and dims_equal(valid, shape):
+        view = view.with_fields(valid_shape=())
+        valid = ()
+    blayout, slayout, fractal = implicit_layout(shape, memory_space)
+    if (not valid and not view.stride and view.start_offset is None and view.blayout is blayout
+            and view.slayout is slayout and view.fractal == fractal and view.pad is PadValue.null
+            and view.compact is CompactMode.null):
+        return None
+    return view
+
+
+class TileType(Type):
+    fields = (Usual("shape"), Usual("dtype"), Usual("memref"), Usual("tile_view"), Usual("memory_space"))
+
+    def __init__(self, shape: Sequence[Any], dtype: DataType, memref: MemRef | None = None,
+                 tile_view: TileView | None = None, memory_space: MemorySpace | None = None) -> None:
+        if not isinstance(dtype, DataType):
+            raise TypeError(f"TileType needs a DataType, got {dtype!r}")
+        dims = as_dims(shape)
+        self._init(shape=dims, dtype=dtype, memref=memref,
+                   tile_view=canonical_tile_view(tile_view, dims, memory_space), memory_space=memory_space)
+
+    def effective_view(self) -> TileView:
+        """The view in force: the stored one or the implicit one for (shape, memory space)."""
+        if self.tile_view is not None:
+            return self.tile_view
+        blayout, slayout, fractal = implicit_layout(self.shape, self.memory_space)
+        return TileView(blayout=blayout, slayout=slayout, fractal=fractal)
+
+    @property
+    def valid_shape(self) -> tuple[Expr, ...]:
+        """The valid region's extents (the shape when the view does not narrow it)."""
+        if self.tile_view is not None and self.tile_view.valid_shape:
+            return self.tile_view.valid_shape
+        return self.shape
+
+
+class TupleType(Type):
+    fields = (Usual("types"),)
+
+    def __init__(self, types: Sequence[Type]) -> None:
+        self._init(types=tuple(types))
+
+
+class DistributedTensorType(TensorType):
+    """A distributed tensor (pld; out of scope but constructed by some tests)."""
+
+    fields = ()
+
+
+def shape_of(t: Type) -> tuple[Expr, ...]:
+    if isinstance(t, (TensorType, TileType)):
+        return t.shape
+    return ()
+
+
+__all__ = [
+    "Type", "UnknownType", "ScalarType", "TensorType", "TileType", "TupleType", "TensorView", "TileView",
+    "MemRef", "DistributedTensorType", "implicit_layout", "canonical_tile_view", "as_dim", "as_dims",
+    "dims_equal", "shape_of",
+]

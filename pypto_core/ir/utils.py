@@ -1,0 +1,160 @@
+"""Small IR utilities every pass uses (API.md 4.8 "Also available")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.span import Span
+from pypto_core.ir.visitor import IRMutator, IRVisitor
+
+
+def flatten_to_stmts(stmt: S.Stmt | None) -> list[S.Stmt]:
+    """The children of a SeqStmts (recursively flattened), or [stmt]."""
+    if stmt is None:
+        return []
+    if isinstance(stmt, S.SeqStmts):
+        out: list[S.Stmt] = []
+        for s in stmt.stmts:
+            out.extend(flatten_to_stmts(s))
+        return out
+    return [stmt]
+
+
+def make_body(stmts: Sequence[S.Stmt], span: Span | None = None) -> S.Stmt:
+    """Normalised body: one statement stays bare, several become a flat SeqStmts (API.md 4.4)."""
+    flat: list[S.Stmt] = []
+    for s in stmts:
+        flat.extend(flatten_to_stmts(s))
+    if len(flat) == 1:
+        return flat[0]
+    return S.SeqStmts(flat, span or (flat[0].span if flat else None))
+
+
+def seq(stmts: Sequence[S.Stmt], span: Span | None = None) -> S.SeqStmts:
+    """A flat SeqStmts, even for a single statement."""
+    flat: list[S.Stmt] = []
+    for s in stmts:
+        flat.extend(flatten_to_stmts(s))
+    return S.SeqStmts(flat, span)
+
+
+class _Substituter(IRMutator):
+    def __init__(self, mapping: Mapping[E.Var, E.Expr]) -> None:
+        self.mapping = {id(k): v for k, v in mapping.items()}
+
+    def visit_var(self, var: E.Var) -> E.Expr:
+        return self.mapping.get(id(var), var)
+
+    def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
+        hit = self.mapping.get(id(var))
+        if hit is not None:
+            return hit
+        return super().visit_iter_arg(var)
+
+
+def substitute_expr(expr: E.Expr, mapping: Mapping[E.Var, E.Expr]) -> E.Expr:
+    """Replace variables (by identity) everywhere in an expression."""
+    if not mapping:
+        return expr
+    return _Substituter(mapping).visit_expr(expr)
+
+
+def substitute_stmt(stmt: S.Stmt, mapping: Mapping[E.Var, E.Expr]) -> S.Stmt:
+    """Replace variables (by identity) at uses and definition sites of a statement tree."""
+    if not mapping:
+        return stmt
+    return _Substituter(mapping).visit_stmt(stmt)
+
+
+def substitute(node: Any, mapping: Mapping[E.Var, E.Expr]) -> Any:
+    if not mapping:
+        return node
+    return _Substituter(mapping).visit(node)
+
+
+class _DefCollector(IRVisitor):
+    def __init__(self) -> None:
+        self.defs: list[E.Var] = []
+
+    def visit_node(self, node: Any) -> None:
+        from pypto_core.ir.node import FieldRole
+
+        for spec in node.FIELDS:
+            if spec.role is FieldRole.DEF:
+                value = getattr(node, spec.name)
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, E.Var):
+                        self.defs.append(v)
+        super().visit_node(node)
+
+
+def collect_def_vars(node: Any) -> list[E.Var]:
+    """Every variable bound by a definition site inside `node`, in walk order."""
+    c = _DefCollector()
+    c.visit(node)
+    return c.defs
+
+
+def find_yield_stmt(body: S.Stmt | None) -> S.YieldStmt | None:
+    """The trailing YieldStmt of a loop/if body, if any."""
+    stmts = flatten_to_stmts(body)
+    if stmts and isinstance(stmts[-1], S.YieldStmt):
+        return stmts[-1]
+    return None
+
+
+get_last_yield_stmt = find_yield_stmt
+
+
+class _Cloner(IRMutator):
+    """Fresh variables at every definition site; uses follow their definition."""
+
+    def __init__(self) -> None:
+        self.mapping: dict[int, E.Var] = {}
+
+    def visit_node(self, node: Any) -> Any:
+        from pypto_core.ir.node import FieldRole
+
+        for spec in node.FIELDS:
+            if spec.role is FieldRole.DEF:
+                value = getattr(node, spec.name)
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, E.Var) and id(v) not in self.mapping:
+                        self.mapping[id(v)] = self._fresh(v)
+        return super().visit_node(node)
+
+    def _fresh(self, v: E.Var) -> E.Var:
+        if isinstance(v, E.IterArg):
+            return E.IterArg(v.name_hint, v.type, self.visit_expr(v.initValue), v.span)
+        return E.Var(v.name_hint, v.type, v.span)
+
+    def visit_var(self, var: E.Var) -> E.Expr:
+        return self.mapping.get(id(var), var)
+
+    def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
+        return self.mapping.get(id(var), var)
+
+
+def deep_clone(node: Any) -> Any:
+    """A copy with fresh variables at every definition site (a Function's params included)."""
+    return _Cloner().visit(node)
+
+
+def free_vars_in_order(exprs: Iterable[Any]) -> list[E.Var]:
+    """Variables used in `exprs`, first occurrence first (no type dims)."""
+    seen: set[int] = set()
+    out: list[E.Var] = []
+
+    class _Uses(IRVisitor):
+        def visit_var_like(self, var: E.Var) -> None:
+            if id(var) not in seen:
+                seen.add(id(var))
+                out.append(var)
+
+    walker = _Uses()
+    for e in exprs:
+        walker.visit(e)
+    return out

@@ -1,0 +1,123 @@
+"""Printed variable names (API.md 8.7): disambiguation within a function and program-wide dynamic dims."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir.node import FieldRole, IRNode
+from pypto_core.ir.types import Type
+
+
+def assign_names(vars_in_order: Iterable[E.Var], reserved: Iterable[str] = ()) -> dict[int, str]:
+    """Names that occur once are reserved first; each colliding Var then takes base, base_1, ...
+
+    Returns a map from id(var) to its printed name.
+    """
+    ordered: list[E.Var] = []
+    seen: set[int] = set()
+    for v in vars_in_order:
+        if id(v) not in seen:
+            seen.add(id(v))
+            ordered.append(v)
+    counts = Counter(v.name_hint for v in ordered)
+    taken: set[str] = set(reserved)
+    names: dict[int, str] = {}
+    for v in ordered:
+        if counts[v.name_hint] == 1 and v.name_hint not in taken:
+            names[id(v)] = v.name_hint
+    taken.update(names.values())
+    for v in ordered:
+        if id(v) in names:
+            continue
+        base = v.name_hint or "v"
+        candidate, k = base, 0
+        while candidate in taken:
+            k += 1
+            candidate = f"{base}_{k}"
+        names[id(v)] = candidate
+        taken.add(candidate)
+    return names
+
+
+class VarOrder:
+    """Walks a function: params, then body definitions in walk order, then uses; and type-dim vars."""
+
+    def __init__(self) -> None:
+        self.defs: list[E.Var] = []
+        self.uses: list[E.Var] = []
+        self.type_vars: list[E.Var] = []
+        self._def_ids: set[int] = set()
+        self._in_type = 0
+
+    def define(self, v: E.Var) -> None:
+        if id(v) not in self._def_ids:
+            self._def_ids.add(id(v))
+            self.defs.append(v)
+        self.walk(v.type)
+        if isinstance(v, E.IterArg):
+            self.walk(v.initValue)
+
+    def walk(self, value: object) -> None:
+        if isinstance(value, E.Var):
+            if self._in_type:
+                self.type_vars.append(value)
+            else:
+                self.uses.append(value)
+            return
+        if isinstance(value, Type):
+            self._in_type += 1
+            self._walk_fields(value)
+            self._in_type -= 1
+            return
+        if isinstance(value, IRNode):
+            if isinstance(value, E.Op):
+                return
+            self._walk_fields(value)
+            return
+        if isinstance(value, (tuple, list)):
+            for item in value:
+                self.walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                self.walk(item)
+
+    def _walk_fields(self, node: IRNode) -> None:
+        for spec in node.FIELDS:
+            if spec.role is FieldRole.IGNORED:
+                continue
+            value = getattr(node, spec.name)
+            if spec.role is FieldRole.DEF:
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, E.Var):
+                        self.define(v)
+            else:
+                self.walk(value)
+
+    def is_defined(self, v: E.Var) -> bool:
+        return id(v) in self._def_ids
+
+
+def function_var_order(func: F.Function) -> VarOrder:
+    order = VarOrder()
+    for p in func.params:
+        order.define(p)
+    order.walk(func.return_types)
+    order.walk(func.attrs)
+    order.walk(func.body)
+    return order
+
+
+def dynamic_dim_vars(program: F.Program) -> list[E.Var]:
+    """Vars inside types that no function defines: the program's `pl.dynamic` dims."""
+    out: list[E.Var] = []
+    seen: set[int] = set()
+    for func in program.functions.values():
+        order = function_var_order(func)
+        for v in order.type_vars:
+            if not order.is_defined(v) and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out

@@ -1,0 +1,229 @@
+"""Type annotations: `pl.Tensor[...]`, `pl.Tile[...]`, `pl.Scalar[...]`, `pl.Tuple[...]`, `pl.Out[...]` (API.md 2.3)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import types as T
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CompactMode, MemorySpace, PadValue, ParamDirection, TensorLayout, TileLayout
+from pypto_core.language.parser.base import ParserBase
+from pypto_core.language.parser.env import MISSING, static_value
+from pypto_core.language.parser.errors import ParserTypeError
+
+_HEADS = ("Tensor", "Tile", "Scalar", "Tuple", "Out", "InOut", "DistributedTensor")
+
+
+class TypeParser(ParserBase):
+    # Provided by the expression parser.
+    def parse_scalar_expr(self, node: ast.AST, what: str) -> E.Expr:  # pragma: no cover - mixin contract
+        raise NotImplementedError
+
+    def parse_value(self, node: ast.AST) -> Any:  # pragma: no cover - mixin contract
+        raise NotImplementedError
+
+    def parse_param_annotation(self, node: ast.AST) -> tuple[T.Type, ParamDirection]:
+        head, args = self._annotation_head(node)
+        if head in ("Out", "InOut"):
+            if len(args) != 1:
+                self.fail(ParserTypeError, f"pl.{head}[...] takes exactly one type", node)
+            return self.parse_type(args[0]), ParamDirection[head]
+        return self.parse_type(node), ParamDirection.In
+
+    def parse_return_annotation(self, node: ast.AST) -> list[T.Type]:
+        if isinstance(node, ast.Constant) and node.value is None:
+            return []
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "tuple":
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return [self.parse_type(e) for e in elts]
+        return [self.parse_type(node)]
+
+    def _annotation_head(self, node: ast.AST) -> tuple[str | None, list[ast.AST]]:
+        if isinstance(node, ast.Subscript):
+            path = self.pl_path(node.value)
+            if path in _HEADS:
+                sl = node.slice
+                if path == "Tuple" and isinstance(sl, ast.Tuple):
+                    return path, list(sl.elts)
+                if isinstance(sl, ast.Tuple) and path in ("Tensor", "Tile", "DistributedTensor"):
+                    return path, list(sl.elts)
+                return path, [sl]
+            if isinstance(node.value, ast.Name) and node.value.id == "tuple":
+                sl = node.slice
+                return "Tuple", list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        path = self.pl_path(node)
+        if path == "UnknownType":
+            return "UnknownType", []
+        return None, []
+
+    def parse_type(self, node: ast.AST) -> T.Type:
+        head, args = self._annotation_head(node)
+        if head == "Scalar":
+            return T.ScalarType(self.parse_dtype(args[0]))
+        if head in ("Tensor", "DistributedTensor"):
+            return self._tensor_type(node, args, head)
+        if head == "Tile":
+            return self._tile_type(node, args)
+        if head == "Tuple":
+            if len(args) == 1 and isinstance(args[0], ast.Tuple) and not args[0].elts:
+                return T.TupleType([])
+            return T.TupleType([self.parse_type(a) for a in args])
+        if head == "UnknownType":
+            return T.UnknownType()
+        if head in ("Out", "InOut"):
+            self.fail(ParserTypeError, f"pl.{head}[...] is only allowed on function parameters", node)
+        self.fail(ParserTypeError, f"unsupported type annotation '{ast.unparse(node)}'", node,
+                  hint="use pl.Tensor[[dims], dtype], pl.Tile[[dims], dtype, ...], pl.Scalar[dtype] or pl.Tuple[...]")
+
+    def parse_dtype(self, node: ast.AST) -> DataType:
+        value = static_value(node, self.env)
+        if isinstance(value, DataType):
+            return value
+        self.fail(ParserTypeError, f"expected a dtype such as pl.FP32, got '{ast.unparse(node)}'", node)
+
+    def parse_dims(self, node: ast.AST, what: str = "shape") -> list[E.Expr]:
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            self.fail(ParserTypeError, f"the {what} must be a list of dimensions like [64, 128], "
+                                       f"got '{ast.unparse(node)}'", node)
+        return [self.parse_scalar_expr(e, f"a {what} dimension") for e in node.elts]
+
+    def _tensor_type(self, node: ast.AST, args: list[ast.AST], head: str) -> T.Type:
+        if len(args) < 2:
+            self.fail(ParserTypeError, f"pl.{head}[...] needs a shape and a dtype: pl.{head}[[64, 128], pl.FP32]",
+                      node)
+        shape = self.parse_dims(args[0])
+        dtype = self.parse_dtype(args[1])
+        view: T.TensorView | None = None
+        memref: T.MemRef | None = None
+        for extra in args[2:]:
+            value = self._type_extra(extra)
+            if isinstance(value, TensorLayout):
+                view = T.TensorView(layout=value)
+            elif isinstance(value, T.TensorView):
+                view = value
+            elif isinstance(value, T.MemRef):
+                memref = value
+            else:
+                self.fail(ParserTypeError, f"unexpected entry '{ast.unparse(extra)}' in a tensor type", extra,
+                          hint="a tensor type takes a layout (pl.ND), a pl.TensorView(...) or a pl.MemRef(...)")
+        cls = T.DistributedTensorType if head == "DistributedTensor" else T.TensorType
+        return cls(shape, dtype, memref, view)
+
+    def _tile_type(self, node: ast.AST, args: list[ast.AST]) -> T.Type:
+        if len(args) < 2:
+            self.fail(ParserTypeError, "pl.Tile[...] needs a shape and a dtype: pl.Tile[[64, 128], pl.FP32]", node)
+        shape = self.parse_dims(args[0])
+        dtype = self.parse_dtype(args[1])
+        memory: MemorySpace | None = None
+        view: T.TileView | None = None
+        memref: T.MemRef | None = None
+        seen: set[str] = set()
+        for extra in args[2:]:
+            value = self._type_extra(extra)
+            kind = ("memory space" if isinstance(value, MemorySpace) else "TileView" if isinstance(value, T.TileView)
+                    else "MemRef" if isinstance(value, T.MemRef) else None)
+            if kind is None:
+                self.fail(ParserTypeError, f"unexpected entry '{ast.unparse(extra)}' in a tile type", extra,
+                          hint="a tile type takes a memory space (pl.Mem.Vec), a pl.TileView(...) and a pl.MemRef(...)")
+            if kind in seen:
+                self.fail(ParserTypeError, f"a tile type takes at most one {kind}", extra)
+            seen.add(kind)
+            if isinstance(value, MemorySpace):
+                memory = value
+            elif isinstance(value, T.TileView):
+                view = value
+            else:
+                memref = value
+        if memref is not None and memory is None:
+            self.fail(ParserTypeError, "a tile type with a pl.MemRef needs an explicit memory space", node)
+        return T.TileType(shape, dtype, memref, view, memory)
+
+    def _type_extra(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Call):
+            path = self.pl_path(node.func)
+            if path == "TileView":
+                return self.parse_tile_view(node)
+            if path == "TensorView":
+                return self.parse_tensor_view(node)
+            if path == "MemRef":
+                return self.parse_memref(node, None)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) \
+                and self.pl_path(node.value.func) == "MemRef":
+            return self.parse_memref(node.value, node.slice)
+        value = static_value(node, self.env)
+        if value is MISSING:
+            self.fail(ParserTypeError, f"cannot resolve '{ast.unparse(node)}' in a type annotation", node)
+        return value
+
+    def _keywords(self, call: ast.Call, names: tuple[str, ...]) -> dict[str, ast.AST]:
+        out: dict[str, ast.AST] = {}
+        if len(call.args) > len(names):
+            self.fail(ParserTypeError, f"too many positional arguments to {ast.unparse(call.func)}", call)
+        for name, arg in zip(names, call.args):
+            out[name] = arg
+        for kw in call.keywords:
+            if kw.arg not in names:
+                self.fail(ParserTypeError, f"{ast.unparse(call.func)} has no argument '{kw.arg}' "
+                                           f"(valid: {', '.join(names)})", kw)
+            if kw.arg in out:
+                self.fail(ParserTypeError, f"{ast.unparse(call.func)} got '{kw.arg}' twice", kw)
+            out[kw.arg] = kw.value
+        return out
+
+    def _enum_arg(self, node: ast.AST, cls: type) -> Any:
+        value = static_value(node, self.env)
+        if not isinstance(value, cls):
+            self.fail(ParserTypeError, f"expected a {cls.__name__} value, got '{ast.unparse(node)}'", node)
+        return value
+
+    def parse_tile_view(self, call: ast.Call) -> T.TileView:
+        names = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
+        kw = self._keywords(call, names)
+        args: dict[str, Any] = {}
+        if "valid_shape" in kw and not _is_none(kw["valid_shape"]):
+            args["valid_shape"] = self.parse_dims(kw["valid_shape"], "valid_shape")
+        if "stride" in kw and not _is_none(kw["stride"]):
+            args["stride"] = self.parse_dims(kw["stride"], "stride")
+        if "start_offset" in kw and not _is_none(kw["start_offset"]):
+            args["start_offset"] = self.parse_scalar_expr(kw["start_offset"], "start_offset")
+        for key, cls in (("blayout", TileLayout), ("slayout", TileLayout), ("pad", PadValue),
+                         ("compact", CompactMode)):
+            if key in kw:
+                args[key] = self._enum_arg(kw[key], cls)
+        if "fractal" in kw:
+            value = static_value(kw["fractal"], self.env)
+            if not isinstance(value, int) or isinstance(value, bool):
+                self.fail(ParserTypeError, "fractal= must be an integer", kw["fractal"])
+            args["fractal"] = value
+        return T.TileView(**args)
+
+    def parse_tensor_view(self, call: ast.Call) -> T.TensorView:
+        kw = self._keywords(call, ("stride", "layout", "valid_shape", "pad"))
+        args: dict[str, Any] = {}
+        if "stride" in kw and not _is_none(kw["stride"]):
+            args["stride"] = self.parse_dims(kw["stride"], "stride")
+        if "valid_shape" in kw and not _is_none(kw["valid_shape"]):
+            args["valid_shape"] = self.parse_dims(kw["valid_shape"], "valid_shape")
+        if "layout" in kw and not _is_none(kw["layout"]):
+            args["layout"] = self._enum_arg(kw["layout"], TensorLayout)
+        if "pad" in kw:
+            args["pad"] = self._enum_arg(kw["pad"], PadValue)
+        return T.TensorView(**args)
+
+    def parse_memref(self, call: ast.Call, slot: ast.AST | None) -> T.MemRef:
+        kw = self._keywords(call, ("base", "byte_offset", "size", "slots"))
+        base_node = kw.get("base")
+        base: Any = static_value(base_node, self.env) if base_node is not None else ""
+        if not isinstance(base, str):
+            base = self.parse_value(base_node) if base_node is not None else ""
+        offset = self.parse_scalar_expr(kw["byte_offset"], "byte_offset") if "byte_offset" in kw else 0
+        size = static_value(kw["size"], self.env) if "size" in kw else 0
+        slots = static_value(kw["slots"], self.env) if "slots" in kw else None
+        slot_value = static_value(slot, self.env) if slot is not None else None
+        return T.MemRef(base, offset, size, slots, slot_value)
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

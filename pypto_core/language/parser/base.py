@@ -1,0 +1,141 @@
+"""Common machinery of the function parser: errors with spans, the symbol table, statement emission."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.span import Span
+from pypto_core.language.parser.context import Frame, ProgramContext
+from pypto_core.language.parser.env import Env
+from pypto_core.language.parser.errors import (
+    ParserError,
+    ParserSyntaxError,
+)
+from pypto_core.language.parser.source import SourceInfo
+
+
+class ParserBase:
+    def __init__(self, src: SourceInfo, env: Env, program: ProgramContext, func_name: str,
+                 func_type: FunctionType, strict_ssa: bool) -> None:
+        self.src = src
+        self.env = env
+        self.program = program
+        self.func_name = func_name
+        self.func_type = func_type
+        self.strict_ssa = strict_ssa
+        self.symbols: dict[str, E.Var] = {}
+        self.def_nodes: dict[str, ast.AST] = {}
+        self.params: list[E.Var] = []
+        self.frames: list[Frame] = [Frame("function")]
+        self.blocks: list[list[S.Stmt]] = []
+        self.last_line = 0
+        self.pending_comments: list[str] = []
+
+    # -- errors ------------------------------------------------------------------------------
+    def span(self, node: ast.AST | None) -> Span:
+        return self.src.span(node) if node is not None else Span(self.src.filename)
+
+    def fail(self, cls: type[ParserError], message: str, node: ast.AST | None, hint: str | None = None,
+             **extra: Any) -> NoReturn:
+        raise cls(message, self.span(node), hint=hint, source_lines=self._source_lines(), **extra)
+
+    def syntax_error(self, message: str, node: ast.AST | None, hint: str | None = None) -> NoReturn:
+        self.fail(ParserSyntaxError, message, node, hint)
+
+    def _source_lines(self) -> list[str] | None:
+        return self.src.source_lines
+
+    # -- frames ------------------------------------------------------------------------------
+    @contextmanager
+    def frame(self, frame: Frame) -> Iterator[Frame]:
+        self.frames.append(frame)
+        try:
+            yield frame
+        finally:
+            self.frames.pop()
+
+    def innermost(self, *kinds: str) -> Frame | None:
+        for f in reversed(self.frames):
+            if f.kind in kinds:
+                return f
+        return None
+
+    def in_incore(self) -> bool:
+        """Inside an InCore scope (directly or through loops/ifs) or an InCore function."""
+        return self.func_type is FunctionType.InCore or any(f.kind == "incore" for f in self.frames)
+
+    def region(self) -> Frame | None:
+        return self.innermost("split_aiv")
+
+    # -- statements ------------------------------------------------------------------------------
+    @contextmanager
+    def block(self) -> Iterator[list[S.Stmt]]:
+        stmts: list[S.Stmt] = []
+        self.blocks.append(stmts)
+        try:
+            yield stmts
+        finally:
+            self.blocks.pop()
+
+    def emit(self, stmt: S.Stmt) -> None:
+        if self.pending_comments:
+            stmt = stmt.with_comments(tuple(self.pending_comments) + tuple(stmt.leading_comments))
+            self.pending_comments = []
+        self.blocks[-1].append(stmt)
+
+    def note_statement_start(self, node: ast.stmt) -> None:
+        """Collect the full-line comments above a statement for the next emitted IR statement."""
+        start = node.lineno
+        if getattr(node, "decorator_list", None):
+            start = min([start] + [d.lineno for d in node.decorator_list])  # type: ignore[attr-defined]
+        self.pending_comments.extend(self.src.comments_between(self.last_line, start))
+        self.last_line = start
+
+    def note_statement_end(self, node: ast.stmt) -> None:
+        self.last_line = max(self.last_line, getattr(node, "end_lineno", node.lineno) or node.lineno)
+
+    # -- symbols -------------------------------------------------------------------------------
+    def lookup_var(self, name: str) -> E.Var | None:
+        return self.symbols.get(name)
+
+    @contextmanager
+    def loop_local(self, names: dict[str, E.Var]) -> Iterator[None]:
+        """Bind names for the duration of a loop body, then restore what they meant before."""
+        saved = {n: self.symbols.get(n) for n in names}
+        self.symbols.update(names)
+        try:
+            yield
+        finally:
+            for n, v in saved.items():
+                if v is None:
+                    self.symbols.pop(n, None)
+                else:
+                    self.symbols[n] = v
+
+    # -- the `pl` module ---------------------------------------------------------------------------
+    def pl_path(self, node: ast.AST) -> str | None:
+        """`pl.tile.load` -> "tile.load" when the chain starts at the pypto.language module, else None."""
+        parts: list[str] = []
+        cur = node
+        while isinstance(cur, ast.Attribute):
+            parts.append(cur.attr)
+            cur = cur.value
+        if not isinstance(cur, ast.Name) or cur.id in self.symbols:
+            return None
+        base = self.env.lookup(cur.id)
+        parts.reverse()
+        import pypto.language as pl_module
+
+        if base is pl_module:
+            return ".".join(parts)
+        import pypto
+
+        if base is pypto and parts[:1] == ["language"] and len(parts) > 1:
+            return ".".join(parts[1:])
+        return None

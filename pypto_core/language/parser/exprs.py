@@ -1,0 +1,397 @@
+"""Expressions of the DSL: scalars with promotion, op calls through the registry, `self.f(...)` calls."""
+
+from __future__ import annotations
+
+import ast
+import enum
+import inspect
+import types
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import scalar_ops
+from pypto_core.ir import types as T
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import ArgDirection, FunctionType
+from pypto_core.ir.structural import structural_equal
+from pypto_core.language.parser.annotations import TypeParser
+from pypto_core.language.parser.env import MISSING, DynamicDim
+from pypto_core.language.parser.errors import (
+    InvalidOperationError,
+    ParserError,
+    ParserSyntaxError,
+    ParserTypeError,
+    UndefinedVariableError,
+    UnsupportedFeatureError,
+)
+
+_BINOP = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+          ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "bit_shift_left", ast.RShift: "bit_shift_right",
+          ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor"}
+_PY_BINOP = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+             ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+             ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+             ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
+_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+# `pl.<name>` helpers the parser implements itself rather than through an op plugin.
+STATEMENT_ONLY = {"range", "parallel", "unroll", "pipeline", "while_", "split_aiv", "at", "yield_", "cond",
+                  "func_attr", "static_print", "static_assert", "set_cache_policy", "dump_tag", "split",
+                  "cross_core_slot", "scope", "manual_scope", "cluster", "spmd", "dynamic"}
+REGION_BOUNDARY = {"aiv_shard", "aic_gather", "tile.aiv_shard", "tile.aic_gather", "tensor.aiv_shard",
+                   "tensor.aic_gather"}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+class ExprParser(TypeParser):
+    # -- conversions ----------------------------------------------------------------------------
+    def to_expr(self, value: Any, node: ast.AST, what: str = "an expression") -> E.Expr:
+        if isinstance(value, E.Expr):
+            return value
+        span = self.span(node)
+        if isinstance(value, bool):
+            return E.ConstBool(value, span)
+        if isinstance(value, int):
+            return E.ConstInt(value, DataType.INDEX, span)
+        if isinstance(value, float):
+            return E.ConstFloat(value, DataType.FP32, span)
+        if isinstance(value, list):
+            return E.MakeTuple([self.to_expr(v, node, what) for v in value], span)
+        if isinstance(value, enum.Enum) and isinstance(value.value, int):
+            return E.ConstInt(int(value.value), DataType.INDEX, span)
+        if value is None:
+            from pypto_core.ops.registry import create_op_call, is_op_registered
+
+            if is_op_registered("system.task_invalid"):
+                return create_op_call("system.task_invalid", [], span=span)
+        self.fail(ParserSyntaxError, f"expected {what}, got '{ast.unparse(node)}'", node)
+
+    def parse_expr(self, node: ast.AST, what: str = "an expression") -> E.Expr:
+        return self.to_expr(self.parse_value(node), node, what)
+
+    def parse_scalar_expr(self, node: ast.AST, what: str = "a scalar expression") -> E.Expr:
+        e = self.parse_expr(node, what)
+        if not isinstance(e.type, T.ScalarType):
+            self.fail(ParserTypeError, f"{what} must be a scalar, got '{ast.unparse(node)}' of type {e.type}", node)
+        return e
+
+    def scalar_operand(self, e: E.Expr, node: ast.AST) -> E.Expr:
+        if isinstance(e.type, T.ScalarType):
+            return e
+        kind = "Var" if isinstance(e, E.Var) else type(e).__name__
+        self.fail(ParserSyntaxError,
+                  f"Failed to parse function '{self.func_name}': Expression must be ScalarExpr or Var with "
+                  f"ScalarType, got {kind} with type {type(e.type).__name__}", node,
+                  hint="Python operators work on scalars only; use pl.add(x, 1.0), pl.mul(...) etc. "
+                       "for element-wise tensor/tile arithmetic")
+
+    # -- values ----------------------------------------------------------------------------------
+    def parse_value(self, node: ast.AST) -> Any:
+        method = getattr(self, "_value_" + type(node).__name__, None)
+        if method is None:
+            self.fail(UnsupportedFeatureError, f"'{ast.unparse(node)}' ({type(node).__name__}) is not supported "
+                                               f"in a pl function", node)
+        return method(node)
+
+    def _value_Constant(self, node: ast.Constant) -> Any:  # noqa: N802
+        if isinstance(node.value, (bool, int, float, str)) or node.value is None:
+            return node.value
+        self.fail(UnsupportedFeatureError, f"unsupported literal {node.value!r}", node)
+
+    def _value_Name(self, node: ast.Name) -> Any:  # noqa: N802
+        var = self.lookup_var(node.id)
+        if var is not None:
+            return var
+        return self.resolve_global(node.id, node)
+
+    def resolve_global(self, name: str, node: ast.AST) -> Any:
+        value = self.env.lookup(name)
+        if value is MISSING:
+            self.fail(UndefinedVariableError, f"Undefined variable '{name}'", node,
+                      hint="define it before this line, or pass it in as a parameter")
+        if isinstance(value, DynamicDim):
+            return self.program.dynamic_var(value)
+        if isinstance(value, (bool, int, float, str, enum.Enum, E.Expr, types.ModuleType)) or value is None:
+            return value
+        self.fail(UnsupportedFeatureError, f"'{name}' is a Python {type(value).__name__}; only numbers, strings, "
+                                           f"dtypes, enums and pl.dynamic dims can be used from outside a pl "
+                                           f"function", node)
+
+    def _value_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
+        path = self.pl_path(node)
+        if path is not None:
+            import pypto.language as pl_module
+
+            value: Any = pl_module
+            for part in path.split("."):
+                value = getattr(value, part, MISSING)
+                if value is MISSING:
+                    break
+            if isinstance(value, (enum.Enum, int, float, str)) and not isinstance(value, bool):
+                return value
+            self.fail(ParserSyntaxError, f"'{ast.unparse(node)}' cannot be used as a value here", node)
+        base = self.parse_value(node.value)
+        if isinstance(base, types.ModuleType) or isinstance(base, type):
+            from pypto_core.language.parser.env import static_value
+
+            value = static_value(node, self.env)
+            if value is not MISSING and not isinstance(value, (types.ModuleType, type)):
+                return value
+        self.fail(UnsupportedFeatureError, f"attribute access '{ast.unparse(node)}' is not supported", node)
+
+    def _value_List(self, node: ast.List) -> list[Any]:  # noqa: N802
+        return [self.parse_value(e) for e in node.elts]
+
+    _value_Tuple = _value_List
+
+    def _value_UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
+        operand = self.parse_value(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.USub) and _is_number(operand):
+            return -operand
+        if isinstance(node.op, ast.Not) and isinstance(operand, bool):
+            return not operand
+        e = self.scalar_operand(self.to_expr(operand, node.operand), node.operand)
+        fn = {ast.USub: scalar_ops.neg, ast.Not: scalar_ops.not_, ast.Invert: scalar_ops.bit_not}[type(node.op)]
+        return self._scalar_call(fn, node, e)
+
+    def _scalar_call(self, fn: Any, node: ast.AST, *args: Any) -> E.Expr:
+        try:
+            return fn(*args, self.span(node))
+        except TypeError as exc:
+            self.fail(ParserSyntaxError, f"Failed to parse function '{self.func_name}': {exc}", node)
+
+    def _value_BinOp(self, node: ast.BinOp) -> Any:  # noqa: N802
+        left, right = self.parse_value(node.left), self.parse_value(node.right)
+        if _is_number(left) and _is_number(right):
+            try:
+                return _PY_BINOP[type(node.op)](left, right)
+            except (ArithmeticError, ValueError) as exc:
+                self.fail(ParserSyntaxError, f"cannot fold '{ast.unparse(node)}': {exc}", node)
+        a = self.scalar_operand(self.to_expr(left, node.left), node.left)
+        b = self.scalar_operand(self.to_expr(right, node.right), node.right)
+        name = _BINOP.get(type(node.op))
+        if name is None:
+            self.fail(UnsupportedFeatureError, f"operator in '{ast.unparse(node)}' is not supported", node)
+        if name == "bit_xor" and a.type.dtype is DataType.BOOL and b.type.dtype is DataType.BOOL:
+            name = "xor"
+        return self._scalar_call(getattr(scalar_ops, name), node, a, b)
+
+    def _value_BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
+        fn = scalar_ops.and_ if isinstance(node.op, ast.And) else scalar_ops.or_
+        result = self.scalar_operand(self.parse_expr(node.values[0]), node.values[0])
+        for operand in node.values[1:]:
+            rhs = self.scalar_operand(self.parse_expr(operand), operand)
+            result = self._scalar_call(fn, node, result, rhs)
+        return result
+
+    def _value_Compare(self, node: ast.Compare) -> Any:  # noqa: N802
+        if len(node.ops) != 1:
+            self.fail(ParserSyntaxError, "chained comparisons like 'a < b < c' are not supported; "
+                                         "write 'a < b and b < c'", node)
+        name = _COMPARE.get(type(node.ops[0]))
+        if name is None:
+            self.fail(UnsupportedFeatureError, f"comparison '{ast.unparse(node)}' is not supported", node)
+        left, right = self.parse_value(node.left), self.parse_value(node.comparators[0])
+        a = self.scalar_operand(self.to_expr(left, node.left), node.left)
+        b = self.scalar_operand(self.to_expr(right, node.comparators[0]), node.comparators[0])
+        return self._scalar_call(getattr(scalar_ops, name), node, a, b)
+
+    def _value_Subscript(self, node: ast.Subscript) -> Any:  # noqa: N802
+        base = self.parse_value(node.value)
+        if isinstance(base, E.Expr) and isinstance(base.type, T.TupleType):
+            index = self.parse_value(node.slice)
+            if not isinstance(index, int) or isinstance(index, bool):
+                self.fail(ParserSyntaxError, "a tuple index must be an integer constant", node.slice)
+            if not 0 <= index < len(base.type.types):
+                self.fail(ParserSyntaxError, f"tuple index {index} out of range for a "
+                                             f"{len(base.type.types)}-element tuple", node.slice)
+            return E.TupleGetItemExpr(base, index, self.span(node))
+        self.fail(UnsupportedFeatureError, f"subscript '{ast.unparse(node)}' is not supported here", node,
+                  hint="index tuples with a constant (t[0]); read tensor elements with pl.tensor.read(t, [i, j])")
+
+    def _value_Call(self, node: ast.Call) -> Any:  # noqa: N802
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                and "self" not in self.symbols:
+            return self.call_function(func.attr, node)
+        path = self.pl_path(func)
+        if path is not None:
+            return self.call_pl(path, node)
+        if isinstance(func, ast.Name) and self.lookup_var(func.id) is None:
+            if func.id == "abs" and len(node.args) == 1:
+                return self._scalar_call(scalar_ops.abs_, node, self.parse_scalar_expr(node.args[0]))
+            if func.id == "float" and len(node.args) == 1:
+                text = self.parse_value(node.args[0])
+                if isinstance(text, str):
+                    return float(text)
+        self.fail(UnsupportedFeatureError, f"call of '{ast.unparse(func)}' is not supported in a pl function",
+                  node, hint="call ops as pl.<op>(...) and other functions of the program as self.<name>(...)")
+
+    # -- pl.* calls ----------------------------------------------------------------------------------
+    def call_pl(self, path: str, node: ast.Call) -> Any:
+        if path in STATEMENT_ONLY:
+            self.fail(ParserSyntaxError, f"pl.{path}(...) cannot be used as a value here", node)
+        if path == "const":
+            return self._const(node)
+        if path in ("min", "max"):
+            if len(node.args) != 2 or node.keywords:
+                self.fail(ParserSyntaxError, f"pl.{path} takes exactly two scalar arguments", node)
+            a, b = (self.parse_scalar_expr(x) for x in node.args)
+            return self._scalar_call(scalar_ops.min_ if path == "min" else scalar_ops.max_, node, a, b)
+        if path == "cast" and node.args:
+            first = self.parse_value(node.args[0])
+            if _is_number(first) or (isinstance(first, E.Expr) and isinstance(first.type, T.ScalarType)):
+                if len(node.args) < 2:
+                    self.fail(ParserSyntaxError, "pl.cast needs a target dtype", node)
+                return self._scalar_call(scalar_ops.cast, node, self.to_expr(first, node.args[0]),
+                                         self.parse_dtype(node.args[1]))
+        if path == "no_dep":
+            self.fail(UnsupportedFeatureError, "pl.no_dep(...) call-argument markers are not supported by pypto",
+                      node, hint="use no_dep_args=[...] on the enclosing pl.at(...) scope")
+        if path in REGION_BOUNDARY:
+            return self.region_boundary(path, node)
+        result = self.call_dsl(path, node)
+        if path in ("tensor.dim", "dim"):
+            return self.fold_tensor_dim(result)
+        return result
+
+    def _const(self, node: ast.Call) -> E.Expr:
+        if len(node.args) != 2 or node.keywords:
+            self.fail(ParserSyntaxError, "pl.const takes a literal and a dtype: pl.const(0, pl.INT32)", node)
+        value = self.parse_value(node.args[0])
+        if not _is_number(value):
+            self.fail(ParserSyntaxError, "pl.const takes an int or float literal", node.args[0])
+        dtype = self.parse_dtype(node.args[1])
+        if isinstance(value, int):
+            return E.ConstInt(value, dtype, self.span(node))
+        return E.ConstFloat(value, dtype, self.span(node))
+
+    def dsl_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+        args = [self.parse_value(a) for a in node.args]
+        kwargs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.fail(UnsupportedFeatureError, "**kwargs is not supported in a pl call", kw)
+            kwargs[kw.arg] = self.parse_value(kw.value)
+        return args, kwargs
+
+    def call_dsl(self, path: str, node: ast.Call, args: list[Any] | None = None,
+                 kwargs: dict[str, Any] | None = None) -> E.Expr:
+        from pypto_core.ops.registry import op_registry
+
+        entry = op_registry().dsl.get(path)
+        if entry is None:
+            ns, _, name = path.rpartition(".")
+            where = f"pl.{ns}" if ns else "pl"
+            self.fail(InvalidOperationError, f"Unknown {where} operation: {name}", node,
+                      hint=self._op_suggestion(path))
+        if args is None or kwargs is None:
+            args, kwargs = self.dsl_arguments(node)
+        fn = entry.function
+        if getattr(fn, "wants_dsl_context", False):
+            kwargs = {**kwargs, "ctx": self}
+        try:
+            inspect.signature(fn).bind(*args, span=self.span(node), **kwargs)
+        except TypeError as exc:
+            self.fail(InvalidOperationError, f"pl operation '{path}': {fn.__name__}() {exc}", node)
+        try:
+            result = fn(*args, span=self.span(node), **kwargs)
+        except ParserError:
+            raise
+        except (TypeError, ValueError) as exc:
+            text = str(exc)
+            prefix = f"pl.{path}"
+            self.fail(InvalidOperationError, text if text.startswith(prefix) else f"{prefix}: {text}", node)
+        if not isinstance(result, E.Expr):
+            self.fail(InvalidOperationError, f"pl.{path} did not produce an expression", node)
+        return result
+
+    @staticmethod
+    def _op_suggestion(path: str) -> str | None:
+        import difflib
+
+        from pypto_core.ops.registry import op_registry
+
+        hit = difflib.get_close_matches(path, list(op_registry().dsl), n=1)
+        return f"did you mean pl.{hit[0]}?" if hit else None
+
+    def fold_tensor_dim(self, call: E.Expr) -> E.Expr:
+        """In an Orchestration body, `pl.tensor.dim(a, k)` of a pl.dynamic axis is that symbol (seed 000)."""
+        if self.func_type is not FunctionType.Orchestration:
+            return call
+        return fold_dim_of_param(call, self.params, set(map(id, self.program.dynamic_vars.values())))
+
+    # -- self.f(...) -----------------------------------------------------------------------------------
+    def call_function(self, name: str, node: ast.Call) -> E.Expr:
+        gv = self.program.global_vars.get(name)
+        if gv is None:
+            self.fail(UndefinedVariableError, f"Function '{name}' not defined in program", node)
+        args = [self.parse_expr(a, "a call argument") for a in node.args]
+        callee = self.program.parsed.get(name)
+        if callee is not None and len(args) != len(callee.params):
+            self.fail(ParserSyntaxError, f"function '{name}' takes {len(callee.params)} argument(s), "
+                                         f"got {len(args)}", node)
+        attrs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg == "attrs":
+                attrs.update(self.parse_call_attrs(kw.value))
+            elif kw.arg == "device":
+                attrs["device"] = self.parse_value(kw.value)
+            else:
+                self.fail(ParserSyntaxError, f"a call of '{name}' takes no keyword '{kw.arg}' "
+                                             f"(only attrs={{...}})", kw)
+        ret: T.Type = T.UnknownType()
+        if callee is not None:
+            ret = call_return_type(callee, args)
+        return E.Call(gv, args, {}, attrs, ret, self.span(node))
+
+    def parse_call_attrs(self, node: ast.AST) -> dict[str, Any]:
+        if not isinstance(node, ast.Dict):
+            self.fail(ParserSyntaxError, "attrs= must be a dict literal", node)
+        out: dict[str, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                self.fail(ParserSyntaxError, "attrs keys must be string literals", k or node)
+            value = self.parse_value(v)
+            if isinstance(value, list) and all(isinstance(x, (E.Var, ArgDirection)) for x in value):
+                value = list(value)
+            out[k.value] = value
+        return out
+
+
+def call_return_type(callee: Any, args: list[E.Expr]) -> T.Type:
+    """The callee's return type(s), with its dynamic dims replaced by the arguments' dims."""
+    from pypto_core.ir.utils import substitute
+
+    mapping: dict[E.Var, E.Expr] = {}
+    params = set(map(id, callee.params))
+    for p, a in zip(callee.params, args):
+        pt, at = p.type, a.type
+        if isinstance(pt, (T.TensorType, T.TileType)) and isinstance(at, (T.TensorType, T.TileType)):
+            for pd, ad in zip(pt.shape, at.shape):
+                if isinstance(pd, E.Var) and id(pd) not in params and not structural_equal(pd, ad):
+                    mapping[pd] = ad
+    rets = [substitute(t, mapping) if mapping else t for t in callee.return_types]
+    if not rets:
+        return T.UnknownType()
+    if len(rets) == 1:
+        return rets[0]
+    return T.TupleType(rets)
+
+
+def fold_dim_of_param(call: E.Expr, params: list[E.Var], dynamic_ids: set[int]) -> E.Expr:
+    """`tensor.dim(p, k)` -> the dynamic symbol p's type declares at axis k, when there is one."""
+    if not (isinstance(call, E.Call) and call.op.name == "tensor.dim" and len(call.args) == 2):
+        return call
+    tensor, axis = call.args
+    if not any(tensor is p for p in params) or not isinstance(axis, E.ConstInt):
+        return call
+    shape = getattr(tensor.type, "shape", ())
+    k = axis.value if axis.value >= 0 else axis.value + len(shape)
+    if 0 <= k < len(shape) and isinstance(shape[k], E.Var) and id(shape[k]) in dynamic_ids:
+        return shape[k]
+    return call

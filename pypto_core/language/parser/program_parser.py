@@ -1,0 +1,122 @@
+"""Programs (a `@pl.program` class) and text parsing without execution (API.md 2.1, 2.12)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.language.parser.context import ProgramContext
+from pypto_core.language.parser.env import Env, static_value, text_module_env
+from pypto_core.language.parser.errors import ParserSyntaxError
+from pypto_core.language.parser.function_parser import decorator_options, run_function_parser
+from pypto_core.language.parser.source import SourceInfo
+
+
+def _decorator_target(dec: ast.AST, env: Env) -> tuple[Any, ast.AST | None]:
+    """(the decorator function, its Call node if called with arguments)."""
+    if isinstance(dec, ast.Call):
+        return static_value(dec.func, env), dec
+    return static_value(dec, env), None
+
+
+def is_pl_decorator(dec: ast.AST, env: Env, name: str) -> tuple[bool, ast.AST | None]:
+    from pypto_core.language import decorators
+
+    fn, call = _decorator_target(dec, env)
+    return fn is getattr(decorators, name), call
+
+
+def function_decorator(node: ast.FunctionDef, env: Env) -> tuple[bool, ast.AST | None]:
+    for dec in node.decorator_list:
+        hit, call = is_pl_decorator(dec, env, "function")
+        if hit:
+            return True, call
+    return False, None
+
+
+def program_decorator(node: ast.ClassDef, env: Env) -> tuple[bool, ast.AST | None]:
+    for dec in node.decorator_list:
+        hit, call = is_pl_decorator(dec, env, "program")
+        if hit:
+            return True, call
+    return False, None
+
+
+def strict_flag(call: ast.AST | None, env: Env) -> bool:
+    if isinstance(call, ast.Call):
+        for kw in call.keywords:
+            if kw.arg == "strict_ssa":
+                return bool(static_value(kw.value, env))
+    return False
+
+
+def parse_program_class(cls: ast.ClassDef, src: SourceInfo, env: Env, strict_ssa: bool,
+                        warn: bool = True) -> F.Program:
+    methods: list[tuple[ast.FunctionDef, ast.AST | None]] = []
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef):
+            hit, call = function_decorator(item, env)
+            if not hit:
+                raise ParserSyntaxError(f"method '{item.name}' of program '{cls.name}' is not a @pl.function",
+                                        src.span(item), hint="decorate it with @pl.function",
+                                        source_lines=src.source_lines)
+            methods.append((item, call))
+        elif isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
+            continue  # docstring
+        elif isinstance(item, ast.Pass):
+            continue
+        else:
+            raise ParserSyntaxError(f"a @pl.program class may only contain @pl.function methods, found "
+                                    f"'{type(item).__name__}'", src.span(item), source_lines=src.source_lines)
+    program = ProgramContext(name=cls.name, in_program=True)
+    seen: set[str] = set()
+    for fdef, _ in methods:
+        if fdef.name in seen:
+            raise ParserSyntaxError(f"program '{cls.name}' defines '{fdef.name}' twice", src.span(fdef),
+                                    source_lines=src.source_lines)
+        seen.add(fdef.name)
+        program.global_vars[fdef.name] = E.GlobalVar(fdef.name)
+    for fdef, call in methods:
+        options = decorator_options(call, env, src, warn)
+        func = run_function_parser(fdef, options, src, env, program, strict_ssa)
+        program.parsed[fdef.name] = func
+    return F.Program(list(program.parsed.values()), cls.name, src.span(cls))
+
+
+def parse_function_def(fdef: ast.FunctionDef, call: ast.AST | None, src: SourceInfo, env: Env,
+                       warn: bool = True) -> F.Function:
+    options = decorator_options(call, env, src, warn)
+    return run_function_parser(fdef, options, src, env, ProgramContext(), options.strict_ssa)
+
+
+def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
+    """Build IR from DSL source text by walking its AST; the text is never executed."""
+    src = SourceInfo.from_text(code, filename)
+    try:
+        tree = ast.parse(code, filename=filename)
+    except SyntaxError as exc:
+        from pypto_core.ir.span import Span
+
+        raise ParserSyntaxError(f"invalid Python syntax: {exc.msg}",
+                                Span(filename, exc.lineno or -1, exc.offset or -1),
+                                source_lines=src.source_lines) from None
+    env = text_module_env(tree)
+    found: list[tuple[ast.AST, ast.AST | None]] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            hit, call = program_decorator(node, env)
+            if hit:
+                found.append((node, call))
+        elif isinstance(node, ast.FunctionDef):
+            hit, call = function_decorator(node, env)
+            if hit:
+                found.append((node, call))
+    if len(found) != 1:
+        what = "no @pl.program class or @pl.function" if not found else f"{len(found)} programs/functions"
+        raise ValueError(f"{filename}: expected exactly one @pl.program class or @pl.function, found {what}")
+    node, call = found[0]
+    if isinstance(node, ast.ClassDef):
+        return parse_program_class(node, src, env, strict_flag(call, env), warn=False)
+    return parse_function_def(node, call, src, env, warn=False)  # type: ignore[arg-type]

@@ -1,0 +1,361 @@
+"""Statements: assignments (with the annotation rules of API.md 2.3), yields, returns, if, while, directives."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir import types as T
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CachePolicy
+from pypto_core.ir.structural import structural_equal
+from pypto_core.ir.utils import make_body
+from pypto_core.language.parser.context import Frame
+from pypto_core.language.parser.errors import (
+    InvalidOperationError,
+    ParserSyntaxError,
+    ParserTypeError,
+    SSAViolationError,
+    UnsupportedFeatureError,
+)
+from pypto_core.language.parser.exprs import ExprParser
+
+
+def is_pl_call(parser: Any, node: ast.AST, *names: str) -> bool:
+    return isinstance(node, ast.Call) and parser.pl_path(node.func) in names
+
+
+class StmtParser(ExprParser):
+    # Implemented by the loop and scope parsers.
+    def parse_for(self, node: ast.For) -> None:  # pragma: no cover - mixin contract
+        raise NotImplementedError
+
+    def parse_with(self, node: ast.With) -> None:  # pragma: no cover - mixin contract
+        raise NotImplementedError
+
+    # -- bodies ------------------------------------------------------------------------------------
+    def parse_body(self, stmts: list[ast.stmt]) -> list[S.Stmt]:
+        with self.block() as out:
+            for node in stmts:
+                self.parse_stmt(node)
+        return out
+
+    def parse_stmt(self, node: ast.stmt) -> None:
+        self.note_statement_start(node)
+        method = getattr(self, "_stmt_" + type(node).__name__, None)
+        if method is None:
+            self.fail(UnsupportedFeatureError, f"'{type(node).__name__}' statements are not supported in a pl "
+                                               f"function", node)
+        method(node)
+        self.note_statement_end(node)
+
+    def _stmt_Pass(self, node: ast.Pass) -> None:  # noqa: N802
+        pass
+
+    def _stmt_Return(self, node: ast.Return) -> None:  # noqa: N802
+        values: list[E.Expr] = []
+        if node.value is not None:
+            elts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            values = [self.parse_expr(e, "a return value") for e in elts]
+        self.emit(S.ReturnStmt(values, self.span(node)))
+
+    def _stmt_Break(self, node: ast.Break) -> None:  # noqa: N802
+        self._check_loop_control("break", node)
+        self.emit(S.BreakStmt(self.span(node)))
+
+    def _stmt_Continue(self, node: ast.Continue) -> None:  # noqa: N802
+        self._check_loop_control("continue", node)
+        self.emit(S.ContinueStmt(self.span(node)))
+
+    def _check_loop_control(self, word: str, node: ast.AST) -> None:
+        frame = self.innermost("for", "while", "split_aiv")
+        if frame is None:
+            self.fail(InvalidOperationError, f"'{word}' outside a loop", node)
+        if frame.kind == "split_aiv":
+            self.fail(InvalidOperationError, f"'{word}' not supported inside a pl.split_aiv region", node,
+                      hint="a region is not a loop: both lanes run its whole body")
+        if frame.loop_kind is not None and frame.loop_kind.name in ("Parallel", "Unroll"):
+            self.fail(InvalidOperationError, f"'{word}' not supported inside a pl.{frame.loop_kind.name.lower()} "
+                                             f"loop", node)
+
+    # -- expression statements -----------------------------------------------------------------------
+    def _stmt_Expr(self, node: ast.Expr) -> None:  # noqa: N802
+        value = node.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            self.pending_comments.extend(line.strip() for line in value.value.strip().splitlines())
+            return
+        if isinstance(value, ast.Call):
+            path = self.pl_path(value.func)
+            if path == "yield_":
+                self.parse_yield(value, [], None, node)
+                return
+            if path == "func_attr":
+                self.fail(ParserSyntaxError, "pl.func_attr(...) must come before every other statement of the "
+                                             "function body", node)
+            if path in ("static_print", "static_assert"):
+                self.static_directive(path, value)
+                return
+            if path == "set_cache_policy":
+                self.cache_policy(value)
+                return
+            if path == "dump_tag":
+                self.fail(UnsupportedFeatureError, "pl.dump_tag is not supported by pypto", node)
+            if path == "cond":
+                self.fail(ParserSyntaxError, "pl.cond(...) must be the first statement of a pl.while_ body", node)
+        expr = self.parse_expr(value, "an expression statement")
+        self.emit(S.EvalStmt(expr, self.span(node)))
+
+    def static_directive(self, path: str, call: ast.Call) -> None:
+        if path == "static_assert":
+            if not call.args:
+                self.syntax_error("pl.static_assert needs a condition", call)
+            cond = self.parse_value(call.args[0])
+            if isinstance(cond, E.ConstBool):
+                cond = cond.value
+            if not isinstance(cond, bool):
+                self.syntax_error("pl.static_assert needs a condition known while parsing", call.args[0])
+            if not cond:
+                msg = self.parse_value(call.args[1]) if len(call.args) > 1 else "static assertion failed"
+                self.syntax_error(f"pl.static_assert failed: {msg}", call)
+
+    def cache_policy(self, call: ast.Call) -> None:
+        """`pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` is recorded on the enclosing scope (seed 000)."""
+        if len(call.args) != 2:
+            self.syntax_error("pl.set_cache_policy takes a tensor and a pl.CachePolicy", call)
+        target = self.parse_value(call.args[0])
+        if not isinstance(target, E.Var) or not isinstance(target.type, T.TensorType):
+            self.fail(ParserTypeError, "pl.set_cache_policy applies to a tensor variable", call.args[0])
+        policy = self.parse_value(call.args[1])
+        if not isinstance(policy, CachePolicy):
+            self.fail(ParserTypeError, "the policy must be a pl.CachePolicy member, e.g. pl.CachePolicy.BYPASS",
+                      call.args[1])
+        frame = self.innermost("incore", "hierarchy")
+        if frame is None:
+            self.syntax_error("pl.set_cache_policy must be inside a `with pl.at(...)` scope", call,
+                              hint="the policy applies to the kernel the scope is outlined into")
+        frame.cache_policy_vars.append((target, int(policy)))
+
+    # -- assignments ------------------------------------------------------------------------------------
+    def _stmt_Assign(self, node: ast.Assign) -> None:  # noqa: N802
+        if len(node.targets) != 1:
+            self.syntax_error("chained assignment 'a = b = ...' is not supported", node)
+        self.assign(node.targets[0], node.value, None, node)
+
+    def _stmt_AnnAssign(self, node: ast.AnnAssign) -> None:  # noqa: N802
+        if node.value is None:
+            self.syntax_error("a declaration needs a value: 'x: T = ...'", node)
+        self.assign(node.target, node.value, node.annotation, node)
+
+    def _stmt_AugAssign(self, node: ast.AugAssign) -> None:  # noqa: N802
+        if not isinstance(node.target, ast.Name):
+            self.fail(UnsupportedFeatureError, "augmented assignment needs a plain name", node)
+        value = ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op, right=node.value)
+        ast.copy_location(value, node)
+        ast.fix_missing_locations(value)
+        self.assign(node.target, value, None, node)
+
+    def assign(self, target: ast.AST, value_node: ast.AST, annotation: ast.AST | None, node: ast.stmt) -> None:
+        if is_pl_call(self, value_node, "yield_"):
+            targets = target.elts if isinstance(target, ast.Tuple) else [target]
+            self.parse_yield(value_node, targets, annotation, node)  # type: ignore[arg-type]
+            return
+        if isinstance(target, ast.Name):
+            value = self.parse_expr(value_node, "the assigned value")
+            self.bind(target.id, value, annotation, node)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            self.unpack(target, value_node, node)
+            return
+        if isinstance(target, ast.Subscript):
+            self.subscript_assign(target, value_node, node)
+            return
+        self.fail(UnsupportedFeatureError, f"cannot assign to '{ast.unparse(target)}'", node)
+
+    def bind(self, name: str, value: E.Expr, annotation: ast.AST | None, node: ast.AST,
+             emit: bool = True) -> E.Var:
+        if annotation is not None:
+            value, var_type = self.apply_annotation(value, self.parse_type(annotation), annotation)
+        else:
+            var_type = value.type
+        existing = self.symbols.get(name)
+        if existing is not None:
+            if self.strict_ssa:
+                self.fail(SSAViolationError, f"variable '{name}' is assigned twice (strict SSA)", node,
+                          hint="use a new name for the new value", previous_span=self.span(self.def_nodes.get(name)))
+            if not types_match(existing.type, var_type):
+                self.fail(ParserTypeError, f"Cannot reassign '{name}' of type {existing.type} with a value of "
+                                           f"type {var_type}", node, hint="use a new name for a value of another type")
+            var = existing
+        else:
+            var = E.Var(name, var_type, self.span(node))
+            self.symbols[name] = var
+            self.def_nodes[name] = node
+        if emit:
+            self.emit(S.AssignStmt(var, value, self.span(node)))
+        return var
+
+    def apply_annotation(self, value: E.Expr, ann: T.Type, node: ast.AST) -> tuple[E.Expr, T.Type]:
+        """Check an assignment annotation against the value; let it add information (API.md 2.3)."""
+        inferred = value.type
+        if isinstance(inferred, T.UnknownType):
+            return _retyped(value, ann), ann
+        if isinstance(ann, T.TileType) and isinstance(inferred, T.TileType):
+            self._check_same(ann.dtype is inferred.dtype and T.dims_equal(ann.shape, inferred.shape),
+                             ann, inferred, node)
+            result = T.TileType(ann.shape, ann.dtype, ann.memref or inferred.memref,
+                                ann.tile_view if ann.tile_view is not None else inferred.tile_view,
+                                ann.memory_space if ann.memory_space is not None else inferred.memory_space)
+            return (_retyped(value, result) if not structural_equal(result, inferred) else value), result
+        if isinstance(ann, T.TensorType) and isinstance(inferred, T.TensorType):
+            self._check_same(ann.dtype is inferred.dtype and T.dims_equal(ann.shape, inferred.shape),
+                             ann, inferred, node)
+            if ann.memref is not None or ann.tensor_view is not None:
+                return _retyped(value, ann), ann
+            return value, inferred
+        if isinstance(ann, T.ScalarType) and isinstance(inferred, T.ScalarType):
+            if inferred.dtype is DataType.INDEX and ann.dtype is not DataType.INDEX:
+                if isinstance(value, E.ConstInt):
+                    return E.ConstInt(value.value, ann.dtype, value.span), ann
+                return _retyped(value, ann), ann
+            self._check_same(ann.dtype is inferred.dtype or (ann.dtype.is_index_like() and inferred.dtype.is_index_like()),
+                             ann, inferred, node)
+            return value, inferred
+        self._check_same(structural_equal(ann, inferred), ann, inferred, node)
+        return value, inferred
+
+    def _check_same(self, ok: bool, ann: T.Type, inferred: T.Type, node: ast.AST) -> None:
+        if not ok:
+            self.fail(ParserTypeError, f"the annotation {ann} does not match the value's type {inferred}", node,
+                      hint="fix the annotation, or drop it to take the inferred type")
+
+    def unpack(self, target: ast.Tuple | ast.List, value_node: ast.AST, node: ast.stmt) -> None:
+        """`a, b = call` -> `_tuple_tmp = call; a = _tuple_tmp[0]; b = _tuple_tmp[1]`."""
+        names = []
+        for elt in target.elts:
+            if not isinstance(elt, ast.Name):
+                self.fail(UnsupportedFeatureError, "tuple unpacking needs plain names", elt)
+            names.append(elt.id)
+        value = self.parse_expr(value_node, "the unpacked value")
+        if not isinstance(value.type, T.TupleType):
+            self.fail(ParserTypeError, f"cannot unpack a value of type {value.type} into {len(names)} names", node,
+                      hint="annotate the callee's return as tuple[...] or call a function parsed earlier")
+        if len(value.type.types) != len(names):
+            self.fail(ParserTypeError, f"cannot unpack a {len(value.type.types)}-tuple into {len(names)} names", node)
+        tmp = E.Var("_tuple_tmp", value.type, self.span(node))
+        self.emit(S.AssignStmt(tmp, value, self.span(node)))
+        for i, name in enumerate(names):
+            self.bind(name, E.TupleGetItemExpr(tmp, i, self.span(node)), None, node)
+
+    def subscript_assign(self, target: ast.Subscript, value_node: ast.AST, node: ast.stmt) -> None:
+        """`dst[0:M, 0:N] = src` -> `dst = pl.assemble(dst, src, [0, 0])` (non-strict only)."""
+        if self.strict_ssa:
+            self.fail(SSAViolationError, "subscript assignment rebinds its target; it is not allowed in strict SSA",
+                      node)
+        if not isinstance(target.value, ast.Name):
+            self.fail(UnsupportedFeatureError, "subscript assignment needs a plain name as target", target)
+        dst = self.parse_expr(target.value)
+        index = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        offsets: list[Any] = []
+        for item in index:
+            if isinstance(item, ast.Slice):
+                offsets.append(self.parse_value(item.lower) if item.lower is not None else 0)
+            else:
+                offsets.append(self.parse_value(item))
+        src = self.parse_expr(value_node, "the assigned value")
+        result = self.call_dsl("assemble", node, [dst, src, offsets], {})  # type: ignore[arg-type]
+        self.bind(target.value.id, result, None, node)
+
+    # -- yields -------------------------------------------------------------------------------------------
+    def parse_yield(self, call: ast.Call, targets: list[ast.AST], annotation: ast.AST | None, node: ast.stmt) -> None:
+        frame = self.innermost("for", "while", "if")
+        if frame is None:
+            self.syntax_error("pl.yield_ is only allowed inside a loop or an if body", node)
+        if call.keywords:
+            self.syntax_error("pl.yield_ takes positional values only", call)
+        values = [self.parse_expr(a, "a yielded value") for a in call.args]
+        if frame.kind in ("for", "while") and frame.carried and not targets:
+            self.syntax_error("a loop with init_values requires an assignment-form pl.yield_: "
+                              "'x_next = pl.yield_(value)'", node)
+        if targets:
+            if len(targets) != len(values):
+                self.syntax_error(f"pl.yield_ gives {len(values)} value(s) to {len(targets)} name(s)", node)
+            ann_type = self.parse_type(annotation) if annotation is not None else None
+            entries = []
+            for t, v in zip(targets, values):
+                if not isinstance(t, ast.Name):
+                    self.fail(UnsupportedFeatureError, "pl.yield_ targets must be plain names", t)
+                entries.append((t.id, ann_type if ann_type is not None else v.type, t))
+            if frame.yield_targets is None:
+                frame.yield_targets = entries
+            elif [e[0] for e in frame.yield_targets] != [e[0] for e in entries]:
+                self.syntax_error("every branch must yield into the same names, in the same order", node)
+        frame.yield_seen = True
+        self.emit(S.YieldStmt(values, self.span(node)))
+
+    def make_return_vars(self, frame: Frame) -> list[E.Var]:
+        out = []
+        for name, typ, node in frame.yield_targets or []:
+            out.append(E.Var(name, typ, self.span(node)))
+        return out
+
+    def bind_results(self, frame: Frame, return_vars: list[E.Var]) -> None:
+        for (name, _, node), var in zip(frame.yield_targets or [], return_vars):
+            if self.strict_ssa and name in self.symbols:
+                self.fail(SSAViolationError, f"variable '{name}' is assigned twice (strict SSA)", node)
+            self.symbols[name] = var
+            self.def_nodes[name] = node
+
+    # -- if / while -----------------------------------------------------------------------------------------
+    def _stmt_If(self, node: ast.If) -> None:  # noqa: N802
+        cond = self.parse_condition(node.test)
+        frame = Frame("if")
+        with self.frame(frame):
+            then_stmts = self.parse_body(node.body)
+            else_stmts = self.parse_body(node.orelse) if node.orelse else None
+        return_vars = self.make_return_vars(frame)
+        if return_vars and else_stmts is None:
+            self.syntax_error("an if that yields values needs an else branch that yields them too", node)
+        then_body = make_body(then_stmts, self.span(node))
+        else_body = make_body(else_stmts, self.span(node)) if else_stmts is not None else None
+        self.emit(S.IfStmt(cond, then_body, else_body, return_vars, self.span(node)))
+        self.bind_results(frame, return_vars)
+
+    def parse_condition(self, node: ast.AST) -> E.Expr:
+        cond = self.parse_value(node)
+        if isinstance(cond, bool):
+            cond = E.ConstBool(cond, self.span(node))
+        cond = self.to_expr(cond, node, "a condition")
+        if not (isinstance(cond.type, T.ScalarType) and cond.type.dtype is DataType.BOOL):
+            self.fail(ParserTypeError, f"a condition must be a BOOL scalar, got {cond.type}", node,
+                      hint="compare explicitly, e.g. 'if n > 0:'")
+        return cond
+
+    def _stmt_While(self, node: ast.While) -> None:  # noqa: N802
+        if node.orelse:
+            self.fail(UnsupportedFeatureError, "while ... else is not supported", node)
+        cond = self.parse_condition(node.test)
+        with self.frame(Frame("while")):
+            body = self.parse_body(node.body)
+        self.emit(S.WhileStmt(cond, [], make_body(body, self.span(node)), [], self.span(node)))
+
+    def _stmt_For(self, node: ast.For) -> None:  # noqa: N802
+        self.parse_for(node)
+
+    def _stmt_With(self, node: ast.With) -> None:  # noqa: N802
+        self.parse_with(node)
+
+
+def types_match(old: T.Type, new: T.Type) -> bool:
+    if isinstance(old, T.ScalarType) and isinstance(new, T.ScalarType):
+        return old.dtype is new.dtype or (old.dtype.is_index_like() and new.dtype.is_index_like())
+    if isinstance(old, T.UnknownType) or isinstance(new, T.UnknownType):
+        return True
+    return structural_equal(old, new)
+
+
+def _retyped(value: E.Expr, typ: T.Type) -> E.Expr:
+    if isinstance(value, E.Call):
+        return value.with_fields(type=typ)  # type: ignore[return-value]
+    return value

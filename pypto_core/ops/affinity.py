@@ -1,0 +1,60 @@
+"""Core affinity of calls (API.md 3.1, `ClassifyCallAffinity` / `CombineAffinity`), asked of the registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pypto_core.ir.expr import Call, Expr, Op, Var
+from pypto_core.ir.types import TileType
+from pypto_core.ops.opdef import CoreAffinity
+from pypto_core.ops.registry import opdef_of
+
+
+def _space_affinity(space: object) -> CoreAffinity:
+    return CoreAffinity.CUBE if space is not None and space.is_cube() else CoreAffinity.VECTOR  # type: ignore[attr-defined]
+
+
+def intrinsic_affinity(call: Expr) -> CoreAffinity:
+    """Affinity of one call from its OpDef alone (no region placement)."""
+    if not isinstance(call, Call) or type(call.op) is not Op:
+        return CoreAffinity.SHARED
+    opdef = opdef_of(call)
+    if opdef is None:
+        return CoreAffinity.SHARED
+    if isinstance(opdef.affinity, CoreAffinity):
+        return opdef.affinity
+    if callable(opdef.affinity):
+        return opdef.affinity(call)
+    if opdef.output_memory is not None and isinstance(call.type, TileType) and call.type.memory_space is not None:
+        return _space_affinity(call.type.memory_space)
+    for arg in call.args:
+        if isinstance(arg, Var) and isinstance(arg.type, TileType) and arg.type.memory_space is not None:
+            return _space_affinity(arg.type.memory_space)
+    return CoreAffinity.SHARED
+
+
+def classify_call_affinity(call: Expr) -> CoreAffinity:
+    """Intrinsic affinity, with the region override: `core_placement="aiv"` pins VECTOR/SHARED calls."""
+    affinity = intrinsic_affinity(call)
+    if (isinstance(call, Call) and call.attrs.get("core_placement") == "aiv"
+            and affinity in (CoreAffinity.VECTOR, CoreAffinity.SHARED)):
+        return CoreAffinity.VECTOR
+    return affinity
+
+
+def combine_affinity(a: CoreAffinity, b: CoreAffinity) -> CoreAffinity:
+    """Equal -> same; SHARED with X -> X; otherwise MIXED."""
+    if a is b:
+        return a
+    if a is CoreAffinity.SHARED:
+        return b
+    if b is CoreAffinity.SHARED:
+        return a
+    return CoreAffinity.MIXED
+
+
+def combine_all(affinities: Iterable[CoreAffinity]) -> CoreAffinity:
+    out = CoreAffinity.SHARED
+    for a in affinities:
+        out = combine_affinity(out, a)
+    return out

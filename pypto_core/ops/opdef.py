@@ -1,0 +1,216 @@
+"""OpDef: everything the compiler may ask about an op, declared as data (DESIGN.md, "Op registry").
+
+Passes never keep lists of op names: they ask an OpDef about argument effects, lane-invariant
+arguments, core affinity, output memory, cross-core role and the traits below.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pypto_core.ir.enums import MemorySpace
+
+if TYPE_CHECKING:
+    from pypto_core.ir.expr import Call, Expr
+    from pypto_core.ir.types import Type
+
+
+class Effect(enum.Enum):
+    """What an op does to an argument (seed 000, "写方向")."""
+
+    READ = "Read"
+    WRITE = "Write"  # writes a sub-region in place; not a read of the operand
+    READ_WRITE = "ReadWrite"  # e.g. an atomic accumulate: reads the destination too
+
+
+class LaneCategory(enum.Enum):
+    """Why an operand may stay full width when the vector work is split (seed 003, "条件 2")."""
+
+    SCRATCH = "Scratch"
+    INDEX_ADDRESSED_SOURCE = "IndexAddressedSource"
+    ABSOLUTE_INDEXED_DESTINATION = "AbsoluteIndexedDestination"
+
+    @property
+    def producer_may_be_halved(self) -> bool:
+        """A Scratch operand may be halved with its input; absolute-index operands may not."""
+        return self is LaneCategory.SCRATCH
+
+
+class CoreAffinity(enum.Enum):
+    CUBE = "CUBE"
+    VECTOR = "VECTOR"
+    SHARED = "SHARED"
+    MIXED = "MIXED"
+
+
+class CrossCoreRole(enum.Enum):
+    PUSH = "push"
+    POP = "pop"
+    FREE = "free"
+    PIPE_SETUP = "pipe_setup"
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """A positional argument. Optional ones may only trail the required ones."""
+
+    name: str
+    optional: bool = False
+    doc: str = ""
+
+
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class KwargSpec:
+    """A keyword argument with the Python types its value may have and its default."""
+
+    name: str
+    types: tuple[type, ...]
+    default: Any = None
+    required: bool = False
+    doc: str = ""
+    choices: tuple[Any, ...] = ()
+
+    def check(self, op_name: str, value: Any) -> None:
+        # bool is an int subclass: an int kwarg must not silently accept True.
+        ok = isinstance(value, self.types) and not (isinstance(value, bool) and bool not in self.types)
+        if not ok:
+            allowed = " or ".join(t.__name__ for t in self.types)
+            raise TypeError(f"{op_name}: keyword '{self.name}' must be {allowed}, got "
+                            f"{type(value).__name__} {value!r}")
+        if self.choices and value not in self.choices:
+            raise ValueError(f"{op_name}: keyword '{self.name}' must be one of "
+                             f"{', '.join(map(_show_choice, self.choices))}, got {_show_choice(value)}")
+
+
+def _show_choice(v: Any) -> str:
+    if isinstance(v, enum.Enum):
+        return f"{type(v).__name__}.{v.name}"
+    return repr(v)
+
+
+@dataclass(frozen=True)
+class OutputMemory:
+    """Where a TileType result lives: a fixed space, the value of a kwarg, or an input's space."""
+
+    fixed: MemorySpace | None = None
+    from_kwarg: str | None = None
+    inherit_input: int | None = None
+    kwarg_default: MemorySpace | None = None
+
+    def resolve(self, args: Sequence[Expr], kwargs: Mapping[str, Any]) -> MemorySpace | None:
+        if self.fixed is not None:
+            return self.fixed
+        if self.from_kwarg is not None:
+            value = kwargs.get(self.from_kwarg, self.kwarg_default)
+            return value if isinstance(value, MemorySpace) else None
+        if self.inherit_input is not None and self.inherit_input < len(args):
+            return getattr(args[self.inherit_input].type, "memory_space", None)
+        return None
+
+
+@dataclass(frozen=True)
+class OpTraits:
+    """Facts the split passes ask about instead of hard-coding op names (seed 003)."""
+
+    # Axes a reduction collapses (col_* -> (0,), row_* -> (1,)); empty for non-reductions.
+    reduction_axes: tuple[int, ...] = ()
+    # Generated values depend on the element position (tile.ci, tile.random).
+    positional_generator: bool = False
+    # A pure generator reads no tile and no memory (tile.full, tile.ci, tile.random, tile.create).
+    pure_generator: bool = False
+    # Positional arguments that carry *read* addresses (tile.load: (1,), tile.gather_row: (3,)).
+    read_address_args: tuple[int, ...] = ()
+    # The op's operands describe a shape it builds (tile.full, tile.create, tile.slice, tile.reshape, ...).
+    shape_describing: bool = False
+    # Positional arguments that are shapes / offsets (MakeTuple of dims), for halving and printing.
+    shape_args: tuple[int, ...] = ()
+
+
+EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]
+AffinityClassifier = Callable[["Call"], CoreAffinity]
+TypeDeducer = Callable[[Sequence["Expr"], Mapping[str, Any]], "Type"]
+Evaluator = Callable[..., Any]
+
+
+@dataclass
+class OpDef:
+    """The declaration of one op. Built by plugins, registered in the OpRegistry."""
+
+    name: str
+    deduce_type: TypeDeducer
+    args: tuple[ArgSpec, ...] = ()
+    kwargs: tuple[KwargSpec, ...] = ()
+    variadic: bool = False
+    effects: Mapping[int, Effect] | EffectResolver = field(default_factory=dict)
+    lane_invariant: Mapping[int, LaneCategory] = field(default_factory=dict)
+    affinity: CoreAffinity | AffinityClassifier | None = None
+    output_memory: OutputMemory | None = None
+    no_duplicate: bool = False
+    cross_core_role: CrossCoreRole | None = None
+    traits: OpTraits = field(default_factory=OpTraits)
+    evaluate: Evaluator | None = None
+    doc: str = ""
+
+    # -- signature ---------------------------------------------------------------------------
+    @property
+    def min_args(self) -> int:
+        return sum(1 for a in self.args if not a.optional)
+
+    @property
+    def max_args(self) -> int | None:
+        return None if self.variadic else len(self.args)
+
+    def kwarg_spec(self, name: str) -> KwargSpec | None:
+        for k in self.kwargs:
+            if k.name == name:
+                return k
+        return None
+
+    def kwarg(self, kwargs: Mapping[str, Any], name: str) -> Any:
+        """The value of a kwarg on a call, or its declared default."""
+        if name in kwargs:
+            return kwargs[name]
+        spec = self.kwarg_spec(name)
+        if spec is None:
+            raise KeyError(f"{self.name} declares no keyword '{name}'")
+        return spec.default
+
+    def check_signature(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+        """TypeError for a wrong argument count or an unknown / ill-typed / missing keyword."""
+        n = len(args)
+        if n < self.min_args or (self.max_args is not None and n > self.max_args):
+            expected = (f"{self.min_args}" if self.max_args == self.min_args
+                        else f"{self.min_args} to {self.max_args if self.max_args is not None else 'any'}")
+            names = ", ".join(a.name for a in self.args)
+            raise TypeError(f"{self.name} takes {expected} positional argument(s) ({names}), got {n}")
+        known = [k.name for k in self.kwargs]
+        for key, value in kwargs.items():
+            spec = self.kwarg_spec(key)
+            if spec is None:
+                hint = difflib.get_close_matches(key, known, n=1)
+                suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+                valid = ", ".join(known) if known else "none"
+                raise TypeError(f"{self.name} got an unexpected keyword '{key}' (valid keywords: {valid})"
+                                f"{suggestion}")
+            spec.check(self.name, value)
+        for spec in self.kwargs:
+            if spec.required and spec.name not in kwargs:
+                raise TypeError(f"{self.name} requires the keyword '{spec.name}'")
+
+    # -- effects and lanes -------------------------------------------------------------------
+    def arg_effects(self, kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
+        return self.effects(kwargs) if callable(self.effects) else self.effects
+
+    def arg_effect(self, index: int, kwargs: Mapping[str, Any]) -> Effect:
+        """Undeclared arguments are read."""
+        return self.arg_effects(kwargs).get(index, Effect.READ)
+
+    def lane_category(self, index: int) -> LaneCategory | None:
+        return self.lane_invariant.get(index)

@@ -1,0 +1,34 @@
+"""Registries of Pass classes (keyed by factory name, e.g. `convert_to_ssa`) and pipeline presets."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pypto_core.plugins.named_registry import NamedRegistry
+
+if TYPE_CHECKING:
+    from pypto_core.passes.pass_base import Pass
+
+PASSES: NamedRegistry[type[Pass]] = NamedRegistry("pass")
+PIPELINES: NamedRegistry[list[str]] = NamedRegistry("pipeline preset")
+
+
+def pass_class(factory_name: str) -> type[Pass]:
+    from pypto_core.plugins.host import ensure_plugins_loaded
+
+    ensure_plugins_loaded()
+    return PASSES.require(factory_name)
+
+
+def find_pass_by_name(name: str) -> type[Pass] | None:
+    """A pass class by factory name (`outline_incore_scopes`) or pass name (`OutlineIncoreScopes`)."""
+    from pypto_core.plugins.host import ensure_plugins_loaded
+
+    ensure_plugins_loaded()
+    hit = PASSES.get(name)
+    if hit is not None:
+        return hit
+    for _, cls in PASSES.items():
+        if cls.name == name:
+            return cls
+    return None

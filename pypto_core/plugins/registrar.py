@@ -1,0 +1,86 @@
+"""The object a plugin's hooks receive: every registration goes through it and records its owner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pypto_core.ops.registry import raw_registry
+
+if TYPE_CHECKING:
+    from pypto_core.backend.backend import Backend
+    from pypto_core.ops.opdef import OpDef
+    from pypto_core.passes.pass_base import Pass
+
+CORE_OWNER = "<core>"
+
+
+class Registrar:
+    def __init__(self, owner: str, record: dict[str, list[str]] | None = None) -> None:
+        self.owner = owner
+        self.record = record if record is not None else {}
+
+    def _note(self, kind: str, name: str) -> None:
+        self.record.setdefault(kind, []).append(name)
+
+    # -- ops -----------------------------------------------------------------------------------
+    def register_op(self, opdef: OpDef) -> None:
+        raw_registry().register_op(opdef, self.owner)
+        self._note("ops", opdef.name)
+
+    def register_dsl(self, name: str, function: Callable[..., Any]) -> None:
+        """A `pl` DSL name (`tile.load`, `add`) and the function the parser calls for it."""
+        raw_registry().register_dsl(name, function, self.owner)
+        self._note("dsl", name)
+
+    def register_builder(self, namespace: str, name: str, function: Callable[..., Any]) -> None:
+        """An IR builder reachable as `pypto.ir.op.<namespace>_ops.<name>` (e.g. `T.load`)."""
+        raw_registry().register_builder(namespace, name, function, self.owner)
+        self._note("builders", f"{namespace}.{name}")
+
+    # -- properties, passes, backends, pipelines ----------------------------------------------
+    def register_property(self, name: str, verifier: Callable[..., Any] | None = None, doc: str = "") -> None:
+        from pypto_core.passes.verifier_registry import register_property
+
+        register_property(name, verifier, doc, owner=self.owner)
+        self._note("properties", name)
+
+    def register_pass(self, pass_cls: type[Pass]) -> None:
+        from pypto_core.passes.registry import PASSES
+
+        PASSES.register(pass_cls.factory_name, pass_cls, self.owner)
+        self._note("passes", pass_cls.factory_name)
+
+    def register_backend(self, backend: Backend) -> None:
+        from pypto_core.backend.registry import BACKENDS
+
+        BACKENDS.register(backend.name, backend, self.owner)
+        self._note("backends", backend.name)
+
+    def register_pipeline(self, name: str, passes: Sequence[str]) -> None:
+        from pypto_core.passes.registry import PIPELINES
+
+        PIPELINES.register(name, list(passes), self.owner)
+        self._note("pipelines", name)
+
+
+def _named_registries() -> list[Any]:
+    from pypto_core.backend.registry import BACKENDS
+    from pypto_core.passes.registry import PASSES, PIPELINES
+    from pypto_core.passes.verifier_registry import PROPERTY_INFO
+
+    return [PASSES, PIPELINES, BACKENDS, PROPERTY_INFO]
+
+
+def rollback_owner(owner: str) -> None:
+    """Undo everything one plugin registered."""
+    raw_registry().unregister_owner(owner)
+    for named in _named_registries():
+        named.unregister_owner(owner)
+
+
+def clear_plugin_registrations() -> None:
+    """Forget every plugin's registrations (core-owned entries stay)."""
+    raw_registry().clear()
+    for named in _named_registries():
+        named.clear(keep_owner=CORE_OWNER)

@@ -1,0 +1,65 @@
+"""IR nodes: immutability, constructor forms, promotion, TileView canonicalisation."""
+
+import pytest
+
+from pypto import ir
+from pypto_core.ir import DataType, MemorySpace, TileLayout
+
+
+def test_nodes_are_immutable():
+    v = ir.Var("x", ir.ScalarType(DataType.INDEX))
+    with pytest.raises(AttributeError, match="immutable"):
+        v.name_hint = "y"
+
+
+def test_scalar_promotion_casts_the_narrower_side():
+    s = ir.Var("s", ir.ScalarType(DataType.INT32))
+    e = s + 3
+    assert isinstance(e, ir.Add)
+    assert isinstance(e.left, ir.Cast) and e.left.type.dtype is DataType.INDEX
+    assert e.type.dtype is DataType.INDEX
+
+
+def test_index_and_int64_are_never_cast():
+    n = ir.Var("n", ir.ScalarType(DataType.INT64))
+    e = n + 1
+    assert e.left is n and e.type.dtype is DataType.INT64
+
+
+def test_int_float_mixing_is_rejected():
+    f = ir.Var("f", ir.ScalarType(DataType.FP32))
+    with pytest.raises(TypeError, match="requires same numeric dtype category, got fp32 and index"):
+        f * 2
+
+
+def test_tile_view_equal_to_implicit_is_stored_as_none():
+    t = ir.TileType([16, 128], DataType.FP32, tile_view=ir.TileView(), memory_space=MemorySpace.Vec)
+    assert t.tile_view is None
+    mat = ir.TileType([128, 128], DataType.FP32, tile_view=ir.TileView(blayout=TileLayout.col_major,
+                                                                        slayout=TileLayout.row_major),
+                      memory_space=MemorySpace.Mat)
+    assert mat.tile_view is None
+    narrowed = ir.TileType([128, 128], DataType.FP32, tile_view=ir.TileView(valid_shape=[127, 128]),
+                           memory_space=MemorySpace.Vec)
+    assert narrowed.tile_view is not None and narrowed.tile_view.valid_shape[0].value == 127
+
+
+def test_function_level_and_role_derive_from_type():
+    body = ir.SeqStmts([])
+    f = ir.Function("k", [], [], body, type=ir.FunctionType.InCore)
+    assert (f.level, f.role) == (ir.Level.CHIP_DIE, ir.Role.SubWorker)
+    with pytest.raises(ValueError, match="level"):
+        ir.Function("k", [], [], body, type=ir.FunctionType.InCore, level=ir.Level.AIC)
+
+
+def test_function_attrs_store_split_mode_as_int():
+    f = ir.Function("k", [], [], ir.SeqStmts([]), attrs={"split": ir.SplitMode.UP_DOWN, "split_aiv": True})
+    assert f.attrs == {"split": 1, "split_aiv": True}
+    assert f.split is ir.SplitMode.UP_DOWN
+
+
+def test_program_sorts_functions_by_name():
+    fs = [ir.Function(n, [], [], ir.SeqStmts([])) for n in ("b", "a", "c")]
+    p = ir.Program(fs, "P")
+    assert [gv.name for gv in p.functions] == ["a", "b", "c"]
+    assert p.get_function("b") is fs[0]
