@@ -1,0 +1,1 @@
+"""Entry point of the pass_outline plugin (group `pypto.plugins`)."""

@@ -1,0 +1,1 @@
+"""The pass_ssa plugin (filled in by its issue's work)."""

@@ -1,0 +1,1 @@
+"""Entry point of the pass_ssa plugin (group `pypto.plugins`)."""

@@ -1,0 +1,1 @@
+"""Entry point of the pipeline_presets plugin (group `pypto.plugins`)."""

@@ -1,0 +1,26 @@
+"""`passes.<factory_name>(**options)`: the pass registered under that name, instantiated."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def factory(name: str) -> Callable[..., Any]:
+    from pypto_core.passes.registry import PASSES
+    from pypto_core.plugins.host import ensure_plugins_loaded
+
+    ensure_plugins_loaded()
+    cls = PASSES.get(name)
+    if cls is None:
+        raise AttributeError(f"module 'pypto.passes' has no attribute '{name}' (no pass '{name}' is registered"
+                             f"{PASSES.suggest(name)})")
+
+    def make(*args: Any, **options: Any) -> Any:
+        if args:
+            raise TypeError(f"passes.{name}() takes keyword options only")
+        return cls(**options)
+
+    make.__name__ = name
+    make.__doc__ = cls.description or cls.__doc__
+    return make
