@@ -131,6 +131,8 @@ class OpTraits:
     shape_describing: bool = False
     # Positional arguments that are shapes / offsets (MakeTuple of dims), for halving and printing.
     shape_args: tuple[int, ...] = ()
+    # The op returns the extent of operand 0 along the constant axis operand 1 (tensor.dim).
+    extent_query: bool = False
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

@@ -1,0 +1,80 @@
+"""OutlineIncoreScopes (seed 000): every `with pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque or
+Orchestration function becomes a `Function(InCore)` plus a call; an Opaque parent with at least one
+outlined scope becomes Orchestration (after folding its parameter dim reads). InCore functions are
+left unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_plugins.pass_outline.dim_fold import fold_param_dims
+from pypto_plugins.pass_outline.naming import OutlinedNames
+from pypto_plugins.pass_outline.rewriter import FunctionOutliner
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType, ParamDirection
+from pypto_core.ir.utils import flatten_to_stmts
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.passes.pass_base import Pass
+
+_OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration)
+
+
+class _HasInCoreScope(IRVisitor):
+    found = False
+
+    def visit_in_core_scope_stmt(self, s: S.InCoreScopeStmt) -> None:
+        self.found = True
+
+
+def has_incore_scope(func: F.Function) -> bool:
+    v = _HasInCoreScope()
+    v.visit_stmt(func.body)
+    return v.found
+
+
+def returned_params(func: F.Function) -> list[int | None]:
+    """For each return value of `func`: the index of the parameter it returns, if it returns one."""
+    stmts = flatten_to_stmts(func.body)
+    ret = next((s for s in reversed(stmts) if isinstance(s, S.ReturnStmt)), None)
+    if ret is None:
+        return []
+    index = {id(p): i for i, p in enumerate(func.params)}
+    return [index.get(id(v)) if isinstance(v, E.Var) else None for v in ret.value]
+
+
+class OutlineIncoreScopes(Pass):
+    """Extract InCore scopes into InCore functions (seed 000)."""
+
+    name = "OutlineIncoreScopes"
+    factory_name = "outline_incore_scopes"
+    required = ("SSAForm",)
+    produced = ("SSAForm", "SplitIncoreOrch", "AivSplitValid")
+    description = "Outline `with pl.at(level=pl.Level.CORE_GROUP)` scopes into InCore functions (seed 000)."
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        funcs = list(program.functions.values())
+        names = OutlinedNames(f.name for f in funcs)
+        directions: dict[str, list[ParamDirection]] = {f.name: list(f.param_directions) for f in funcs}
+        returns = {f.name: returned_params(f) for f in funcs}
+        out: list[F.Function] = []
+        changed = False
+        for func in funcs:
+            if func.func_type not in _OUTLINED_FROM or not has_incore_scope(func):
+                out.append(func)
+                continue
+            if func.func_type is FunctionType.Opaque:
+                func = fold_param_dims(func)
+            outliner = FunctionOutliner(func, names, directions, returns)
+            new = outliner.run()
+            if outliner.callees and new.func_type is FunctionType.Opaque:
+                new = F.Function(new.name, list(zip(new.params, new.param_directions)), new.return_types, new.body,
+                                 new.span, FunctionType.Orchestration, None, None, new.attrs,
+                                 new.requires_runtime_binding)
+            out.append(new)
+            out.extend(outliner.callees)
+            changed = True
+        return F.Program(out, program.name, program.span) if changed else program
