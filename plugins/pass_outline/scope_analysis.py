@@ -79,8 +79,10 @@ def plan_scalar_hoist(body: list[S.Stmt], live_outs: Sequence[E.Var], defined_in
 
     for v in live_outs:
         if isinstance(v.type, ScalarType) and not hoistable(v):
+            from pypto_core.ir.names import split_generated
+
             raise UserError(
-                f"OutlineIncoreScopes: the scalar '{v.name_hint}' is computed inside the InCore scope and used "
+                f"OutlineIncoreScopes: the scalar '{split_generated(v.name_hint)[0]}' ({v.name_hint}) is computed inside the InCore scope and used "
                 f"after it, but a kernel cannot return a scalar (only tensors come back from a kernel). "
                 f"Fix it in one of three ways: (1) store it into a [1] tensor output of the scope, (2) read it "
                 f"back after the scope with pl.tensor.read(t, [0]), or (3) compute it outside the scope.",
@@ -125,6 +127,9 @@ def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], func
     live_outs = [v for v in live_outs if id(v) not in moved]
     inputs = live_ins(rest, function_local)
     _check_ssa_rebinding(rest, inputs)
+    captured = {id(v) for v in inputs}
+    # A capture rebound in place (non-SSA `c = store(.., c)`) comes back as the written parameter.
+    live_outs = [v for v in live_outs if id(v) not in captured]
     directions = infer_param_directions(S.SeqStmts(rest), inputs, callee_directions, callee_returns)
     written = [v for v, d in zip(inputs, directions) if d is not ParamDirection.In]
     return ScopeInfo(scope, hoisted, rest, inputs, directions, live_outs, written)

@@ -170,8 +170,8 @@ class SSAConverter:
         elif isinstance(s, S.IfStmt):
             self.if_stmt(s, env, out)
         elif isinstance(s, S.ScopeStmt):
+            attrs = self.value(s.attrs, env)  # the scope's attrs name values from before its body
             body = self.block(flatten_to_stmts(s.body), env)
-            attrs = self.value(s.attrs, env)
             out.append(s.with_fields(body=make_body(body, s.span), attrs=attrs))
         else:
             raise InternalError(f"ConvertToSSA does not know statement {type(s).__name__}")
