@@ -157,10 +157,10 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
     mapping: dict[E.Var, E.Expr] = {}
     params: list[E.Var] = []
     for v in info.inputs:
-        p = E.Var(v.name_hint, substitute(v.type, mapping) if mapping else v.type, v.span)
+        p = E.Var(v.name_hint, substitute(v.type, mapping) if mapping and v.type.has_vars else v.type, v.span)
         mapping[v] = p
         params.append(p)
-    body = [substitute(s, mapping) for s in info.body]
+    body = list(substitute(tuple(info.body), mapping))
     body = _export_stores(body, {id(p): p for p, d in zip(params, info.directions) if d is not ParamDirection.In})
     outputs = _outputs(info, params, body, callee_returns)
     returns = [o.value for o in outputs]

@@ -93,6 +93,8 @@ class OrderedWalk:
                 self.value(getattr(e, spec.name))
 
     def type(self, t: Type) -> None:
+        if not t.has_vars:
+            return
         for spec in t.COMPARED_FIELDS:
             self.value(getattr(t, spec.name))
 

@@ -116,7 +116,17 @@ class IRNode(metaclass=_NodeMeta):
         raise TypeError("IR nodes are not picklable; print them with python_print instead")
 
 
+_EXTRA_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
 def _extra_slots(cls: type) -> tuple[str, ...]:
+    cached = _EXTRA_SLOTS.get(cls)
+    if cached is None:
+        cached = _EXTRA_SLOTS[cls] = _compute_extra_slots(cls)
+    return cached
+
+
+def _compute_extra_slots(cls: type) -> tuple[str, ...]:
     names: list[str] = []
     field_names = {f.name for f in cls.FIELDS}
     for klass in cls.__mro__:

@@ -36,8 +36,39 @@ def as_dims(values: Sequence[Any] | None) -> tuple[Expr, ...]:
     return tuple(as_dim(v) for v in values)
 
 
+def _contains_var(value: Any) -> bool:
+    from pypto_core.ir.expr import Var
+
+    if isinstance(value, Var):
+        return True
+    if isinstance(value, IRNode):
+        return any(_contains_var(getattr(value, f.name)) for f in value.COMPARED_FIELDS)
+    if isinstance(value, tuple):
+        return any(_contains_var(v) for v in value)
+    return False
+
+
 class Type(IRNode):
-    """Base of all types. `==` and `hash` on types are structural (API.md 4)."""
+    """Base of all types. `==` and `hash` on types are structural (API.md 4).
+
+    `has_vars` says whether any variable occurs inside (dynamic dims, valid-shape expressions); walkers
+    skip the many types that have none.
+    """
+
+    extra_slots = ("_has_vars",)
+
+    def _init(self, **values: Any) -> None:
+        super()._init(**values)
+        object.__setattr__(self, "_has_vars", _contains_var(tuple(values.values())))
+
+    def with_fields(self, **changes: Any) -> IRNode:
+        new = super().with_fields(**changes)
+        object.__setattr__(new, "_has_vars", _contains_var(tuple(getattr(new, f.name) for f in new.FIELDS)))
+        return new
+
+    @property
+    def has_vars(self) -> bool:
+        return getattr(self, "_has_vars", True)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Type):
@@ -67,7 +98,7 @@ class UnknownType(Type):
     fields = ()
 
     def __init__(self) -> None:
-        pass
+        self._init()
 
 
 class ScalarType(Type):
@@ -145,7 +176,11 @@ class TensorType(Type):
                  tensor_view: TensorView | None = None) -> None:
         if not isinstance(dtype, DataType):
             raise TypeError(f"TensorType needs a DataType, got {dtype!r}")
-        self._init(shape=as_dims(shape), dtype=dtype, memref=memref, tensor_view=tensor_view)
+        dims = as_dims(shape)
+        if tensor_view is not None and tensor_view.valid_shape and dims_equal(tensor_view.valid_shape, dims):
+            # A valid_shape equal to the shape says nothing (the printer omits it, API.md 8.4).
+            tensor_view = tensor_view.with_fields(valid_shape=())
+        self._init(shape=dims, dtype=dtype, memref=memref, tensor_view=tensor_view)
 
 
 def _static_dims(shape: Sequence[Expr]) -> list[int] | None:

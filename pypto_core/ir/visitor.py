@@ -95,7 +95,8 @@ class IRVisitor(_Dispatching):
 
     def visit_var_like(self, var: E.Var) -> None:
         """Variables: the walk goes on into the expressions of their type (dynamic dims)."""
-        self.visit_type(var.type)
+        if var.type.has_vars:
+            self.visit_type(var.type)
 
     def visit_iter_arg(self, var: E.IterArg) -> None:
         self.visit_var_like(var)
@@ -105,7 +106,7 @@ class IRVisitor(_Dispatching):
         if isinstance(value, F.Function):
             self.visit_function(value)
         elif isinstance(value, IRNode):
-            if not isinstance(value, E.Op):
+            if not isinstance(value, E.Op) and not (isinstance(value, T.Type) and not value.has_vars):
                 self._dispatch(value)
         elif isinstance(value, (tuple, list)):
             for item in value:
@@ -174,7 +175,7 @@ class IRMutator(_Dispatching):
         if isinstance(value, F.Function):
             return self.visit_function(value)
         if isinstance(value, IRNode):
-            if isinstance(value, E.Op):
+            if isinstance(value, E.Op) or (isinstance(value, T.Type) and not value.has_vars):
                 return value
             return self._dispatch(value)
         if isinstance(value, tuple):
