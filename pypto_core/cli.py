@@ -1,43 +1,64 @@
-"""The `pypto` command (minimal: `pypto compile FILE`; the full CLI arrives with the pipeline work)."""
+"""The `pypto` command. Each subcommand lives in `pypto_core/cli_commands/<name>.py`.
+
+Exit codes: 0 ok, 1 the program or configuration was rejected, 2 usage error, 3 internal error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import sys
+from typing import Any
 
-from pypto_core.errors import InternalError
+from pypto_core.cli_commands._common import add_plugin_blocking
+from pypto_core.cli_commands._errors import EXIT_INTERNAL, report
+
+COMMAND_MODULES = ("compile", "check", "list")
+# Added by other work when present (`pypto run`, the reference machine).
+OPTIONAL_COMMAND_MODULES = ("run",)
+
+
+def _register_optional(subparsers: Any, name: str) -> None:
+    module_name = f"pypto_core.cli_commands.{name}"
+    try:
+        if importlib.util.find_spec(module_name) is None:
+            return
+        importlib.import_module(module_name).register(subparsers)
+    except Exception as exc:  # a broken optional command must not take the others down
+        parser = subparsers.add_parser(name, help=f"(unavailable: {exc})")
+        parser.add_argument("rest", nargs=argparse.REMAINDER)
+
+        def unavailable(args: argparse.Namespace, _exc: Exception = exc) -> int:
+            from pypto_core.cli_commands._console import print_error
+
+            print_error(f"the '{name}' command failed to load: {type(_exc).__name__}: {_exc}", "internal error")
+            return EXIT_INTERNAL
+
+        parser.set_defaults(handler=unavailable)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pypto", description="A plugin-based compiler for pl tile programs.")
+    add_plugin_blocking(parser, dest="global_blocks")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"pypto_core.cli_commands.{name}").register(subparsers)
+    for name in OPTIONAL_COMMAND_MODULES:
+        _register_optional(subparsers, name)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pypto", description="Compile pl DSL programs.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    compile_cmd = sub.add_parser("compile", help="parse a program file and print it as pl text")
-    compile_cmd.add_argument("file")
-    compile_cmd.add_argument("-o", "--output")
-    args = parser.parse_args(argv)
+    parser = build_parser()
     try:
-        from pypto_core.language.api import parse
-        from pypto_core.language.printer import python_print
-
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read()
-        program = parse(text, args.file)
-        out = python_print(program)
-    except OSError as exc:
-        print(f"pypto: error: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:
-        print(f"pypto: error: {exc}", file=sys.stderr)
-        return 1
-    except InternalError as exc:
-        print(f"pypto: internal error: {exc}\nplease report this", file=sys.stderr)
-        return 3
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(out + "\n")
-    else:
-        print(out)
-    return 0
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    try:
+        return int(args.handler(args))
+    except Exception as exc:
+        return report(exc)
 
 
 if __name__ == "__main__":

@@ -1,1 +1,1 @@
-"""The backend_ascend910b plugin (filled in by its issue's work)."""
+"""The Ascend910B (a2a3) backend plugin."""

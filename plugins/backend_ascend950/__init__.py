@@ -1,1 +1,1 @@
-"""The backend_ascend950 plugin (filled in by its issue's work)."""
+"""The Ascend950 (a5) backend plugin."""

@@ -14,9 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pypto_plugins.pass_outline.lineage import Lineage, written_arg_index
-from pypto_plugins.pass_outline.scope_analysis import ScopeInfo
-
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -25,6 +22,8 @@ from pypto_core.ir import types as T
 from pypto_core.ir.enums import CachePolicy, FunctionType, ParamDirection, SplitMode
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute
+from pypto_plugins.pass_outline.lineage import Lineage, written_arg_index
+from pypto_plugins.pass_outline.scope_analysis import ScopeInfo
 
 
 @dataclass

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pypto_plugins.pass_outline.lineage import Lineage
-
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
@@ -24,6 +22,7 @@ from pypto_core.ir.types import TensorType
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import opdef_of
+from pypto_plugins.pass_outline.lineage import Lineage
 
 
 @dataclass

@@ -8,10 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pypto_plugins.pass_outline.dim_fold import fold_param_dims
-from pypto_plugins.pass_outline.naming import OutlinedNames
-from pypto_plugins.pass_outline.rewriter import FunctionOutliner
-
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -19,6 +15,9 @@ from pypto_core.ir.enums import FunctionType, ParamDirection
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_outline.dim_fold import fold_param_dims
+from pypto_plugins.pass_outline.naming import OutlinedNames
+from pypto_plugins.pass_outline.rewriter import FunctionOutliner
 
 _OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration)
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pypto_plugins.pass_outline.outline_incore_scopes import OutlineIncoreScopes
-
 from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_outline.outline_incore_scopes import OutlineIncoreScopes
 
 
 @hookimpl

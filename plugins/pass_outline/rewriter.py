@@ -17,11 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pypto_plugins.pass_outline.callee import build_outlined
-from pypto_plugins.pass_outline.naming import OutlinedNames
-from pypto_plugins.pass_outline.scope_analysis import ScopeInfo, analyze_scope
-from pypto_plugins.pass_outline.walk import count_uses
-
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -30,6 +25,10 @@ from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
+from pypto_plugins.pass_outline.callee import build_outlined
+from pypto_plugins.pass_outline.naming import OutlinedNames
+from pypto_plugins.pass_outline.scope_analysis import ScopeInfo, analyze_scope
+from pypto_plugins.pass_outline.walk import count_uses
 
 Env = dict[int, E.Expr]
 

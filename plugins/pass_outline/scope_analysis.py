@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pypto_plugins.pass_outline.directions import infer_param_directions
-from pypto_plugins.pass_outline.walk import OrderedWalk, count_uses
-
 from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.types import ScalarType
 from pypto_core.ir.utils import flatten_to_stmts
+from pypto_plugins.pass_outline.directions import infer_param_directions
+from pypto_plugins.pass_outline.walk import OrderedWalk, count_uses
 
 
 @dataclass

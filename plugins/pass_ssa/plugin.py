@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_ssa.convert_to_ssa import ConvertToSSA
 from pypto_plugins.pass_ssa.normalize import NormalizeStmtStructure
-
-from pypto_core.plugins import hookimpl
 
 
 @hookimpl

@@ -1,1 +1,1 @@
-"""The pipeline_presets plugin (filled in by its issue's work)."""
+"""Named pipeline presets (`[pipeline] preset = "default"`)."""

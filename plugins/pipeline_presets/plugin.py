@@ -1,1 +1,22 @@
-"""Entry point of the pipeline_presets plugin (group `pypto.plugins`)."""
+"""Entry point of the pipeline_presets plugin (group `pypto.plugins`).
+
+A preset is a list of pass factory names; a name no plugin registers is reported when the pipeline
+is built, so this plugin can load before (or without) the plugins that provide the passes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.plugins import hookimpl
+
+PRESETS: dict[str, list[str]] = {
+    # What `pypto compile` runs with no pypto.toml (DESIGN.md, "Config").
+    "default": ["convert_to_ssa", "outline_incore_scopes"],
+}
+
+
+@hookimpl
+def pypto_register_pipelines(registry: Any) -> None:
+    for name, passes in PRESETS.items():
+        registry.register_pipeline(name, passes)

@@ -49,6 +49,8 @@ class Expr(IRNode):
     def _bin(self, name: str, other: Any, reflected: bool = False) -> Expr:
         from pypto_core.ir import scalar_ops
 
+        if not isinstance(other, (Expr, int, float)) and name not in ("eq", "ne"):
+            return NotImplemented  # let the other operand try (e.g. a pl.dynamic dim in an annotation)
         fn = getattr(scalar_ops, name)
         return fn(other, self) if reflected else fn(self, other)
 
@@ -323,6 +325,11 @@ class MakeTuple(Expr):
         elements = tuple(elements)
         self._init(type=TupleType([e.type for e in elements]), span=span or Span.unknown(), elements=elements)
 
+    def with_fields(self, **changes: Any) -> IRNode:
+        if "elements" in changes and "type" not in changes:  # the type follows the elements
+            return MakeTuple(changes["elements"], changes.get("span", self.span))
+        return super().with_fields(**changes)
+
 
 class TupleGetItemExpr(Expr):
     fields = (Usual("tuple"), Usual("index"))
@@ -335,6 +342,11 @@ class TupleGetItemExpr(Expr):
                 raise IndexError(f"tuple index {index} out of range for a {len(t.types)}-element tuple")
             item_type = t.types[index]
         self._init(type=item_type, span=span or Span.unknown(), tuple=tuple, index=int(index))
+
+    def with_fields(self, **changes: Any) -> IRNode:
+        if "tuple" in changes and "type" not in changes:  # the type follows the tuple
+            return TupleGetItemExpr(changes["tuple"], changes.get("index", self.index), changes.get("span", self.span))
+        return super().with_fields(**changes)
 
 
 def is_var(e: object) -> bool:

@@ -154,3 +154,35 @@ def cast(x: Any, dtype: DataType, span: Span | None = None) -> E.Expr:
     e = as_expr(x, span)
     scalar_dtype(e, "cast")
     return E.Cast(e, dtype, span)
+
+
+_REBUILD = {
+    E.Add: add, E.Sub: sub, E.Mul: mul, E.FloatDiv: truediv, E.FloorDiv: floordiv, E.FloorMod: mod, E.Pow: pow,
+    E.Min: min_, E.Max: max_, E.Eq: eq, E.Ne: ne, E.Lt: lt, E.Le: le, E.Gt: gt, E.Ge: ge, E.BitAnd: bit_and,
+    E.BitOr: bit_or, E.BitXor: bit_xor, E.BitShiftLeft: bit_shift_left, E.BitShiftRight: bit_shift_right,
+    E.And: and_, E.Or: or_, E.Xor: xor,
+}
+
+
+def rebuild(e: E.Expr, *operands: E.Expr) -> E.Expr:
+    """`e` with new operands and promotion applied again (a substituted operand may change the dtypes)."""
+    if isinstance(e, E.BinaryExpr):
+        return _REBUILD[type(e)](operands[0], operands[1], e.span)
+    unary = {E.Neg: neg, E.Not: not_, E.BitNot: bit_not, E.Abs: abs_}
+    if isinstance(e, E.Cast):
+        return cast(operands[0], e.type.dtype, e.span)
+    if type(e) in unary:
+        return unary[type(e)](operands[0], e.span)
+    raise TypeError(f"cannot rebuild {type(e).__name__}")
+
+
+def loop_var_dtype(*bounds: E.Expr) -> DataType:
+    """The dtype of a loop variable over these bounds (API.md 2.6): INDEX, INT64 only when every bound is
+    an INT64 constant, or the one other dtype a non-constant bound has."""
+    dtypes = [b.type.dtype for b in bounds if isinstance(b.type, ScalarType)]
+    if all(isinstance(b, E.ConstInt) for b in bounds) and dtypes and all(d is DataType.INT64 for d in dtypes):
+        return DataType.INT64
+    others = {d for d in dtypes if d is not DataType.INDEX}
+    if len(others) == 1 and not all(isinstance(b, E.ConstInt) for b in bounds):
+        return others.pop()
+    return DataType.INDEX

@@ -13,38 +13,71 @@ if TYPE_CHECKING:
     from pypto_core.ir.expr import Expr
 
 
+_EXPR_CLASSES: tuple[type, type, type] | None = None  # (Expr, ConstInt, MakeTuple), imported on first use
+
+
+def _expr_classes() -> tuple[type, type, type]:
+    # types.py cannot import expr.py at module level (expr imports types); an import statement inside
+    # as_dim costs more than the rest of it, and every type built goes through here.
+    global _EXPR_CLASSES
+    if _EXPR_CLASSES is None:
+        from pypto_core.ir.expr import ConstInt, Expr, MakeTuple
+
+        _EXPR_CLASSES = (Expr, ConstInt, MakeTuple)
+    return _EXPR_CLASSES
+
+
 def as_dim(value: Any) -> Expr:
     """A shape entry as an Expr: Python ints become INDEX constants."""
-    from pypto_core.ir.expr import ConstInt, Expr
-
-    if isinstance(value, Expr):
+    expr_cls, const_int, _ = _EXPR_CLASSES or _expr_classes()
+    if isinstance(value, expr_cls):
         return value
     if isinstance(value, bool):
         raise TypeError(f"a shape dimension cannot be a bool: {value!r}")
     if isinstance(value, int):
-        return ConstInt(value, DataType.INDEX)
+        return const_int(value, DataType.INDEX)
     raise TypeError(f"a shape dimension must be an int or a scalar expression, got {type(value).__name__}")
 
 
 def as_dims(values: Sequence[Any] | None) -> tuple[Expr, ...]:
     if values is None:
         return ()
-    from pypto_core.ir.expr import MakeTuple
-
-    if isinstance(values, MakeTuple):
+    expr_cls, _, make_tuple = _EXPR_CLASSES or _expr_classes()
+    if isinstance(values, make_tuple):
         return tuple(values.elements)
-    return tuple(as_dim(v) for v in values)
+    if isinstance(values, tuple) and all(isinstance(v, expr_cls) for v in values):
+        return values  # already a tuple of dims (another type's shape): share it
+    return tuple([as_dim(v) for v in values])
+
+
+_LEAF_CONSTS: tuple[type, ...] = ()
+_VAR: type | None = None
 
 
 def _contains_var(value: Any) -> bool:
-    from pypto_core.ir.expr import Var
-
-    if isinstance(value, Var):
-        return True
-    if isinstance(value, IRNode):
-        return any(_contains_var(getattr(value, f.name)) for f in value.COMPARED_FIELDS)
+    """Whether a Var occurs in a field value. Runs for every type built, so it is written for speed:
+    plain loops, constants and already-built types answered without a walk."""
+    global _LEAF_CONSTS, _VAR
     if isinstance(value, tuple):
-        return any(_contains_var(v) for v in value)
+        for v in value:
+            if _contains_var(v):
+                return True
+        return False
+    if not isinstance(value, IRNode):
+        return False
+    if _VAR is None:
+        from pypto_core.ir.expr import ConstBool, ConstFloat, ConstInt, Var
+
+        _LEAF_CONSTS, _VAR = (ConstInt, ConstFloat, ConstBool), Var
+    if isinstance(value, _VAR):
+        return True
+    if isinstance(value, _LEAF_CONSTS):
+        return False
+    if isinstance(value, Type):
+        return value.has_vars  # computed when that type was built
+    for f in value.COMPARED_FIELDS:
+        if _contains_var(getattr(value, f.name)):
+            return True
     return False
 
 

@@ -43,12 +43,18 @@ def assign_names(vars_in_order: Iterable[E.Var], reserved: Iterable[str] = ()) -
 
 
 class VarOrder:
-    """Walks a function: params, then body definitions in walk order, then uses; and type-dim vars."""
+    """Walks a function once: params, then body definitions in walk order, then uses; the variables in
+    types (dynamic dims); and the functions it calls (for the printer's callee-first order).
+
+    The walk runs over every node of every printed function, so it skips what cannot hold a variable
+    (constants, ops, types without variables) instead of descending generically.
+    """
 
     def __init__(self) -> None:
         self.defs: list[E.Var] = []
         self.uses: list[E.Var] = []
         self.type_vars: list[E.Var] = []
+        self.callees: list[str] = []
         self._def_ids: set[int] = set()
         self._in_type = 0
 
@@ -61,23 +67,22 @@ class VarOrder:
             self.walk(v.initValue)
 
     def walk(self, value: object) -> None:
-        if isinstance(value, E.Var):
-            if self._in_type:
-                self.type_vars.append(value)
-            else:
-                self.uses.append(value)
-            return
-        if isinstance(value, Type):
-            self._in_type += 1
-            self._walk_fields(value)
-            self._in_type -= 1
-            return
         if isinstance(value, IRNode):
-            if isinstance(value, E.Op):
-                return
-            self._walk_fields(value)
-            return
-        if isinstance(value, (tuple, list)):
+            if isinstance(value, E.Var):
+                (self.type_vars if self._in_type else self.uses).append(value)
+            elif isinstance(value, Type):
+                if value.has_vars:
+                    self._in_type += 1
+                    self._walk_fields(value)
+                    self._in_type -= 1
+            elif isinstance(value, _LEAVES):
+                pass
+            elif isinstance(value, E.Op):
+                if isinstance(value, E.GlobalVar) and value.name not in self.callees:
+                    self.callees.append(value.name)
+            else:
+                self._walk_fields(value)
+        elif isinstance(value, (tuple, list)):
             for item in value:
                 self.walk(item)
         elif isinstance(value, dict):
@@ -85,9 +90,7 @@ class VarOrder:
                 self.walk(item)
 
     def _walk_fields(self, node: IRNode) -> None:
-        for spec in node.FIELDS:
-            if spec.role is FieldRole.IGNORED:
-                continue
+        for spec in node.COMPARED_FIELDS:
             value = getattr(node, spec.name)
             if spec.role is FieldRole.DEF:
                 for v in value if isinstance(value, tuple) else (value,):
@@ -100,6 +103,9 @@ class VarOrder:
         return id(v) in self._def_ids
 
 
+_LEAVES = (E.ConstInt, E.ConstFloat, E.ConstBool)
+
+
 def function_var_order(func: F.Function) -> VarOrder:
     order = VarOrder()
     for p in func.params:
@@ -110,12 +116,13 @@ def function_var_order(func: F.Function) -> VarOrder:
     return order
 
 
-def dynamic_dim_vars(program: F.Program) -> list[E.Var]:
+def dynamic_dim_vars(program: F.Program, orders: Iterable[VarOrder] | None = None) -> list[E.Var]:
     """Vars inside types that no function defines: the program's `pl.dynamic` dims."""
     out: list[E.Var] = []
     seen: set[int] = set()
-    for func in program.functions.values():
-        order = function_var_order(func)
+    if orders is None:
+        orders = [function_var_order(f) for f in program.functions.values()]
+    for order in orders:
         for v in order.type_vars:
             if not order.is_defined(v) and id(v) not in seen:
                 seen.add(id(v))

@@ -38,7 +38,8 @@ INDENT = "    "
 
 # Binding strength, weakest first (API.md 8.6).
 _PREC = {
-    E.Or: 1, E.Xor: 2, E.And: 3, E.Not: 4,
+    # Xor prints as Python's `^`, so it must bind like `^` (not like `or`) to re-parse as written.
+    E.Or: 1, E.And: 3, E.Not: 4, E.Xor: 7,
     E.Eq: 5, E.Ne: 5, E.Lt: 5, E.Le: 5, E.Gt: 5, E.Ge: 5,
     E.BitOr: 6, E.BitXor: 7, E.BitAnd: 8, E.BitShiftLeft: 9, E.BitShiftRight: 9,
     E.Add: 10, E.Sub: 10, E.Mul: 11, E.FloatDiv: 11, E.FloorDiv: 11, E.FloorMod: 11,
@@ -80,7 +81,8 @@ def quote_single(text: str) -> str:
 
 
 def is_const_tree(e: E.Expr) -> bool:
-    if isinstance(e, E.ConstInt):
+    """Only constants below: printed with `pl.const` leaves so the parser does not fold it."""
+    if isinstance(e, (E.ConstInt, E.ConstFloat, E.ConstBool)):
         return True
     if isinstance(e, E.BinaryExpr):
         return is_const_tree(e.left) and is_const_tree(e.right)
@@ -89,26 +91,14 @@ def is_const_tree(e: E.Expr) -> bool:
     return False
 
 
-def callee_first_order(program: F.Program) -> list[F.Function]:
-    """DFS topological order: every callee before its callers; ties keep name order; cycles: name order."""
-    from pypto_core.ir.visitor import IRVisitor
+def callee_first_order(program: F.Program, callees: dict[str, list[str]] | None = None) -> list[F.Function]:
+    """DFS topological order: every callee before its callers; ties keep name order; cycles: name order.
 
+    `callees` (function name -> names it calls) may come from a walk the caller already did.
+    """
     funcs = {gv.name: f for gv, f in program.functions.items()}
-
-    class _Callees(IRVisitor):
-        def __init__(self) -> None:
-            self.names: list[str] = []
-
-        def visit_call(self, call: E.Call) -> None:
-            if isinstance(call.op, E.GlobalVar) and call.op.name in funcs and call.op.name not in self.names:
-                self.names.append(call.op.name)
-            self.visit_node(call)
-
-    callees: dict[str, list[str]] = {}
-    for name, f in funcs.items():
-        c = _Callees()
-        c.visit_stmt(f.body)
-        callees[name] = c.names
+    if callees is None:
+        callees = {name: function_var_order(f).callees for name, f in funcs.items()}
     order: list[str] = []
     state: dict[str, int] = {}
 
@@ -118,7 +108,7 @@ def callee_first_order(program: F.Program) -> list[F.Function]:
         if state.get(name) == 1:
             return False
         state[name] = 1
-        for callee in sorted(callees[name]):
+        for callee in sorted(c for c in callees[name] if c in funcs):
             if not visit(callee):
                 return False
         state[name] = 2
@@ -160,7 +150,8 @@ class Printer:
     # -- program / function --------------------------------------------------------------------
     def program(self, program: F.Program) -> str:
         name = program.name or "Program"
-        dyn = dynamic_dim_vars(program)
+        orders = {gv.name: function_var_order(f) for gv, f in program.functions.items()}
+        dyn = dynamic_dim_vars(program, orders.values())
         self.global_names = assign_names(dyn)
         if self.prefix == "pl":
             lines = [f"# pypto.program: {name}", "import pypto.language as pl", ""]
@@ -173,12 +164,14 @@ class Printer:
         lines.append(f"@{self.p('program')}")
         lines.append(f"class {name}:")
         self.in_program = True
-        funcs = [self.function(f, INDENT) for f in callee_first_order(program)]
+        ordered = callee_first_order(program, {n: o.callees for n, o in orders.items()})
+        funcs = [self.function(f, INDENT, orders[f.name]) for f in ordered]
         self.in_program = False
         return "\n".join(lines) + ("\n" + "\n".join(funcs) if funcs else "\n" + INDENT + "pass")
 
-    def function(self, func: F.Function, indent: str = "") -> str:
-        order = function_var_order(func)
+    def function(self, func: F.Function, indent: str = "", order: VarOrder | None = None) -> str:
+        if order is None:
+            order = function_var_order(func)
         reserved = set(self.global_names.values())
         self.names = assign_names(order.defs + [u for u in order.uses if not order.is_defined(u)
                                                 and id(u) not in self.global_names], reserved)
@@ -207,6 +200,8 @@ class Printer:
         if attrs:
             lines.append(body_indent + attrs)
         body = self.body(func.body, body_indent, function_body=True)
+        if not body and "external_source" in func.attrs:
+            body = body_indent + "..."  # the only body the parser accepts there
         if body or not attrs:
             lines.append(body if body else body_indent + "pass")
         self.names = {}
@@ -379,7 +374,11 @@ class Printer:
         return "\n".join(lines)
 
     def comments(self, s: S.Stmt, indent: str) -> str:
-        return "".join(f"{indent}# {c}\n" for c in s.leading_comments)
+        if not s.leading_comments:
+            return ""
+        # One `#` line per text line; the parser strips comment text, so the printer does too.
+        lines = [line.strip() for c in s.leading_comments for line in (c.splitlines() or [""])]
+        return "".join(f"{indent}# {line}\n" if line else f"{indent}#\n" for line in lines)
 
     def return_text(self, values: Sequence[E.Expr]) -> str:
         if not values:
@@ -508,14 +507,24 @@ class Printer:
         return f"{indent}with {self.p('at')}({', '.join(parts)}):"
 
     def scope_body(self, s: S.ScopeStmt, indent: str) -> str:
-        lines = []
+        from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts
+
+        stmts = flatten_to_stmts(s.body)
+        # `pl.set_cache_policy(t, ...)` goes first, or right after the statement that defines `t` when the
+        # scope itself defines it, so the re-parsed text finds `t`.
+        after: dict[int, list[str]] = {}
         for var, policy in s.attrs.get("cache_policy_vars", ()):
-            name = CachePolicy(int(policy)).name
-            lines.append(f"{indent}{self.p('set_cache_policy')}({self.expr(var)}, {self.p('CachePolicy.' + name)})")
-        body = self.body(s.body, indent)
-        if body:
-            lines.append(body)
-        return "\n".join(lines) if lines else indent + "pass"
+            line = (f"{indent}{self.p('set_cache_policy')}({self.expr(var)}, "
+                    f"{self.p('CachePolicy.' + CachePolicy(int(policy)).name)})")
+            where = next((i for i, st in enumerate(stmts) if any(v is var for v in collect_def_vars(st))), -1)
+            after.setdefault(where, []).append(line)
+        if not after:
+            return self.body(s.body, indent) or indent + "pass"
+        lines = list(after.get(-1, ()))
+        for i, st in enumerate(stmts):
+            lines.append(self.stmt(st, indent))
+            lines.extend(after.get(i, ()))
+        return "\n".join(lines)
 
     def split_aiv(self, s: S.SplitAivScopeStmt, indent: str) -> str:
         from pypto_core.ir.utils import flatten_to_stmts
@@ -537,11 +546,11 @@ class Printer:
 
     # -- expressions -------------------------------------------------------------------------------
     def expr(self, e: E.Expr, const_leaves: bool = False) -> str:
-        if not const_leaves and isinstance(e, (E.BinaryExpr, E.UnaryExpr)) and is_const_tree(e):
-            const_leaves = True
         return self._expr(e, const_leaves)
 
     def _expr(self, e: E.Expr, cl: bool) -> str:
+        if not cl and isinstance(e, (E.BinaryExpr, E.UnaryExpr)) and is_const_tree(e):
+            cl = True  # any all-constant subtree, or the parser would fold it
         if isinstance(e, E.Var):
             return self.name(e)
         if isinstance(e, E.ConstInt):
@@ -549,7 +558,7 @@ class Printer:
                 return str(e.value)
             return f"{self.p('const')}({e.value}, {self.p(e.type.dtype.name)})"
         if isinstance(e, E.ConstFloat):
-            if e.type.dtype is DataType.FP32:
+            if e.type.dtype is DataType.FP32 and not cl:
                 return format_float(e.value)
             return f"{self.p('const')}({format_float(e.value)}, {self.p(e.type.dtype.name)})"
         if isinstance(e, E.ConstBool):
@@ -580,6 +589,8 @@ class Printer:
     def wrap(self, e: E.Expr, needed: int, cl: bool, strict: bool = False) -> str:
         text = self._expr(e, cl)
         prec = self.precedence(e)
+        if prec == _ATOM and text.startswith("-"):
+            prec = _PREC[E.Neg]  # a literal `-2` binds like a unary minus: `(-2) ** x`
         if prec < needed or (strict and prec == needed):
             return f"({text})"
         return text
@@ -696,8 +707,12 @@ def python_print(node: Any, prefix: str = "pl", concise: bool = False, format: b
         return printer.stmt(node, "")
     if isinstance(node, E.Expr):
         return printer.expr(node)
-    if isinstance(node, (T.TileView, T.TensorView)):
-        return repr(node)
+    if isinstance(node, T.TileView):  # on its own: fields that differ from the constructor defaults
+        return printer.tile_view(node, T.TileType([], DataType.FP32))
+    if isinstance(node, T.TensorView):
+        return printer.tensor_view(node, T.TensorType([], DataType.FP32))
+    if isinstance(node, T.MemRef):
+        return printer.memref(node)
     raise TypeError(f"python_print cannot print {type(node).__name__}")
 
 

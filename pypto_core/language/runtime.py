@@ -122,6 +122,19 @@ def split_aiv(n: Any, *, mode: Any = None) -> Any:
     return _parse_time_only("split_aiv")()
 
 
+def _lenient(build: Any, *args: Any) -> Any:
+    """Build the scalar expression, or absorb operands that only exist at parse time (dynamic dims in
+    annotations evaluated when a method is defined)."""
+    try:
+        return build(*args)
+    except TypeError:
+        if any(isinstance(a, DynamicDim) for a in args):
+            from pypto_core.language.parser.env import RuntimeDimExpr
+
+            return RuntimeDimExpr()
+        raise
+
+
 def const(value: Any, dtype: Any) -> Any:
     from pypto_core.ir.expr import ConstFloat, ConstInt
 
@@ -133,15 +146,15 @@ def const(value: Any, dtype: Any) -> Any:
 
 
 def cast(value: Any, dtype: Any, mode: Any = "round") -> Any:
-    return scalar_ops.cast(value, dtype)
+    return _lenient(scalar_ops.cast, value, dtype)
 
 
 def min(a: Any, b: Any) -> Any:  # noqa: A001 - DSL name
-    return scalar_ops.min_(a, b)
+    return _lenient(scalar_ops.min_, a, b)
 
 
 def max(a: Any, b: Any) -> Any:  # noqa: A001 - DSL name
-    return scalar_ops.max_(a, b)
+    return _lenient(scalar_ops.max_, a, b)
 
 
 class adir:  # noqa: N801 - DSL spelling `pl.adir.input`

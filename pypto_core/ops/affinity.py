@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pypto_core.ir.expr import Call, Expr, Op, Var
+from pypto_core.ir.expr import Call, Expr, Op
 from pypto_core.ir.types import TileType
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
@@ -28,7 +28,8 @@ def intrinsic_affinity(call: Expr) -> CoreAffinity:
     if opdef.output_memory is not None and isinstance(call.type, TileType) and call.type.memory_space is not None:
         return _space_affinity(call.type.memory_space)
     for arg in call.args:
-        if isinstance(arg, Var) and isinstance(arg.type, TileType) and arg.type.memory_space is not None:
+        # The operand's type decides, whatever expression produces it (seed 003, OperandSplitInfo).
+        if isinstance(arg.type, TileType) and arg.type.memory_space is not None:
             return _space_affinity(arg.type.memory_space)
     return CoreAffinity.SHARED
 

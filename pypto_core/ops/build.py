@@ -176,3 +176,197 @@ def retype_literal(operand: Expr, dtype: DataType) -> Expr:
     if isinstance(operand, ConstFloat) and operand.type.dtype is DataType.FP32 and dtype.is_float():
         return ConstFloat(operand.value, dtype, operand.span)
     return operand
+
+
+# -- operand checks used by type deducers ---------------------------------------------------------
+def require_tile(op_name: str, e: Expr, what: str) -> TileType:
+    if not isinstance(e.type, TileType):
+        raise TypeError(f"{op_name}: {what} must be a tile, got {_describe(e)}")
+    return e.type
+
+
+def require_tensor(op_name: str, e: Expr, what: str) -> TensorType:
+    if not isinstance(e.type, TensorType):
+        raise TypeError(f"{op_name}: {what} must be a tensor, got {_describe(e)}")
+    return e.type
+
+
+def require_scalar(op_name: str, e: Expr, what: str) -> ScalarType:
+    if not isinstance(e.type, ScalarType):
+        raise TypeError(f"{op_name}: {what} must be a scalar, got {_describe(e)}")
+    return e.type
+
+
+def require_rank(op_name: str, dims: Sequence[Expr], rank: int, what: str) -> None:
+    if len(dims) != rank:
+        raise TypeError(f"{op_name}: {what} must be {rank}-D, got {len(dims)}-D {shape_text(dims)}")
+
+
+def same_dim(a: Expr, b: Expr) -> bool:
+    """Two dims are known equal: equal constants, or the same expression."""
+    from pypto_core.ir.structural import structural_equal
+
+    sa, sb = static_int(a), static_int(b)
+    if sa is not None or sb is not None:
+        return sa == sb
+    return structural_equal(a, b)
+
+
+def check_window(op_name: str, verb: str, offsets: Sequence[Expr], extents: Sequence[Expr],
+                 limits: Sequence[Expr], noun: str) -> None:
+    """ValueError when a static window runs past a static extent (leading dims may be implicit 1s).
+
+    The message names the dimension and the numbers, e.g. "tile.store writes past the end of
+    dimension 0: offset 16 + extent 127 exceeds the target extent 128".
+    """
+    lead = len(limits) - len(extents)
+    for dim, off in enumerate(offsets):
+        if dim >= len(limits):
+            break
+        ext = extents[dim - lead] if dim >= lead else None
+        o, e, limit = static_int(off), static_int(ext), static_int(limits[dim])
+        if o is not None and o < 0:
+            raise ValueError(f"{op_name}: offset {o} of dimension {dim} is negative")
+        if o is not None and e is not None and limit is not None and o + e > limit:
+            raise ValueError(f"{op_name} {verb} past the end of dimension {dim}: offset {o} + extent {e} "
+                             f"exceeds the {noun} extent {limit}; use a smaller offset or window")
+
+
+def ceil_half(dim: Expr) -> Expr:
+    """The lane box of a split axis: (n + 1) // 2 for a constant, n // 2 for a dynamic dim."""
+    from pypto_core.ir.scalar_ops import floordiv
+
+    n = static_int(dim)
+    if n is not None:
+        return ConstInt((n + 1) // 2, dim.type.dtype, dim.span)
+    return floordiv(dim, 2)
+
+
+def ceil_half_extent(extent: Expr) -> Expr:
+    """A valid extent halved the way a lane sees it: ceil(v / 2), also when v is dynamic."""
+    from pypto_core.ir.scalar_ops import add, floordiv
+
+    v = static_int(extent)
+    if v is not None:
+        return ConstInt((v + 1) // 2, extent.type.dtype, extent.span)
+    return floordiv(add(extent, 1), 2)
+
+
+def doubled(dim: Expr) -> Expr:
+    from pypto_core.ir.scalar_ops import mul
+
+    n = static_int(dim)
+    if n is not None:
+        return ConstInt(2 * n, dim.type.dtype, dim.span)
+    return mul(dim, 2)
+
+
+# -- DSL argument conversions ------------------------------------------------------------------------
+def operand_kind(value: Any) -> str:
+    """'Tensor', 'Tile', 'Scalar' (literals included) or the type's name: for dispatch and messages."""
+    if isinstance(value, Expr):
+        t = value.type
+        if isinstance(t, TensorType):
+            return "Tensor"
+        if isinstance(t, TileType):
+            return "Tile"
+        if isinstance(t, ScalarType):
+            return "Scalar"
+        return type(t).__name__
+    if isinstance(value, (int, float)) or isinstance(value, enum.Enum):
+        return "Scalar"
+    return type(value).__name__
+
+
+def reject_tensor_tile_mix(*values: Any) -> None:
+    kinds = [operand_kind(v) for v in values]
+    if "Tensor" in kinds and "Tile" in kinds:
+        raise TypeError(f"cannot mix Tensor and Tile arguments ({', '.join(kinds)}); load the tensor into a "
+                        f"tile first (pl.load) or store the tile into a tensor (pl.store)")
+
+
+def to_enum_int(value: Any, enum_cls: type[enum.Enum], what: str) -> int:
+    """An enum-valued kwarg stored as int: accepts the member, its name or its int value."""
+    if isinstance(value, enum_cls):
+        return int(value.value)
+    if isinstance(value, str):
+        for member in enum_cls:
+            if member.name.lower().rstrip("_") == value.lower().rstrip("_"):
+                return int(member.value)
+        names = ", ".join(repr(m.name) for m in enum_cls)
+        raise ValueError(f"{what} must be one of {names}, got {value!r}")
+    if isinstance(value, (int, ConstInt)) and not isinstance(value, bool):
+        v = to_int(value, what)
+        if v in {int(m.value) for m in enum_cls}:
+            return v
+        raise ValueError(f"{what} must be one of {sorted(int(m.value) for m in enum_cls)}, got {v}")
+    raise TypeError(f"{what} must be a {enum_cls.__name__}, got {_describe(value)}")
+
+
+def to_dtype(value: Any, what: str = "dtype") -> DataType:
+    if isinstance(value, DataType):
+        return value
+    raise TypeError(f"{what} must be a dtype such as pl.FP32, got {_describe(value)}")
+
+
+def optional_tuple(values: Any, span: Span | None = None) -> MakeTuple | None:
+    return None if values is None else to_tuple(values, span)
+
+
+def int_list(values: Any, what: str) -> tuple[int, ...]:
+    """A list of compile-time ints (a kwarg such as `shape=[64, 128]`) as a tuple."""
+    if isinstance(values, MakeTuple):
+        values = values.elements
+    if isinstance(values, (int, ConstInt)) and not isinstance(values, bool):
+        values = [values]
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{what} must be a list of integers, got {_describe(values)}")
+    return tuple(to_int(v, what) for v in values)
+
+
+def dsl_entry(fn: Any) -> Any:
+    """Wrap a DSL function / IR builder so that a bad call says what is wrong and how to fix it.
+
+    The parser binds the call against the wrapper (which accepts anything) and turns the TypeError
+    raised here into `InvalidOperationError("pl.<op>: ...")`; unknown keywords get a "did you mean".
+    """
+    import difflib
+    import inspect
+
+    sig = inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.name != "span"]
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    # A builder may take `span` positionally (T.store(tile, offs, out, None, span)).
+    max_positional = sum(1 for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    keywords = [p.name for p in params if p.kind is not p.VAR_POSITIONAL and p.kind is not p.VAR_KEYWORD]
+    open_kwargs = any(p.kind is p.VAR_KEYWORD for p in params)
+    open_args = any(p.kind is p.VAR_POSITIONAL for p in params)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        limit = len(positional) if "span" in kwargs else max_positional
+        if not open_args and len(args) > limit:
+            raise TypeError(f"takes at most {len(positional)} positional argument(s) ({', '.join(positional)}), "
+                            f"got {len(args)}")
+        if not open_kwargs:
+            for key in kwargs:
+                if key != "span" and key not in keywords:
+                    hint = difflib.get_close_matches(key, keywords, n=1)
+                    suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+                    raise TypeError(f"got an unexpected keyword '{key}' (valid keywords: "
+                                    f"{', '.join(keywords) or 'none'}){suggestion}")
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{exc}; expected {fn.__name__}{_signature_text(params)}") from None
+        return fn(*args, **kwargs)
+
+    call.__name__ = fn.__name__
+    call.__qualname__ = fn.__qualname__
+    call.__doc__ = fn.__doc__
+    call.__module__ = fn.__module__
+    call.dsl_target = fn  # type: ignore[attr-defined]
+    return call
+
+
+def _signature_text(params: Sequence[Any]) -> str:
+    return "(" + ", ".join(str(p) for p in params) + ")"

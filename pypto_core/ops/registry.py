@@ -7,6 +7,7 @@ The core registers no op of its own. Plugins receive an `OpRegistrar` in their
 from __future__ import annotations
 
 import difflib
+import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -167,6 +168,8 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
         elif item is not None:
             kwargs = item
     kw: dict[str, Any] = dict(kwargs.items() if isinstance(kwargs, Mapping) else (kwargs or ()))
+    # Int-valued enums (SplitMode, AtomicType, PipeType) are stored as plain ints (API.md 3.1).
+    kw = {k: int(v) if isinstance(v, enum.IntEnum) else v for k, v in kw.items()}
     registry = op_registry()
     opdef = registry.get_opdef(op_name)
     args = list(args)

@@ -2,7 +2,25 @@
 
 from typing import Any as _Any
 
+from pypto_core.passes.context import PassContext
+from pypto_core.passes.instruments import (
+    CallbackInstrument,
+    PassInstrument,
+    VerificationInstrument,
+    VerificationMode,
+    make_roundtrip_instrument,
+)
+from pypto_core.passes.manager import PassManager
+from pypto_core.passes.pass_base import Pass, PassOptions
+from pypto_core.passes.pipeline import PassPipeline
 from pypto_core.passes.properties import IRProperty, IRPropertySet
+from pypto_core.passes.property_sets import (
+    get_default_verify_properties,
+    get_structural_properties,
+    get_verified_properties,
+)
+from pypto_core.passes.run_verifier import run_verifier
+from pypto_core.passes.verification_level import VerificationLevel
 from pypto_core.passes.verifier_registry import (
     Diagnostic,
     DiagnosticSeverity,
@@ -20,5 +38,8 @@ def __getattr__(name: str) -> _Any:
     return factory(name)
 
 
-__all__ = ["Diagnostic", "DiagnosticSeverity", "IRProperty", "IRPropertySet", "PropertyVerifierRegistry",
-           "verify_properties"]
+__all__ = ["CallbackInstrument", "Diagnostic", "DiagnosticSeverity", "IRProperty", "IRPropertySet", "Pass",
+           "PassContext", "PassInstrument", "PassManager", "PassOptions", "PassPipeline",
+           "PropertyVerifierRegistry", "VerificationInstrument", "VerificationLevel", "VerificationMode",
+           "get_default_verify_properties", "get_structural_properties", "get_verified_properties",
+           "make_roundtrip_instrument", "run_verifier", "verify_properties"]

@@ -1,16 +1,21 @@
 """PassContext and running a pass with the active context's instruments (API.md 5.2).
 
-Minimal version: a thread-local stack of contexts, each with instruments exposing
-`before_pass(pass, program)` / `after_pass(pass, program)`.
+Contexts form a thread-local stack; the innermost one alone is in force (it hides outer ones). A
+plain call `p(program)` fires that context's instruments around the transform; verification is
+done by PassPipeline / the PassManager, not by a plain call.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pypto_core.passes.verification_level import VerificationLevel, level_from_env
+
 if TYPE_CHECKING:
+    from pypto_core.backend.backend import Backend
     from pypto_core.ir.function import Program
     from pypto_core.passes.pass_base import Pass
 
@@ -24,19 +29,37 @@ def _stack() -> list[PassContext]:
     return stack
 
 
+def _backend_name(backend: Any) -> str | None:
+    """A backend given as a name, a Backend object or a pypto.backend.BackendType member."""
+    if backend is None or isinstance(backend, str):
+        return backend
+    return str(getattr(backend, "name", backend))
+
+
 class PassContext:
-    def __init__(self, instruments: Sequence[Any] = (), verification_level: Any = None, **options: Any) -> None:
+    def __init__(self, instruments: Sequence[Any] = (), verification_level: VerificationLevel | None = None,
+                 diagnostic_phase: Any = None, disabled_diagnostics: Any = None, memory_planner: Any = None,
+                 enable_pypto_l0c_double_buffer: bool = False, runtime: Any = None,
+                 backend: Any = None) -> None:
         self.instruments = list(instruments)
-        self.verification_level = verification_level
-        self.options = options
-        self.backend: Any = options.get("backend")
+        self._verification_level = verification_level
+        # Accepted for PyPTO compatibility; nothing here reads them yet.
+        self.diagnostic_phase = diagnostic_phase
+        self.disabled_diagnostics = disabled_diagnostics
+        self.memory_planner = memory_planner
+        self.enable_pypto_l0c_double_buffer = enable_pypto_l0c_double_buffer
+        self.runtime = runtime
+        self.backend_name = _backend_name(backend)
+        self.last_run_seconds = 0.0  # duration of the latest transform, for the timing instrument
 
     def __enter__(self) -> PassContext:
         _stack().append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _stack().pop()
+        stack = _stack()
+        if stack and stack[-1] is self:
+            stack.pop()
 
     @staticmethod
     def current() -> PassContext | None:
@@ -46,16 +69,34 @@ class PassContext:
     def get_instruments(self) -> list[Any]:
         return list(self.instruments)
 
-    def get_verification_level(self) -> Any:
-        return self.verification_level
+    def get_verification_level(self) -> VerificationLevel:
+        """The level given to this context, else PYPTO_VERIFY_LEVEL, else BASIC."""
+        return self._verification_level if self._verification_level is not None else level_from_env()
+
+    @property
+    def verification_level(self) -> VerificationLevel:
+        return self.get_verification_level()
+
+    @property
+    def backend(self) -> Backend:
+        """The active backend: this context's, else `pypto.backend`'s choice, else Ascend910B."""
+        from pypto_core.backend.selection import active_backend
+
+        return active_backend(self.backend_name)
+
+    def get_backend(self) -> Backend:
+        return self.backend
 
 
 def run_pass(p: Pass, program: Program) -> Program:
+    """Instruments' before_pass, the transform, instruments' after_pass (all in list order)."""
     ctx = PassContext.current()
-    instruments = ctx.instruments if ctx is not None else []
-    for inst in instruments:
+    run_ctx = ctx if ctx is not None else PassContext()
+    for inst in run_ctx.instruments:
         inst.before_pass(p, program)
-    result = p.run(program, ctx if ctx is not None else PassContext())
-    for inst in instruments:
+    start = time.perf_counter()
+    result = p.run(program, run_ctx)
+    run_ctx.last_run_seconds = time.perf_counter() - start
+    for inst in run_ctx.instruments:
         inst.after_pass(p, result)
     return result

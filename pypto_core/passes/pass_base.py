@@ -8,6 +8,7 @@ with the instruments of the active PassContext.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -45,8 +46,15 @@ class Pass:
                                  f"{_validation_text(exc)}") from None
         self.options = options
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own_run = cls.__dict__.get("run")
+        if own_run is not None and not getattr(own_run, "_accepts_no_ctx", False):
+            cls.run = _ctx_optional(own_run)  # type: ignore[method-assign]
+
     # -- the transform --------------------------------------------------------------------------
     def run(self, program: Program, ctx: PassContext) -> Program:
+        """The transform. Subclasses override it; `p.run(program)` alone behaves like `p(program)`."""
         raise NotImplementedError(f"pass {self.name} does not implement run()")
 
     def __call__(self, program: Program) -> Program:
@@ -70,6 +78,21 @@ class Pass:
     def __repr__(self) -> str:
         opts = self.options.model_dump()
         return f"{self.factory_name or self.name}({', '.join(f'{k}={v!r}' for k, v in opts.items())})"
+
+
+def _ctx_optional(run: Any) -> Any:
+    """PyPTO calls `p.run(program)` (API.md 5.1); without a context that means "run with instruments"."""
+
+    @functools.wraps(run)
+    def run_with_optional_ctx(self: Pass, program: Program, ctx: PassContext | None = None) -> Program:
+        if ctx is None:
+            from pypto_core.passes.context import run_pass
+
+            return run_pass(self, program)
+        return run(self, program, ctx)
+
+    run_with_optional_ctx._accepts_no_ctx = True  # type: ignore[attr-defined]
+    return run_with_optional_ctx
 
 
 def _validation_text(exc: ValidationError) -> str:

@@ -7,10 +7,20 @@ from pypto_core.ops.opdef import OpDef
 
 def ALL_OPDEFS() -> list[OpDef]:  # noqa: N802 - a constant-like accessor
     from pypto_plugins.ops_tile.ops import (
+        cross_core,
+        system,
+        tensor_compute,
         tensor_elementwise,
+        tensor_views,
         tile_elementwise,
+        tile_generators,
+        tile_index,
+        tile_matmul,
         tile_memory,
+        tile_reduce,
+        tile_views,
     )
 
-    modules = (tile_memory, tile_elementwise, tensor_elementwise)
+    modules = (tile_memory, tile_generators, tile_elementwise, tile_views, tile_reduce, tile_matmul, tile_index,
+               cross_core, system, tensor_elementwise, tensor_views, tensor_compute)
     return [opdef for m in modules for opdef in m.OPDEFS]

@@ -1,28 +1,44 @@
-"""Element-wise tensor ops (API.md 3.5): tensor.add/sub/mul/div/..., scalar forms, unary ops."""
+"""Element-wise tensor ops (API.md 3.5): tensor.add/sub/... (two tensors), tensor.adds/... (tensor and
+scalar), unary ops, tensor.cmp / cmps (kwarg `cmp_mode`), tensor.sel(mask, lhs, rhs),
+tensor.sels(mask, src, scalar) and tensor.cast (kwargs `target_type`, `mode` int 0..6). The op
+names and dtype rules are the tile family's (tile_elementwise); tensor forms need no tmp.
+
+Choice where API.md is silent: `tensor.add` takes two tensors; a scalar operand is `tensor.adds`
+(the DSL builds that for `pl.add(t, 1.0)`), so the printer's `pl.tensor.adds` spelling always
+re-parses to the op it came from.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CastMode
 from pypto_core.ir.expr import Expr
-from pypto_core.ir.types import ScalarType, TensorType, Type
-from pypto_core.ops.build import broadcast_shapes, promote_dtypes
-from pypto_core.ops.opdef import ArgSpec, OpDef
+from pypto_core.ir.types import TensorType, Type
+from pypto_core.ops.build import broadcast_shapes, promote_dtypes, require_scalar, require_tensor
+from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef
+from pypto_plugins.ops_tile.ops import tile_elementwise as tile_ew
+from pypto_plugins.ops_tile.ops.tile_elementwise import integer_elements
+
+BINARY = tile_ew.BINARY
+SCALAR = tile_ew.SCALAR
+UNARY = (*tile_ew.UNARY, "recip", "rsqrt")
 
 
-def _tensor(op: str, e: Expr, what: str) -> TensorType:
-    if not isinstance(e.type, TensorType):
-        raise TypeError(f"{op}: {what} must be a tensor, got {e.type}")
-    return e.type
+def _same_view(t: TensorType, shape: Sequence[Expr]) -> TensorType:
+    return TensorType(shape, t.dtype, None, t.tensor_view if len(shape) == len(t.shape) else None)
 
 
 def binary_deducer(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        lhs = _tensor(op, args[0], "lhs")
-        if isinstance(args[1].type, ScalarType):
-            return TensorType(lhs.shape, lhs.dtype)
-        rhs = _tensor(op, args[1], "rhs")
+        lhs = require_tensor(op, args[0], "lhs")
+        if not isinstance(args[1].type, TensorType):
+            raise TypeError(f"{op}: rhs must be a tensor, got {args[1].type}; use {op}s for a scalar")
+        rhs = args[1].type
+        integer_elements(op, lhs, "lhs")
+        integer_elements(op, rhs, "rhs")
         return TensorType(broadcast_shapes(lhs.shape, rhs.shape, op), promote_dtypes(lhs.dtype, rhs.dtype, op))
 
     return deduce
@@ -30,25 +46,53 @@ def binary_deducer(op: str):
 
 def scalar_deducer(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        lhs = _tensor(op, args[0], "lhs")
-        if not isinstance(args[1].type, ScalarType):
-            raise TypeError(f"{op}: rhs must be a scalar, got {args[1].type}")
-        return TensorType(lhs.shape, lhs.dtype)
+        lhs = require_tensor(op, args[0], "lhs")
+        integer_elements(op, lhs, "lhs")
+        require_scalar(op, args[1], "rhs")
+        return _same_view(lhs, lhs.shape)
 
     return deduce
 
 
 def unary_deducer(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        src = _tensor(op, args[0], "operand")
-        return TensorType(src.shape, src.dtype)
+        src = require_tensor(op, args[0], "the operand")
+        integer_elements(op, src, "the operand")
+        return _same_view(src, src.shape)
 
     return deduce
 
 
-BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
-SCALAR = ("adds", "subs", "muls", "divs", "maxs", "mins")
-UNARY = ("exp", "neg", "abs", "sqrt", "log", "relu", "recip")
+def deduce_cmp(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    lhs, rhs = require_tensor("tensor.cmp", args[0], "lhs"), require_tensor("tensor.cmp", args[1], "rhs")
+    promote_dtypes(lhs.dtype, rhs.dtype, "tensor.cmp")
+    return TensorType(broadcast_shapes(lhs.shape, rhs.shape, "tensor.cmp"), DataType.BOOL)
+
+
+def deduce_cmps(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    lhs = require_tensor("tensor.cmps", args[0], "lhs")
+    require_scalar("tensor.cmps", args[1], "rhs")
+    return TensorType(lhs.shape, DataType.BOOL)
+
+
+def deduce_sel(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    require_tensor("tensor.sel", args[0], "the mask")
+    lhs, rhs = require_tensor("tensor.sel", args[1], "lhs"), require_tensor("tensor.sel", args[2], "rhs")
+    return TensorType(broadcast_shapes(lhs.shape, rhs.shape, "tensor.sel"), promote_dtypes(lhs.dtype, rhs.dtype,
+                                                                                            "tensor.sel"))
+
+
+def deduce_sels(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    require_tensor("tensor.sels", args[0], "the mask")
+    src = require_tensor("tensor.sels", args[1], "src")
+    require_scalar("tensor.sels", args[2], "the scalar")
+    return TensorType(src.shape, src.dtype)
+
+
+def deduce_cast(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.cast", args[0], "the operand")
+    return TensorType(src.shape, kwargs["target_type"], None, src.tensor_view)
+
 
 OPDEFS = [
     *[OpDef(f"tensor.{n}", binary_deducer(f"tensor.{n}"), args=(ArgSpec("lhs"), ArgSpec("rhs")),
@@ -57,4 +101,15 @@ OPDEFS = [
             doc=f"Element-wise {n[:-1]} of a tensor and a scalar.") for n in SCALAR],
     *[OpDef(f"tensor.{n}", unary_deducer(f"tensor.{n}"), args=(ArgSpec("tensor"),),
             doc=f"Element-wise {n}.") for n in UNARY],
+    *[OpDef(f"tensor.{n}", deduce, args=(ArgSpec("lhs"), ArgSpec("rhs")),
+            kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(tile_ew.CMP_MODES)))),),
+            doc="Element-wise comparison -> a BOOL mask.") for n, deduce in (("cmp", deduce_cmp), ("cmps", deduce_cmps))],
+    OpDef("tensor.sel", deduce_sel, args=(ArgSpec("mask"), ArgSpec("lhs"), ArgSpec("rhs")),
+          doc="Pick lhs where the mask is set, else rhs."),
+    OpDef("tensor.sels", deduce_sels, args=(ArgSpec("mask"), ArgSpec("src"), ArgSpec("scalar")),
+          doc="Pick src where the mask is set, else the scalar."),
+    OpDef("tensor.cast", deduce_cast, args=(ArgSpec("tensor"),),
+          kwargs=(KwargSpec("target_type", (DataType,), required=True),
+                  KwargSpec("mode", (int,), int(CastMode.round), choices=tuple(int(m) for m in CastMode))),
+          doc="Element-wise dtype conversion with a rounding mode."),
 ]

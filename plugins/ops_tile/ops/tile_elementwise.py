@@ -1,85 +1,178 @@
-"""Element-wise tile ops: tile.add/sub/mul/div/maximum/..., their scalar forms and unary ops."""
+"""Element-wise tile ops: binary (broadcasting), tile-scalar, unary, cast and the selects.
+
+IR layouts (API.md 3.3): `tile.add(lhs, rhs)`, `tile.adds(lhs, scalar)`, `tile.exp(x)`,
+`tile.recip(x)` (+ kwarg `high_precision`), `tile.rsqrt(x[, tmp])`, `tile.cast(x)` (kwargs
+`target_type`, `mode` int 0..6), `tile.cmp(lhs, rhs)` / `tile.cmps(lhs, scalar)` (kwarg `cmp_mode`
+0..5 = eq, ne, lt, gt, ge, le), `tile.sel(mask, lhs, rhs, tmp)`, `tile.sels(mask, src, tmp, scalar)`.
+`and`, `or` and `not` print as `pl.tile.and_` / `or_` / `not_` (API.md 8.6).
+All read and write Vec tiles (VECTOR affinity through the Vec output rule).
+
+Lanes (seed 003, "条件 2"): `tile.rsqrt`'s tmp must have exactly the input's shape, so the deducer
+decides it and it carries no declaration. The `tmp` of sel / sels is Scratch. The masks of
+sel / sels stay undeclared on purpose: the deducer cannot see them (sel only checks that the mask
+is a tile; sels that it covers src's valid rows), and an unclassified operand is lane data.
+
+Choices where API.md is silent: bitwise / shift ops need integer (or BOOL) elements; cmp yields a
+BOOL tile of the broadcast shape; a result keeps the whole view (layout and valid region) of the
+first operand whose shape is the result's (Appendix A.4 prints `tile.add` keeping col_major).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CastMode, MemorySpace
 from pypto_core.ir.expr import Expr
-from pypto_core.ir.types import ScalarType, TileType, TileView, Type
-from pypto_core.ops.build import broadcast_shapes, promote_dtypes
-from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef, OutputMemory
+from pypto_core.ir.types import TensorType, TileType, Type, dims_equal
+from pypto_core.ops.build import (
+    broadcast_shapes,
+    promote_dtypes,
+    require_scalar,
+    require_tile,
+    shape_text,
+    static_int,
+)
+from pypto_core.ops.opdef import ArgSpec, KwargSpec, LaneCategory, OpDef, OutputMemory
+from pypto_plugins.ops_tile.ops.views import same_view
+
+_VEC = OutputMemory(fixed=MemorySpace.Vec)
+BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "rem", "pow", "and", "or", "xor", "shl", "shr")
+SCALAR = ("adds", "subs", "muls", "divs", "maxs", "mins", "rems", "ands", "ors", "xors", "shls", "shrs")
+UNARY = ("exp", "neg", "abs", "sqrt", "log", "relu", "floor", "ceil", "sin", "cos", "tanh", "sigmoid", "square",
+         "not")
+# Bitwise ops need integer (or bool) elements.
+INTEGER_ONLY = ("and", "or", "xor", "shl", "shr", "not")
+CMP_MODES = ("eq", "ne", "lt", "gt", "ge", "le")  # pto-isa CmpMode order
 
 
-def _tile(op: str, e: Expr, what: str) -> TileType:
-    if not isinstance(e.type, TileType):
-        raise TypeError(f"{op}: {what} must be a tile, got {e.type}")
-    return e.type
+def integer_elements(op: str, t: TileType | TensorType, what: str) -> None:
+    name = op.rpartition(".")[2]
+    bitwise = name in INTEGER_ONLY or (name.endswith("s") and name[:-1] in INTEGER_ONLY)
+    if bitwise and not (t.dtype.is_int() or t.dtype.is_bool()):
+        raise TypeError(f"{op}: {what} must hold integers, got {t.dtype.name}")
 
 
-def result_view(src: TileType, shape: Sequence[Expr]) -> TileView | None:
-    """Element-wise results keep the valid region of their first operand when shapes agree."""
-    if src.tile_view is None or not src.tile_view.valid_shape or len(src.shape) != len(shape):
-        return None
-    return TileView(valid_shape=list(src.tile_view.valid_shape))
+def vec_tile(op: str, e: Expr, what: str) -> TileType:
+    """A tile operand of a vector op: it must live in Vec (or not be placed yet)."""
+    t = require_tile(op, e, what)
+    if t.memory_space not in (None, MemorySpace.Vec):
+        raise TypeError(f"{op}: {what} must be a Vec tile, got one in {t.memory_space.name}; move it first "
+                        f"(pl.move(x, target_memory=pl.Mem.Vec))")
+    return t
+
+
+def result_tile(shape: Sequence[Expr], dtype: DataType, *operands: TileType) -> TileType:
+    """The result keeps the view of the first operand that has the result's shape."""
+    for t in operands:
+        if dims_equal(t.shape, shape):
+            return TileType(shape, dtype, None, same_view(t, shape), None)
+    return TileType(shape, dtype, None, None, None)
 
 
 def binary_deducer(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        lhs, rhs = _tile(op, args[0], "lhs"), _tile(op, args[1], "rhs")
+        lhs, rhs = vec_tile(op, args[0], "lhs"), vec_tile(op, args[1], "rhs")
+        integer_elements(op, lhs, "lhs")
+        integer_elements(op, rhs, "rhs")
         shape = broadcast_shapes(lhs.shape, rhs.shape, op)
-        dtype = promote_dtypes(lhs.dtype, rhs.dtype, op)
-        return TileType(shape, dtype, None, result_view(lhs, shape), None)
+        return result_tile(shape, promote_dtypes(lhs.dtype, rhs.dtype, op), lhs, rhs)
 
     return deduce
 
 
 def scalar_deducer(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        lhs = _tile(op, args[0], "lhs")
-        if not isinstance(args[1].type, ScalarType):
-            raise TypeError(f"{op}: rhs must be a scalar, got {args[1].type}")
-        return TileType(lhs.shape, lhs.dtype, None, result_view(lhs, lhs.shape), None)
+        lhs = vec_tile(op, args[0], "lhs")
+        integer_elements(op, lhs, "lhs")
+        require_scalar(op, args[1], "rhs")
+        return result_tile(lhs.shape, lhs.dtype, lhs)
 
     return deduce
 
 
 def unary_deducer(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        src = _tile(op, args[0], "operand")
-        return TileType(src.shape, src.dtype, None, result_view(src, src.shape), None)
+        src = vec_tile(op, args[0], "the operand")
+        integer_elements(op, src, "the operand")
+        return result_tile(src.shape, src.dtype, src)
 
     return deduce
 
 
-_VEC = OutputMemory(fixed=MemorySpace.Vec)
-BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
-SCALAR = ("adds", "subs", "muls", "divs", "maxs", "mins")
-UNARY = ("exp", "neg", "abs", "sqrt", "log", "relu")
+def deduce_cmp(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    lhs, rhs = vec_tile("tile.cmp", args[0], "lhs"), vec_tile("tile.cmp", args[1], "rhs")
+    shape = broadcast_shapes(lhs.shape, rhs.shape, "tile.cmp")
+    promote_dtypes(lhs.dtype, rhs.dtype, "tile.cmp")
+    return result_tile(shape, DataType.BOOL, lhs, rhs)
 
 
-def _binary(name: str) -> OpDef:
-    op = f"tile.{name}"
-    return OpDef(op, binary_deducer(op), args=(ArgSpec("lhs"), ArgSpec("rhs")), output_memory=_VEC,
-                 doc=f"Element-wise {name} of two tiles (numpy broadcasting).")
+def deduce_cmps(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    lhs = vec_tile("tile.cmps", args[0], "lhs")
+    require_scalar("tile.cmps", args[1], "rhs")
+    return result_tile(lhs.shape, DataType.BOOL, lhs)
 
 
-def _scalar(name: str) -> OpDef:
-    op = f"tile.{name}"
-    return OpDef(op, scalar_deducer(op), args=(ArgSpec("lhs"), ArgSpec("rhs")), output_memory=_VEC,
-                 doc=f"Element-wise {name[:-1]} of a tile and a scalar.")
+def deduce_rsqrt(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = vec_tile("tile.rsqrt", args[0], "the operand")
+    if len(args) > 1:
+        tmp = vec_tile("tile.rsqrt", args[1], "tmp")
+        if not dims_equal(tmp.shape, src.shape) or tmp.dtype is not src.dtype:
+            raise TypeError(f"tile.rsqrt: tmp must have the operand's shape and dtype "
+                            f"({shape_text(src.shape)} {src.dtype.name}), got {shape_text(tmp.shape)} "
+                            f"{tmp.dtype.name}")
+    return result_tile(src.shape, src.dtype, src)
 
 
-def _unary(name: str, kwargs: tuple[KwargSpec, ...] = ()) -> OpDef:
-    op = f"tile.{name}"
-    return OpDef(op, unary_deducer(op), args=(ArgSpec("tile"),), kwargs=kwargs, output_memory=_VEC,
-                 doc=f"Element-wise {name}.")
+def deduce_cast(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = vec_tile("tile.cast", args[0], "the operand")
+    return result_tile(src.shape, kwargs["target_type"], src)
 
+
+def deduce_sel(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    vec_tile("tile.sel", args[0], "the mask")
+    lhs, rhs = vec_tile("tile.sel", args[1], "lhs"), vec_tile("tile.sel", args[2], "rhs")
+    vec_tile("tile.sel", args[3], "tmp")
+    shape = broadcast_shapes(lhs.shape, rhs.shape, "tile.sel")
+    return result_tile(shape, promote_dtypes(lhs.dtype, rhs.dtype, "tile.sel"), lhs, rhs)
+
+
+def deduce_sels(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    mask = vec_tile("tile.sels", args[0], "the mask")
+    src = vec_tile("tile.sels", args[1], "src")
+    vec_tile("tile.sels", args[2], "tmp")
+    require_scalar("tile.sels", args[3], "the scalar")
+    rows, need = static_int(mask.shape[0]), static_int(src.valid_shape[0])
+    if rows is not None and need is not None and rows < need:
+        raise TypeError(f"tile.sels: the mask has {rows} rows but src has {need} valid rows")
+    return result_tile(src.shape, src.dtype, src)
+
+
+def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, **extra: Any) -> OpDef:
+    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_VEC, doc=doc, **extra)
+
+
+_CAST_MODES = tuple(int(m) for m in CastMode)
 
 OPDEFS = [
-    *[_binary(n) for n in BINARY],
-    *[_scalar(n) for n in SCALAR],
-    *[_unary(n) for n in UNARY],
-    _unary("recip", (KwargSpec("high_precision", (bool,), False),)),
+    *[_op(n, binary_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
+          f"Element-wise {n} of two tiles (numpy broadcasting).") for n in BINARY],
+    *[_op(n, scalar_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
+          f"Element-wise {n[:-1]} of a tile and a scalar.") for n in SCALAR],
+    *[_op(n, unary_deducer(f"tile.{n}"), (ArgSpec("tile"),), f"Element-wise {n}.") for n in UNARY],
+    _op("recip", unary_deducer("tile.recip"), (ArgSpec("tile"),), "Element-wise 1 / x.",
+        kwargs=(KwargSpec("high_precision", (bool,), False),)),
+    _op("rsqrt", deduce_rsqrt, (ArgSpec("tile"), ArgSpec("tmp", optional=True)), "Element-wise 1 / sqrt(x)."),
+    _op("cast", deduce_cast, (ArgSpec("tile"),), "Element-wise dtype conversion with a rounding mode.",
+        kwargs=(KwargSpec("target_type", (DataType,), required=True),
+                KwargSpec("mode", (int,), int(CastMode.round), choices=_CAST_MODES))),
+    _op("cmp", deduce_cmp, (ArgSpec("lhs"), ArgSpec("rhs")), "Element-wise comparison -> a BOOL mask.",
+        kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(CMP_MODES)))),)),
+    _op("cmps", deduce_cmps, (ArgSpec("lhs"), ArgSpec("rhs")), "Comparison with a scalar -> a BOOL mask.",
+        kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(CMP_MODES)))),)),
+    _op("sel", deduce_sel, (ArgSpec("mask"), ArgSpec("lhs"), ArgSpec("rhs"), ArgSpec("tmp")),
+        "Pick lhs where the mask is set, else rhs.", lane_invariant={3: LaneCategory.SCRATCH}),
+    _op("sels", deduce_sels, (ArgSpec("mask"), ArgSpec("src"), ArgSpec("tmp"), ArgSpec("scalar")),
+        "Pick src where the mask is set, else the scalar.", lane_invariant={2: LaneCategory.SCRATCH}),
 ]

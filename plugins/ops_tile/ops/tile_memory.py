@@ -1,15 +1,37 @@
-"""tile.load / tile.store / tile.move / tile.create / tile.full (API.md 3.3)."""
+"""Data movement between tensors and tiles: tile.load / store / move / extract / read / write.
+
+IR layouts (API.md 3.3):
+* `tile.load(t, offsets, shapes, valid_shape)` - always 4 args; kwargs `target_memory` (Vec/Mat), `clamp`.
+* `tile.store(tile, offsets, out[, shapes])` - kwarg `atomic` (1 = Add) only when set; result: out's type.
+* `tile.move(tile)` - kwargs `target_memory`, optional `blayout`, `slayout`.
+* `tile.extract(src, row, col, shape)` - kwarg `target_memory`.
+* `tile.read(tile, indices)` -> Scalar; `tile.write(tile, indices, value)` -> the tile's type.
+
+Choices where API.md is silent:
+* tile.move to Vec keeps the blayout/slayout of a source that carries a view (Appendix A.4: a Mat
+  tile with a valid region moved to Vec prints `blayout=col_major, slayout=row_major`); a source
+  with the implicit view, and any cube target, take the target's implicit layout.
+* tile.extract reads a window of a tile; its result takes the target space's implicit layout.
+* tile.write writes one element in place: arg 0 is Write, the result is the tile's type.
+* tile.store requires the tile's dtype to be the target's, except from Acc (the fixpipe converts).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import AtomicType, MemorySpace, TileLayout
 from pypto_core.ir.expr import Call, Expr
-from pypto_core.ir.types import TensorType, TileType, TileView, Type, implicit_layout
-from pypto_core.ops.build import element_dtype, shape_text, static_int, tuple_elements
+from pypto_core.ir.types import ScalarType, TileType, TileView, Type, implicit_layout
+from pypto_core.ops.build import (
+    check_window,
+    require_scalar,
+    require_tensor,
+    require_tile,
+    static_int,
+    tuple_elements,
+)
 from pypto_core.ops.opdef import (
     ArgSpec,
     CoreAffinity,
@@ -19,18 +41,11 @@ from pypto_core.ops.opdef import (
     OpTraits,
     OutputMemory,
 )
+from pypto_plugins.ops_tile.ops.views import same_view
 
-
-def _require_tensor(op: str, e: Expr, what: str) -> TensorType:
-    if not isinstance(e.type, TensorType):
-        raise TypeError(f"{op}: {what} must be a tensor, got {e.type}")
-    return e.type
-
-
-def _require_tile(op: str, e: Expr, what: str) -> TileType:
-    if not isinstance(e.type, TileType):
-        raise TypeError(f"{op}: {what} must be a tile, got {e.type}")
-    return e.type
+_MEMORY = (MemorySpace,)
+_TILE_SPACES = (MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc,
+                MemorySpace.Bias, MemorySpace.LeftScale, MemorySpace.RightScale)
 
 
 def _readable_valid(requested: Sequence[Expr], offsets: Sequence[Expr], source: Sequence[Expr]) -> list[Expr]:
@@ -58,33 +73,37 @@ def load_view(shape: Sequence[Expr], valid: Sequence[Expr], target: MemorySpace)
 
 
 def deduce_load(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = _require_tensor("tile.load", args[0], "the source")
+    src = require_tensor("tile.load", args[0], "the source")
     offsets, shape = tuple_elements(args[1]), tuple_elements(args[2])
     valid = tuple_elements(args[3]) if len(args) > 3 else shape
-    if len(offsets) != len(shape) or len(shape) != len(src.shape):
-        raise TypeError(f"tile.load: offsets {len(offsets)}-D, shape {len(shape)}-D and source "
-                        f"{len(src.shape)}-D must have the same rank")
+    if not (len(offsets) == len(shape) == len(valid) == len(src.shape)):
+        raise TypeError(f"tile.load: offsets ({len(offsets)}-D), shapes ({len(shape)}-D), valid_shape "
+                        f"({len(valid)}-D) and the source ({len(src.shape)}-D) must have the same rank")
     target = kwargs.get("target_memory", MemorySpace.Vec)
-    valid = _readable_valid(valid, offsets, src.shape)
+    # The readable window ends at the source's valid region when it has one.
+    window = src.tensor_view.valid_shape if src.tensor_view is not None and src.tensor_view.valid_shape \
+        else src.shape
+    valid = _readable_valid(valid, offsets, window)
     return TileType(shape, src.dtype, None, load_view(shape, valid, target), target)
 
 
 def deduce_store(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    tile = _require_tile("tile.store", args[0], "the stored value")
-    out = _require_tensor("tile.store", args[2], "the target")
+    tile = require_tile("tile.store", args[0], "the stored value")
+    out = require_tensor("tile.store", args[2], "the target")
     if tile.memory_space not in (None, MemorySpace.Vec, MemorySpace.Acc):
-        raise TypeError(f"tile.store: the stored tile must be in Vec or Acc, got {tile.memory_space.name}")
+        raise TypeError(f"tile.store: the stored tile must be in Vec or Acc, got {tile.memory_space.name}; "
+                        f"move it first (pl.move(t, target_memory=pl.Mem.Vec))")
+    # An Acc tile converts on the way out (fixpipe); a Vec tile is stored as it is.
+    if tile.dtype is not out.dtype and tile.memory_space is not MemorySpace.Acc:
+        raise TypeError(f"tile.store: the tile is {tile.dtype.name} but the target is {out.dtype.name}; "
+                        f"cast the tile first (pl.cast)")
     offsets = tuple_elements(args[1])
     if len(offsets) != len(out.shape):
         raise TypeError(f"tile.store: {len(offsets)} offsets for a {len(out.shape)}-D target")
     extents = tuple_elements(args[3]) if len(args) > 3 else tile.valid_shape
-    lead = len(out.shape) - len(extents)
-    for dim, off in enumerate(offsets):
-        ext = extents[dim - lead] if dim >= lead else None
-        o, e, limit = static_int(off), static_int(ext), static_int(out.shape[dim])
-        if o is not None and e is not None and limit is not None and o + e > limit:
-            raise ValueError(f"tile.store writes past the end of dimension {dim}: offset {o} + extent {e} "
-                             f"exceeds the target extent {limit} of {shape_text(out.shape)}")
+    if len(extents) > len(out.shape):
+        raise TypeError(f"tile.store: a {len(extents)}-D window does not fit a {len(out.shape)}-D target")
+    check_window("tile.store", "writes", offsets, extents, out.shape, "target")
     return out
 
 
@@ -94,15 +113,17 @@ def store_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
 
 
 def deduce_move(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = _require_tile("tile.move", args[0], "the source")
+    src = require_tile("tile.move", args[0], "the source")
     target = kwargs["target_memory"]
     blayout, slayout, fractal = implicit_layout(src.shape, target)
     if target is MemorySpace.Right:
         blayout = TileLayout.row_major
+    elif target is MemorySpace.Vec and src.tile_view is not None:
+        view = src.effective_view()
+        blayout, slayout = view.blayout, view.slayout
     blayout = kwargs.get("blayout", blayout)
     slayout = kwargs.get("slayout", slayout)
-    valid = src.tile_view.valid_shape if src.tile_view is not None else ()
-    view = TileView(valid_shape=list(valid), blayout=blayout, slayout=slayout, fractal=fractal)
+    view = TileView(valid_shape=list(src.valid_shape), blayout=blayout, slayout=slayout, fractal=fractal)
     return TileType(src.shape, src.dtype, None, view, target)
 
 
@@ -118,25 +139,46 @@ def classify_move(call: Call) -> CoreAffinity:
     return CoreAffinity.CUBE if src_space.is_cube() else CoreAffinity.VECTOR
 
 
-def deduce_create(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    shape = tuple_elements(args[0])
-    return TileType(shape, kwargs["dtype"], None, None, kwargs.get("target_memory", MemorySpace.Vec))
+def deduce_extract(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tile("tile.extract", args[0], "the source")
+    require_scalar("tile.extract", args[1], "the row index")
+    require_scalar("tile.extract", args[2], "the column index")
+    shape = tuple_elements(args[3])
+    if len(src.shape) != 2 or len(shape) != 2:
+        raise TypeError(f"tile.extract: the source and the extracted shape must be 2-D, got {len(src.shape)}-D "
+                        f"and {len(shape)}-D")
+    check_window("tile.extract", "reads", args[1:3], shape, src.shape, "source")
+    return TileType(shape, src.dtype, None, None, kwargs["target_memory"])
 
 
-def deduce_full(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    shape = tuple_elements(args[0])
-    element_dtype(args[1].type)
-    return TileType(shape, kwargs["dtype"], None, None, MemorySpace.Vec)
+def _indices(op: str, e: Expr, rank: int) -> None:
+    idx = tuple_elements(e)
+    if len(idx) != rank:
+        raise TypeError(f"{op}: {len(idx)} indices for a {rank}-D operand")
+    for i in idx:
+        if not isinstance(i.type, ScalarType) or not i.type.dtype.is_int():
+            raise TypeError(f"{op}: indices must be integer scalars, got {i.type}")
 
 
-_MEMORY = (MemorySpace,)
+def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    tile = require_tile("tile.read", args[0], "the operand")
+    _indices("tile.read", args[1], len(tile.shape))
+    return ScalarType(tile.dtype)
+
+
+def deduce_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    tile = require_tile("tile.write", args[0], "the operand")
+    _indices("tile.write", args[1], len(tile.shape))
+    require_scalar("tile.write", args[2], "the value")
+    return TileType(tile.shape, tile.dtype, None, same_view(tile, tile.shape), None)
+
 
 OPDEFS = [
     OpDef(
         "tile.load", deduce_load,
         args=(ArgSpec("tensor"), ArgSpec("offsets"), ArgSpec("shapes"), ArgSpec("valid_shape", optional=True)),
         kwargs=(KwargSpec("target_memory", _MEMORY, MemorySpace.Vec, choices=(MemorySpace.Vec, MemorySpace.Mat)),
-                KwargSpec("clamp", (bool,), False), KwargSpec("cache", (int,), 0)),
+                KwargSpec("clamp", (bool,), False)),
         output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
         traits=OpTraits(read_address_args=(1,), shape_args=(1, 2, 3)),
         doc="Load a window of a tensor into a tile.",
@@ -152,29 +194,32 @@ OPDEFS = [
     OpDef(
         "tile.move", deduce_move,
         args=(ArgSpec("tile"),),
-        kwargs=(KwargSpec("target_memory", _MEMORY, required=True), KwargSpec("blayout", (TileLayout,)),
-                KwargSpec("slayout", (TileLayout,))),
+        kwargs=(KwargSpec("target_memory", _MEMORY, required=True, choices=_TILE_SPACES),
+                KwargSpec("blayout", (TileLayout,)), KwargSpec("slayout", (TileLayout,))),
         affinity=classify_move,
         output_memory=OutputMemory(from_kwarg="target_memory"),
         doc="Move a tile to another memory space.",
     ),
     OpDef(
-        "tile.create", deduce_create,
-        args=(ArgSpec("shape"),),
-        kwargs=(KwargSpec("dtype", (DataType,), required=True),
-                KwargSpec("target_memory", _MEMORY, MemorySpace.Vec),
-                KwargSpec("transpose", (bool,), False), KwargSpec("flat_layout", (bool,), False)),
-        affinity=CoreAffinity.SHARED,
-        output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
-        traits=OpTraits(pure_generator=True, shape_describing=True, shape_args=(0,)),
-        doc="Allocate an uninitialised tile.",
+        "tile.extract", deduce_extract,
+        args=(ArgSpec("src"), ArgSpec("index_row"), ArgSpec("index_col"), ArgSpec("shape")),
+        kwargs=(KwargSpec("target_memory", _MEMORY, required=True, choices=_TILE_SPACES),),
+        output_memory=OutputMemory(from_kwarg="target_memory"),
+        traits=OpTraits(read_address_args=(1, 2), shape_args=(3,)),
+        doc="Extract a window of a tile into another memory space (e.g. Mat -> Left).",
     ),
     OpDef(
-        "tile.full", deduce_full,
-        args=(ArgSpec("shape"), ArgSpec("value")),
-        kwargs=(KwargSpec("dtype", (DataType,), required=True),),
-        output_memory=OutputMemory(fixed=MemorySpace.Vec),
-        traits=OpTraits(pure_generator=True, shape_describing=True, shape_args=(0,)),
-        doc="A tile filled with one value.",
+        "tile.read", deduce_read,
+        args=(ArgSpec("tile"), ArgSpec("indices")),
+        traits=OpTraits(shape_args=(1,)),
+        doc="Read one element of a tile.",
+    ),
+    OpDef(
+        "tile.write", deduce_write,
+        args=(ArgSpec("tile"), ArgSpec("indices"), ArgSpec("value")),
+        effects={0: Effect.WRITE},
+        output_memory=OutputMemory(inherit_input=0),
+        traits=OpTraits(shape_args=(1,)),
+        doc="Write one element of a tile in place.",
     ),
 ]

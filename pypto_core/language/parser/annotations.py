@@ -117,12 +117,13 @@ class TypeParser(ParserBase):
         shape = self.parse_dims(args[0])
         dtype = self.parse_dtype(args[1])
         memory: MemorySpace | None = None
+        view_fields: _ViewFields | None = None
         view: T.TileView | None = None
         memref: T.MemRef | None = None
         seen: set[str] = set()
         for extra in args[2:]:
             value = self._type_extra(extra)
-            kind = ("memory space" if isinstance(value, MemorySpace) else "TileView" if isinstance(value, T.TileView)
+            kind = ("memory space" if isinstance(value, MemorySpace) else "TileView" if isinstance(value, _ViewFields)
                     else "MemRef" if isinstance(value, T.MemRef) else None)
             if kind is None:
                 self.fail(ParserTypeError, f"unexpected entry '{ast.unparse(extra)}' in a tile type", extra,
@@ -132,12 +133,16 @@ class TypeParser(ParserBase):
             seen.add(kind)
             if isinstance(value, MemorySpace):
                 memory = value
-            elif isinstance(value, T.TileView):
-                view = value
+            elif isinstance(value, _ViewFields):
+                view_fields = value
             else:
                 memref = value
         if memref is not None and memory is None:
             self.fail(ParserTypeError, "a tile type with a pl.MemRef needs an explicit memory space", node)
+        if view_fields is not None:
+            # Layout fields left out mean "the implicit layout of this tile" (the printer omits exactly those).
+            blayout, slayout, fractal = T.implicit_layout(shape, memory)
+            view = T.TileView(**{"blayout": blayout, "slayout": slayout, "fractal": fractal, **view_fields})
         return T.TileType(shape, dtype, memref, view, memory)
 
     def _type_extra(self, node: ast.AST) -> Any:
@@ -178,7 +183,8 @@ class TypeParser(ParserBase):
             self.fail(ParserTypeError, f"expected a {cls.__name__} value, got '{ast.unparse(node)}'", node)
         return value
 
-    def parse_tile_view(self, call: ast.Call) -> T.TileView:
+    def parse_tile_view(self, call: ast.Call) -> _ViewFields:
+        """The fields a `pl.TileView(...)` spells out; the tile type fills in the rest."""
         names = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
         kw = self._keywords(call, names)
         args: dict[str, Any] = {}
@@ -197,7 +203,7 @@ class TypeParser(ParserBase):
             if not isinstance(value, int) or isinstance(value, bool):
                 self.fail(ParserTypeError, "fractal= must be an integer", kw["fractal"])
             args["fractal"] = value
-        return T.TileView(**args)
+        return _ViewFields(args)
 
     def parse_tensor_view(self, call: ast.Call) -> T.TensorView:
         kw = self._keywords(call, ("stride", "layout", "valid_shape", "pad"))
@@ -223,6 +229,10 @@ class TypeParser(ParserBase):
         slots = static_value(kw["slots"], self.env) if "slots" in kw else None
         slot_value = static_value(slot, self.env) if slot is not None else None
         return T.MemRef(base, offset, size, slots, slot_value)
+
+
+class _ViewFields(dict):  # type: ignore[type-arg]
+    """Keyword arguments of a `pl.TileView(...)` annotation entry."""
 
 
 def _is_none(node: ast.AST) -> bool:

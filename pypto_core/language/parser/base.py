@@ -20,9 +20,24 @@ from pypto_core.language.parser.errors import (
 from pypto_core.language.parser.source import SourceInfo
 
 
+_UNSET = object()
+_PL_MODULE: Any = None
+_PYPTO_MODULE: Any = None
+
+
+def _load_pl_modules() -> None:
+    global _PL_MODULE, _PYPTO_MODULE
+    import pypto
+    import pypto.language
+
+    _PL_MODULE, _PYPTO_MODULE = pypto.language, pypto
+
+
 class ParserBase:
     def __init__(self, src: SourceInfo, env: Env, program: ProgramContext, func_name: str,
                  func_type: FunctionType, strict_ssa: bool) -> None:
+        if _PL_MODULE is None:
+            _load_pl_modules()
         self.src = src
         self.env = env
         self.program = program
@@ -36,6 +51,8 @@ class ParserBase:
         self.blocks: list[list[S.Stmt]] = []
         self.last_line = 0
         self.pending_comments: list[str] = []
+        self.current_stmt: ast.stmt | None = None
+        self._pl_paths: dict[ast.AST, str | None] = {}
 
     # -- errors ------------------------------------------------------------------------------
     def span(self, node: ast.AST | None) -> Span:
@@ -84,9 +101,6 @@ class ParserBase:
             self.blocks.pop()
 
     def emit(self, stmt: S.Stmt) -> None:
-        if self.pending_comments:
-            stmt = stmt.with_comments(tuple(self.pending_comments) + tuple(stmt.leading_comments))
-            self.pending_comments = []
         self.blocks[-1].append(stmt)
 
     def note_statement_start(self, node: ast.stmt) -> None:
@@ -120,7 +134,18 @@ class ParserBase:
 
     # -- the `pl` module ---------------------------------------------------------------------------
     def pl_path(self, node: ast.AST) -> str | None:
-        """`pl.tile.load` -> "tile.load" when the chain starts at the pypto.language module, else None."""
+        """`pl.tile.load` -> "tile.load" when the chain starts at the pypto.language module, else None.
+
+        Asked several times per statement, so the answer is cached per AST node."""
+        cached = self._pl_paths.get(node, _UNSET)
+        if cached is not _UNSET:
+            return cached  # type: ignore[return-value]
+        path = self._pl_path(node)
+        if not (isinstance(node, ast.Name) and node.id in self.symbols):
+            self._pl_paths[node] = path  # a local variable may shadow `pl` later: only cache module paths
+        return path
+
+    def _pl_path(self, node: ast.AST) -> str | None:
         parts: list[str] = []
         cur = node
         while isinstance(cur, ast.Attribute):
@@ -130,12 +155,8 @@ class ParserBase:
             return None
         base = self.env.lookup(cur.id)
         parts.reverse()
-        import pypto.language as pl_module
-
-        if base is pl_module:
+        if base is _PL_MODULE:
             return ".".join(parts)
-        import pypto
-
-        if base is pypto and parts[:1] == ["language"] and len(parts) > 1:
+        if base is _PYPTO_MODULE and parts[:1] == ["language"] and len(parts) > 1:
             return ".".join(parts[1:])
         return None

@@ -34,7 +34,9 @@ class DynamicDim:
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _absorb
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __truediv__ = __rtruediv__ = _absorb
-    __neg__ = _absorb
+    __pow__ = __rpow__ = __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _absorb
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _absorb
+    __neg__ = __pos__ = __abs__ = __invert__ = _absorb
 
 
 class RuntimeDimExpr(DynamicDim):
@@ -156,6 +158,9 @@ def text_module_env(tree: ast.Module) -> Env:
                 value = static_value(stmt.value, env)
             if value is not _MISSING:
                 values[targets[0].id] = value
+    # A printed Function (API.md 8.3) has no import line; `pl` still means the DSL there.
+    if "pl" not in values:
+        values["pl"] = _import("pypto.language")
     return env
 
 

@@ -152,8 +152,6 @@ class ExprParser(TypeParser):
             return operand
         if isinstance(node.op, ast.USub) and _is_number(operand):
             return -operand
-        if isinstance(node.op, ast.Not) and isinstance(operand, bool):
-            return not operand
         e = self.scalar_operand(self.to_expr(operand, node.operand), node.operand)
         fn = {ast.USub: scalar_ops.neg, ast.Not: scalar_ops.not_, ast.Invert: scalar_ops.bit_not}[type(node.op)]
         return self._scalar_call(fn, node, e)
@@ -255,9 +253,7 @@ class ExprParser(TypeParser):
         if path in REGION_BOUNDARY:
             return self.region_boundary(path, node)
         result = self.call_dsl(path, node)
-        if path in ("tensor.dim", "dim"):
-            return self.fold_tensor_dim(result)
-        return result
+        return self.fold_tensor_dim(result)
 
     def _const(self, node: ast.Call) -> E.Expr:
         if len(node.args) != 2 or node.keywords:
@@ -294,12 +290,15 @@ class ExprParser(TypeParser):
         fn = entry.function
         if getattr(fn, "wants_dsl_context", False):
             kwargs = {**kwargs, "ctx": self}
+        span = self.span(node)
+        sig = _strict_signature(fn)
+        if sig is not None:
+            try:
+                sig.bind(*args, span=span, **kwargs)
+            except TypeError as exc:
+                self.fail(InvalidOperationError, f"pl operation '{path}': {fn.__name__}() {exc}", node)
         try:
-            inspect.signature(fn).bind(*args, span=self.span(node), **kwargs)
-        except TypeError as exc:
-            self.fail(InvalidOperationError, f"pl operation '{path}': {fn.__name__}() {exc}", node)
-        try:
-            result = fn(*args, span=self.span(node), **kwargs)
+            result = fn(*args, span=span, **kwargs)
         except ParserError:
             raise
         except (TypeError, ValueError) as exc:
@@ -309,6 +308,15 @@ class ExprParser(TypeParser):
         if not isinstance(result, E.Expr):
             self.fail(InvalidOperationError, f"pl.{path} did not produce an expression", node)
         return result
+
+    def op_call(self, name: str, args: list[E.Expr], kwargs: dict[str, Any], node: ast.AST) -> E.Call:
+        """An IR op call the parser builds itself (not through a DSL name), with located errors."""
+        from pypto_core.ops.registry import create_op_call
+
+        try:
+            return create_op_call(name, args, kwargs, span=self.span(node))
+        except (TypeError, ValueError) as exc:
+            self.fail(InvalidOperationError, f"{name}: {exc}", node)
 
     @staticmethod
     def _op_suggestion(path: str) -> str | None:
@@ -363,6 +371,28 @@ class ExprParser(TypeParser):
         return out
 
 
+_SIGNATURES: dict[Any, inspect.Signature | None] = {}
+
+
+def _strict_signature(fn: Any) -> inspect.Signature | None:
+    """The signature to check a DSL call against, or None when the function takes anything (it then
+    checks its own arguments). Cached: looking signatures up dominated parse time."""
+    try:
+        return _SIGNATURES[fn]
+    except KeyError:
+        pass
+    try:
+        sig: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    if sig is not None:
+        kinds = {p.kind for p in sig.parameters.values()}
+        if inspect.Parameter.VAR_POSITIONAL in kinds and inspect.Parameter.VAR_KEYWORD in kinds:
+            sig = None
+    _SIGNATURES[fn] = sig
+    return sig
+
+
 def call_return_type(callee: Any, args: list[E.Expr]) -> T.Type:
     """The callee's return type(s), with its dynamic dims replaced by the arguments' dims."""
     from pypto_core.ir.utils import substitute
@@ -385,7 +415,10 @@ def call_return_type(callee: Any, args: list[E.Expr]) -> T.Type:
 
 def fold_dim_of_param(call: E.Expr, params: list[E.Var], dynamic_ids: set[int]) -> E.Expr:
     """`tensor.dim(p, k)` -> the dynamic symbol p's type declares at axis k, when there is one."""
-    if not (isinstance(call, E.Call) and call.op.name == "tensor.dim" and len(call.args) == 2):
+    from pypto_core.ops.registry import opdef_of
+
+    opdef = opdef_of(call)
+    if opdef is None or not opdef.traits.extent_query or len(call.args) != 2:  # type: ignore[union-attr]
         return call
     tensor, axis = call.args
     if not any(tensor is p for p in params) or not isinstance(axis, E.ConstInt):

@@ -23,6 +23,7 @@ from pypto_core.language.parser.errors import (
     UnsupportedFeatureError,
 )
 from pypto_core.language.parser.scopes import ScopeParser
+from pypto_core.language.parser.stmts import docstring_lines
 from pypto_core.language.parser.source import SourceInfo
 
 _HIDDEN_ATTR_KEYS = ("auto_scope", "external_source")
@@ -54,6 +55,10 @@ class FunctionParser(ScopeParser):
         body_nodes = list(fdef.body)
         if body_nodes and isinstance(body_nodes[0], ast.Expr) and isinstance(body_nodes[0].value, ast.Constant) \
                 and isinstance(body_nodes[0].value.value, str):
+            # The docstring becomes leading comments of the first statement, like any bare string.
+            self.note_statement_start(body_nodes[0])
+            self.pending_comments.extend(docstring_lines(body_nodes[0].value.value))
+            self.note_statement_end(body_nodes[0])
             body_nodes = body_nodes[1:]
         while body_nodes and isinstance(body_nodes[0], ast.Expr) and isinstance(body_nodes[0].value, ast.Call) \
                 and self.pl_path(body_nodes[0].value.func) == "func_attr":
@@ -207,6 +212,7 @@ def run_function_parser(fdef: ast.FunctionDef, options: FunctionOptions, src: So
         raise err.attach(src.span(fdef), src.source_lines) from None
     except BUG_CLASS_EXCEPTIONS:
         raise
-    except Exception as exc:  # anything else is reported at the function, never as a bare traceback
-        raise ParserSyntaxError(f"Failed to parse function '{fdef.name}': {exc}", src.span(fdef),
+    except Exception as exc:  # anything else is reported at the statement, never as a bare traceback
+        where = parser.current_stmt if parser.current_stmt is not None else fdef
+        raise ParserSyntaxError(f"Failed to parse function '{fdef.name}': {exc}", src.span(where),
                                 source_lines=src.source_lines) from exc

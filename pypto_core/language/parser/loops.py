@@ -70,7 +70,7 @@ class LoopParser(StmtParser):
         if len(iter_names) != len(inits):
             self.syntax_error(f"the loop declares {len(iter_names)} carried name(s) but init_values has "
                               f"{len(inits)} value(s)", node.target)
-        loop_var = E.Var(loop_name, T.ScalarType(_loop_dtype(start, stop, step)), self.span(node.target))
+        loop_var = E.Var(loop_name, T.ScalarType(loop_var_dtype(start, stop, step)), self.span(node.target))
         iter_args = [E.IterArg(n, v.type, v, self.span(node.target)) for n, v in zip(iter_names, inits)]
         frame = Frame("for", loop_kind=kind, carried=bool(inits))
         self.symbols[loop_name] = loop_var
@@ -194,10 +194,7 @@ class LoopParser(StmtParser):
         if not isinstance(node.target, ast.Name):
             self.syntax_error("pl.split_aiv takes a single loop variable (the AIV lane index)", node.target)
         lane = E.Var(node.target.id, T.ScalarType(DataType.INDEX), self.span(node.target))
-        from pypto_core.ops.registry import create_op_call
-
-        lane_def = S.AssignStmt(lane, create_op_call("tile.get_subblock_idx", [], span=self.span(node.iter)),
-                                self.span(node.target))
+        lane_def = S.AssignStmt(lane, self.op_call("tile.get_subblock_idx", [], {}, node.iter), self.span(node.target))
         self.symbols[lane.name_hint] = lane
         self.def_nodes[lane.name_hint] = node.target
         for frame in self.frames:
@@ -256,7 +253,7 @@ def _name(kind: ForKind) -> str:
             ForKind.Pipeline: "pipeline"}[kind]
 
 
-def _loop_dtype(*bounds: E.Expr) -> DataType:
+def loop_var_dtype(*bounds: E.Expr) -> DataType:
     dtypes = [b.type.dtype for b in bounds if isinstance(b.type, T.ScalarType)]
     if all(isinstance(b, E.ConstInt) for b in bounds) and dtypes and all(d is DataType.INT64 for d in dtypes):
         return DataType.INT64

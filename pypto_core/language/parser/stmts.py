@@ -44,11 +44,23 @@ class StmtParser(ExprParser):
 
     def parse_stmt(self, node: ast.stmt) -> None:
         self.note_statement_start(node)
+        self.current_stmt = node  # where an unexpected failure is reported (function_parser)
         method = getattr(self, "_stmt_" + type(node).__name__, None)
         if method is None:
             self.fail(UnsupportedFeatureError, f"'{type(node).__name__}' statements are not supported in a pl "
                                                f"function", node)
+        comments, self.pending_comments = self.pending_comments, []
+        block = self.blocks[-1]
+        first = len(block)
         method(node)
+        self.current_stmt = node
+        if comments:
+            # Comments above a statement belong to the first IR statement it emits here (a loop or an if
+            # is emitted after its body); a statement that emits nothing passes them on.
+            if len(block) > first:
+                block[first] = block[first].with_comments((*comments, *block[first].leading_comments))
+            else:
+                self.pending_comments = comments + self.pending_comments
         self.note_statement_end(node)
 
     def _stmt_Pass(self, node: ast.Pass) -> None:  # noqa: N802
@@ -72,7 +84,7 @@ class StmtParser(ExprParser):
     def _check_loop_control(self, word: str, node: ast.AST) -> None:
         frame = self.innermost("for", "while", "split_aiv")
         if frame is None:
-            self.fail(InvalidOperationError, f"'{word}' outside a loop", node)
+            self.fail(InvalidOperationError, f"'{word}' not supported outside a loop", node)
         if frame.kind == "split_aiv":
             self.fail(InvalidOperationError, f"'{word}' not supported inside a pl.split_aiv region", node,
                       hint="a region is not a loop: both lanes run its whole body")
@@ -84,7 +96,7 @@ class StmtParser(ExprParser):
     def _stmt_Expr(self, node: ast.Expr) -> None:  # noqa: N802
         value = node.value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            self.pending_comments.extend(line.strip() for line in value.value.strip().splitlines())
+            self.pending_comments.extend(docstring_lines(value.value))
             return
         if isinstance(value, ast.Call):
             path = self.pl_path(value.func)
@@ -200,6 +212,10 @@ class StmtParser(ExprParser):
         """Check an assignment annotation against the value; let it add information (API.md 2.3)."""
         inferred = value.type
         if isinstance(inferred, T.UnknownType):
+            return _retyped(value, ann), ann
+        if isinstance(ann, T.UnknownType):
+            # The printer writes `pl.UnknownType` for a call whose callee was parsed later; keep it unknown
+            # so the re-parsed program equals the printed one even though the callee now comes first.
             return _retyped(value, ann), ann
         if isinstance(ann, T.TileType) and isinstance(inferred, T.TileType):
             self._check_same(ann.dtype is inferred.dtype and T.dims_equal(ann.shape, inferred.shape),
@@ -345,6 +361,11 @@ class StmtParser(ExprParser):
 
     def _stmt_With(self, node: ast.With) -> None:  # noqa: N802
         self.parse_with(node)
+
+
+def docstring_lines(text: str) -> list[str]:
+    """A bare string statement as comment lines (blank lines dropped)."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def types_match(old: T.Type, new: T.Type) -> bool:

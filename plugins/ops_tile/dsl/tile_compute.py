@@ -1,0 +1,173 @@
+"""DSL / builders of the tile compute ops: element-wise, cast, selects, reductions, broadcasts, matmul,
+and the index-addressed ops (API.md 3.3). `pl.tile.add(t, 1.0)` builds `tile.adds` (API.md 3.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CastMode
+from pypto_core.ir.expr import Call, Expr
+from pypto_core.ir.span import Span
+from pypto_core.ops.build import is_tile, to_bool, to_dtype, to_enum_int, to_expr, to_int, to_tuple
+from pypto_core.ops.registry import create_op_call
+from pypto_plugins.ops_tile.dsl.common import Builder, dsl_entry, dsl_name, scalar_for, to_cmp_mode
+from pypto_plugins.ops_tile.ops import tile_elementwise as ew
+from pypto_plugins.ops_tile.ops import tile_reduce as red
+
+
+def _binary(name: str) -> Builder:
+    def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
+        if is_tile(rhs):
+            return create_op_call(f"tile.{name}", [lhs, rhs], span=span)
+        return create_op_call(f"tile.{name}s", [lhs, scalar_for(rhs, lhs, span)], span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+def _scalar(name: str) -> Builder:
+    def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
+        return create_op_call(f"tile.{name}", [lhs, scalar_for(rhs, lhs, span)], span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+def _unary(name: str) -> Builder:
+    def build(tile: Expr, span: Span | None = None) -> Call:
+        return create_op_call(f"tile.{name}", [tile], span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+@dsl_entry
+def recip(tile: Expr, high_precision: Any = False, span: Span | None = None) -> Call:
+    kwargs = {"high_precision": True} if to_bool(high_precision, "high_precision") else {}
+    return create_op_call("tile.recip", [tile], kwargs, span=span)
+
+
+@dsl_entry
+def rsqrt(tile: Expr, tmp: Expr | None = None, span: Span | None = None) -> Call:
+    return create_op_call("tile.rsqrt", [tile] if tmp is None else [tile, tmp], span=span)
+
+
+@dsl_entry
+def cast(tile: Expr, target_type: DataType, mode: Any = "round", span: Span | None = None) -> Call:
+    kwargs = {"target_type": to_dtype(target_type, "target_type"), "mode": to_enum_int(mode, CastMode, "mode")}
+    return create_op_call("tile.cast", [tile], kwargs, span=span)
+
+
+@dsl_entry
+def cmp(lhs: Expr, rhs: Any, span: Span | None = None, *, cmp_mode: Any = 0) -> Call:
+    """A scalar rhs builds tile.cmps."""
+    kwargs = {"cmp_mode": to_cmp_mode(cmp_mode)}
+    if is_tile(rhs):
+        return create_op_call("tile.cmp", [lhs, rhs], kwargs, span=span)
+    return create_op_call("tile.cmps", [lhs, scalar_for(rhs, lhs, span)], kwargs, span=span)
+
+
+@dsl_entry
+def cmps(lhs: Expr, rhs: Any, span: Span | None = None, *, cmp_mode: Any = 0) -> Call:
+    kwargs = {"cmp_mode": to_cmp_mode(cmp_mode)}
+    return create_op_call("tile.cmps", [lhs, scalar_for(rhs, lhs, span)], kwargs, span=span)
+
+
+@dsl_entry
+def sel(mask: Expr, lhs: Expr, rhs: Expr, tmp: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.sel", [mask, lhs, rhs, tmp], span=span)
+
+
+@dsl_entry
+def sels(mask: Expr, src: Expr, tmp: Expr, scalar: Any, span: Span | None = None) -> Call:
+    return create_op_call("tile.sels", [mask, src, tmp, scalar_for(scalar, src, span)], span=span)
+
+
+def _row_reduce(name: str) -> Builder:
+    def build(tile: Expr, tmp: Expr, span: Span | None = None) -> Call:
+        return create_op_call(f"tile.{name}", [tile, tmp], span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+def _col_reduce(name: str) -> Builder:
+    def build(tile: Expr, tmp: Expr | None = None, span: Span | None = None) -> Call:
+        if isinstance(tmp, Span):  # T.col_max(tile, span) (API.md 3.6)
+            tmp, span = None, tmp
+        return create_op_call(f"tile.{name}", [tile] if tmp is None else [tile, tmp], span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+def _expand(name: str) -> Builder:
+    def build(tile: Expr, vec: Expr, span: Span | None = None) -> Call:
+        return create_op_call(f"tile.{name}", [tile, vec], span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+@dsl_entry
+def matmul(lhs: Expr, rhs: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.matmul", [lhs, rhs], span=span)
+
+
+@dsl_entry
+def matmul_acc(acc: Expr, lhs: Expr, rhs: Expr, init_cond: Any = None, span: Span | None = None) -> Call:
+    args = [acc, lhs, rhs] if init_cond is None else [acc, lhs, rhs, to_expr(init_cond, span)]
+    return create_op_call("tile.matmul_acc", args, span=span)
+
+
+@dsl_entry
+def gather(src: Expr, indices: Expr, tmp: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.gather", [src, indices, tmp], span=span)
+
+
+@dsl_entry
+def gatherb(src: Expr, offsets: Expr, span: Span | None = None, *, output_dtype: DataType | None = None) -> Call:
+    kwargs = {} if output_dtype is None else {"output_dtype": to_dtype(output_dtype, "output_dtype")}
+    return create_op_call("tile.gatherb", [src, offsets], kwargs, span=span)
+
+
+@dsl_entry
+def scatter(dst: Expr, src: Expr, indices: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.scatter", [dst, src, indices], span=span)
+
+
+@dsl_entry
+def scatter_update(input: Expr, index: Expr, src: Expr, span: Span | None = None, *, dim: Any = -2) -> Call:
+    return create_op_call("tile.scatter_update", [input, index, src], {"dim": to_int(dim, "dim")}, span=span)
+
+
+@dsl_entry
+def gather_compare(src: Expr, k: Any, tmp: Expr, span: Span | None = None, *, cmp_mode: Any, out_cols: Any) -> Call:
+    kwargs = {"cmp_mode": to_int(cmp_mode, "cmp_mode"), "out_cols": to_int(out_cols, "out_cols")}
+    return create_op_call("tile.gather_compare", [src, scalar_for(k, src, span), tmp], kwargs, span=span)
+
+
+@dsl_entry
+def gather_row(dst: Expr, src: Expr, dst_offset: Any, src_offset: Any, shapes: Any, transpose: Any = False,
+               span: Span | None = None, *, valid_shape: Any = None) -> Call:
+    """The 6th operand (valid_shape) is printed as a keyword (API.md 8.6)."""
+    args = [dst, src, to_tuple(dst_offset, span), to_tuple(src_offset, span), to_tuple(shapes, span)]
+    if valid_shape is not None:
+        args.append(to_tuple(valid_shape, span))
+    kwargs = {"transpose": True} if to_bool(transpose, "transpose") else {}
+    return create_op_call("tile.gather_row", args, kwargs, span=span)
+
+
+TILE: dict[str, Builder] = {
+    **{dsl_name(n): _binary(n) for n in ew.BINARY},
+    **{n: _scalar(n) for n in ew.SCALAR},
+    **{dsl_name(n): _unary(n) for n in ew.UNARY},
+    "recip": recip, "rsqrt": rsqrt, "cast": cast, "cmp": cmp, "cmps": cmps, "sel": sel, "sels": sels,
+    **{n: _row_reduce(n) for n in (*red.ROW, "row_argmax")},
+    **{n: _col_reduce(n) for n in red.COL},
+    **{f"{d}_expand_{n}": _expand(f"{d}_expand_{n}") for d in ("row", "col") for n in red.EXPAND},
+    "matmul": matmul, "matmul_acc": matmul_acc,
+    "gather": gather, "gatherb": gatherb, "scatter": scatter, "scatter_update": scatter_update,
+    "gather_compare": gather_compare, "gather_row": gather_row,
+}

@@ -1,0 +1,52 @@
+"""DSL / builders of tile.full, create, ci, random (API.md 3.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.expr import Call
+from pypto_core.ir.span import Span
+from pypto_core.ops.build import retype_literal, to_bool, to_dtype, to_expr, to_int, to_tuple
+from pypto_core.ops.registry import create_op_call
+from pypto_plugins.ops_tile.dsl.common import dsl_entry, fill_value
+
+
+@dsl_entry
+def full(shape: Any, dtype: DataType, value: Any, span: Span | None = None) -> Call:
+    dtype = to_dtype(dtype)
+    return create_op_call("tile.full", [to_tuple(shape, span), fill_value(value, dtype, span)], {"dtype": dtype},
+                          span=span)
+
+
+@dsl_entry
+def create(shape: Any, dtype: DataType, target_memory: MemorySpace = MemorySpace.Vec, transpose: Any = None,
+           span: Span | None = None, *, flat_layout: Any = None) -> Call:
+    kwargs: dict[str, Any] = {"dtype": to_dtype(dtype), "target_memory": target_memory}
+    if transpose is not None:
+        kwargs["transpose"] = to_bool(transpose, "transpose")
+    if flat_layout is not None:
+        kwargs["flat_layout"] = to_bool(flat_layout, "flat_layout")
+    return create_op_call("tile.create", [to_tuple(shape, span)], kwargs, span=span)
+
+
+@dsl_entry
+def ci(start: Any, shape: Any, dtype: DataType, descending: Any = False, span: Span | None = None) -> Call:
+    dtype = to_dtype(dtype)
+    kwargs = {"dtype": dtype, "descending": to_bool(descending, "descending")}
+    return create_op_call("tile.ci", [retype_literal(to_expr(start, span), dtype), to_tuple(shape, span)], kwargs,
+                          span=span)
+
+
+@dsl_entry
+def random(k0: Any, k1: Any, c0: Any, c1: Any, c2: Any, c3: Any, shape: Any, valid_shape: Any = None,
+           dtype: DataType = DataType.UINT32, rounds: Any = 10, span: Span | None = None) -> Call:
+    args = [to_expr(v, span) for v in (k0, k1, c0, c1, c2, c3)] + [to_tuple(shape, span)]
+    if valid_shape is not None:
+        args.append(to_tuple(valid_shape, span))
+    kwargs = {"dtype": to_dtype(dtype), "rounds": to_int(rounds, "rounds")}
+    return create_op_call("tile.random", args, kwargs, span=span)
+
+
+TILE = {"full": full, "create": create, "ci": ci, "random": random}

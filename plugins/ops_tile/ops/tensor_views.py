@@ -1,0 +1,218 @@
+"""Tensor creation, views and element access (API.md 3.5).
+
+IR layouts:
+* `tensor.create(shape)` kwargs `dtype`, `layout` (+ `manual_dep`, `init_value` when given).
+* `tensor.full(shape, value)` kwarg `dtype` (printed like tile.full).
+* `tensor.slice(t, shape, offset[, valid_shape[, drop_dims]])` kwargs `pad_value`, `clamp`.
+* `tensor.reshape(t, shape)`, `tensor.transpose(t, axis1, axis2)`, `tensor.reinterpret_view(t[, shape])`
+  (kwarg `dtype`), `tensor.dim(t, axis)` -> Scalar[INT64], `tensor.read(t, indices)` -> Scalar,
+  `tensor.write(t, indices, value)` (arg 0 Write), `tensor.assemble(target, source, offset)` (kwarg
+  `atomic`; arg 0 Write, ReadWrite when atomic=Add).
+
+Choices where API.md is silent: a non-ND `layout` of tensor.create is recorded in the TensorView;
+tensor.slice past the source's end is an error unless `clamp=True`, which narrows the valid region
+instead; drop_dims removes extent-1 dims (no 2-D clamp for tensors); tensor.write returns the
+tensor's type so that it can be rebound; tensor.assemble writes the whole source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import AtomicType, PadValue, TensorLayout
+from pypto_core.ir.expr import Expr
+from pypto_core.ir.types import ScalarType, TensorType, TensorView, Type, dims_equal
+from pypto_core.ops.build import (
+    check_window,
+    require_scalar,
+    require_tensor,
+    shape_text,
+    static_dims,
+    static_int,
+    tuple_elements,
+)
+from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OpTraits
+from pypto_plugins.ops_tile.ops.shapes import clip_valid, product, rescale_extent, shape_operand
+
+
+def tensor_valid(t: TensorType) -> tuple[Expr, ...]:
+    return t.tensor_view.valid_shape if t.tensor_view is not None and t.tensor_view.valid_shape else t.shape
+
+
+def with_valid(src: TensorType, shape: Sequence[Expr], valid: Sequence[Expr], dtype: DataType | None = None) -> TensorType:
+    """A result of `shape` whose valid region is `valid` (the view is dropped when it says nothing)."""
+    view = None
+    if not dims_equal(valid, shape):
+        layout = src.tensor_view.layout if src.tensor_view is not None else None
+        view = TensorView(layout=layout, valid_shape=list(valid))
+    return TensorType(shape, dtype or src.dtype, None, view)
+
+
+def deduce_create(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    shape = shape_operand("tensor.create", args[0])
+    layout = kwargs.get("layout", TensorLayout.ND)
+    view = TensorView(layout=layout) if layout is not TensorLayout.ND else None
+    return TensorType(shape, kwargs["dtype"], None, view)
+
+
+def deduce_full(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    shape = shape_operand("tensor.full", args[0])
+    value = require_scalar("tensor.full", args[1], "the fill value")
+    if value.dtype.is_float() and not kwargs["dtype"].is_float():
+        raise TypeError(f"tensor.full: a float value cannot fill a {kwargs['dtype'].name} tensor")
+    return TensorType(shape, kwargs["dtype"])
+
+
+def deduce_slice(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tensor.slice"
+    src = require_tensor(op, args[0], "the source")
+    shape, offsets = tuple_elements(args[1]), tuple_elements(args[2])
+    rank = len(src.shape)
+    if len(shape) != rank or len(offsets) != rank:
+        raise TypeError(f"{op}: shape ({len(shape)}-D) and offset ({len(offsets)}-D) must match the "
+                        f"{rank}-D source")
+    if not kwargs.get("clamp", False):
+        check_window(op, "reads", offsets, shape, src.shape, "source")
+    valid: Sequence[Expr] = tuple_elements(args[3]) if len(args) > 3 else ()
+    if valid and len(valid) != rank:
+        raise TypeError(f"{op}: valid_shape has {len(valid)} dims for a {rank}-D source")
+    valid = clip_valid(valid or shape, offsets, tensor_valid(src))
+    drop = set()
+    for d in (tuple_elements(args[4]) if len(args) > 4 else ()):
+        axis = static_int(d)
+        if axis is None or not -rank <= axis < rank:
+            raise ValueError(f"{op}: drop_dims must be constant axes of the {rank}-D slice")
+        axis %= rank
+        if static_int(shape[axis]) != 1:
+            raise ValueError(f"{op}: drop_dims can only drop extent-1 dims; dim {axis} of {shape_text(shape)} "
+                             f"is not 1")
+        drop.add(axis)
+    if len(drop) == rank:
+        raise ValueError(f"{op}: drop_dims would drop every dim")
+    keep = [i for i in range(rank) if i not in drop]
+    return with_valid(src, [shape[i] for i in keep], [valid[i] for i in keep])
+
+
+def deduce_reshape(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.reshape", args[0], "the source")
+    shape = tuple_elements(args[1])
+    old, new = static_dims(src.shape), static_dims(shape)
+    if old is not None and new is not None and product(old) != product(new):
+        raise TypeError(f"tensor.reshape: cannot reshape {shape_text(src.shape)} ({product(old)} elements) to "
+                        f"{shape_text(shape)} ({product(new)} elements)")
+    return TensorType(shape, src.dtype)
+
+
+def deduce_transpose(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.transpose", args[0], "the source")
+    rank = len(src.shape)
+    axes = []
+    for e in args[1:3]:
+        a = static_int(e)
+        if a is None or not -rank <= a < rank:
+            raise ValueError(f"tensor.transpose: axes must be constants in range for a {rank}-D tensor")
+        axes.append(a % rank)
+    shape, valid = list(src.shape), list(tensor_valid(src))
+    for dims in (shape, valid):
+        dims[axes[0]], dims[axes[1]] = dims[axes[1]], dims[axes[0]]
+    return with_valid(src, shape, valid)
+
+
+def deduce_reinterpret_view(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tensor.reinterpret_view"
+    src = require_tensor(op, args[0], "the source")
+    dtype = kwargs["dtype"]
+    if len(args) > 1:
+        shape = list(tuple_elements(args[1]))
+        old, new = static_dims(src.shape), static_dims(shape)
+        if old is not None and new is not None and product(old) * src.dtype.get_bit() != \
+                product(new) * dtype.get_bit():
+            raise TypeError(f"{op}: {shape_text(src.shape)} {src.dtype.name} and {shape_text(shape)} {dtype.name} "
+                            f"differ in size")
+        return TensorType(shape, dtype)
+    shape = [*src.shape[:-1], rescale_extent(op, src.shape[-1], src.dtype.get_bit(), dtype.get_bit())]
+    return TensorType(shape, dtype)
+
+
+def deduce_dim(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.dim", args[0], "the operand")
+    axis = static_int(args[1])
+    if axis is None or not -len(src.shape) <= axis < len(src.shape):
+        raise ValueError(f"tensor.dim: the axis must be a constant in range for a {len(src.shape)}-D tensor")
+    return ScalarType(DataType.INT64)
+
+
+def _indices(op: str, e: Expr, rank: int) -> None:
+    idx = tuple_elements(e)
+    if len(idx) != rank:
+        raise TypeError(f"{op}: {len(idx)} indices for a {rank}-D tensor")
+    for i in idx:
+        if not isinstance(i.type, ScalarType) or not i.type.dtype.is_int():
+            raise TypeError(f"{op}: indices must be integer scalars, got {i.type}")
+
+
+def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.read", args[0], "the operand")
+    _indices("tensor.read", args[1], len(src.shape))
+    return ScalarType(src.dtype)
+
+
+def deduce_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    dst = require_tensor("tensor.write", args[0], "the target")
+    _indices("tensor.write", args[1], len(dst.shape))
+    require_scalar("tensor.write", args[2], "the value")
+    return dst
+
+
+def deduce_assemble(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tensor.assemble"
+    target = require_tensor(op, args[0], "the target")
+    source = require_tensor(op, args[1], "the source")
+    offsets = tuple_elements(args[2])
+    if len(offsets) != len(target.shape) or len(source.shape) > len(target.shape):
+        raise TypeError(f"{op}: {len(offsets)} offsets and a {len(source.shape)}-D source for a "
+                        f"{len(target.shape)}-D target")
+    if source.dtype is not target.dtype:
+        raise TypeError(f"{op}: the source is {source.dtype.name} but the target is {target.dtype.name}")
+    check_window(op, "writes", offsets, source.shape, target.shape, "target")
+    return target
+
+
+def write_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
+    atomic = int(kwargs.get("atomic", 0)) == int(AtomicType.Add)
+    return {0: Effect.READ_WRITE if atomic else Effect.WRITE}
+
+
+OPDEFS = [
+    OpDef("tensor.create", deduce_create, args=(ArgSpec("shape"),),
+          kwargs=(KwargSpec("dtype", (DataType,), required=True), KwargSpec("layout", (TensorLayout,), TensorLayout.ND),
+                  KwargSpec("manual_dep", (bool,), False), KwargSpec("init_value", (int, float))),
+          traits=OpTraits(shape_args=(0,)), doc="A new tensor."),
+    OpDef("tensor.full", deduce_full, args=(ArgSpec("shape"), ArgSpec("value")),
+          kwargs=(KwargSpec("dtype", (DataType,), required=True),), traits=OpTraits(shape_args=(0,)),
+          doc="A tensor filled with one value."),
+    OpDef("tensor.slice", deduce_slice,
+          args=(ArgSpec("tensor"), ArgSpec("shape"), ArgSpec("offset"), ArgSpec("valid_shape", optional=True),
+                ArgSpec("drop_dims", optional=True)),
+          kwargs=(KwargSpec("pad_value", (PadValue,), PadValue.null), KwargSpec("clamp", (bool,), False)),
+          traits=OpTraits(read_address_args=(2,), shape_args=(1, 2, 3)), doc="A window of a tensor (a view)."),
+    OpDef("tensor.reshape", deduce_reshape, args=(ArgSpec("tensor"), ArgSpec("shape")),
+          traits=OpTraits(shape_args=(1,)), doc="The same elements with another shape."),
+    OpDef("tensor.transpose", deduce_transpose, args=(ArgSpec("tensor"), ArgSpec("axis1"), ArgSpec("axis2")),
+          doc="Swap two axes."),
+    OpDef("tensor.reinterpret_view", deduce_reinterpret_view, args=(ArgSpec("tensor"), ArgSpec("shape", optional=True)),
+          kwargs=(KwargSpec("dtype", (DataType,), required=True),), traits=OpTraits(shape_args=(1,)),
+          doc="The same bytes read as another dtype (and optionally shape)."),
+    OpDef("tensor.dim", deduce_dim, args=(ArgSpec("tensor"), ArgSpec("axis")), traits=OpTraits(extent_query=True),
+          doc="The extent of one axis."),
+    OpDef("tensor.read", deduce_read, args=(ArgSpec("tensor"), ArgSpec("indices")),
+          traits=OpTraits(shape_args=(1,)), doc="Read one element."),
+    OpDef("tensor.write", deduce_write, args=(ArgSpec("tensor"), ArgSpec("indices"), ArgSpec("value")),
+          effects={0: Effect.WRITE}, traits=OpTraits(shape_args=(1,)), doc="Write one element in place."),
+    OpDef("tensor.assemble", deduce_assemble, args=(ArgSpec("target"), ArgSpec("source"), ArgSpec("offset")),
+          kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),), effects=write_effects,
+          traits=OpTraits(shape_args=(2,)), doc="Write a tensor into a window of another tensor."),
+]
+

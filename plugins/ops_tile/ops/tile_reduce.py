@@ -1,0 +1,94 @@
+"""Row / column reductions and row / column broadcasts of 2-D Vec tiles.
+
+IR layouts (API.md 3.3): `tile.col_sum(x[, tmp])` (col_max, col_min) -> [1, N];
+`tile.row_sum(x, tmp)` (row_max, row_min) -> [M, 1]; `tile.row_argmax(x, tmp)` -> [M, 1] INT32;
+`tile.row_expand_mul(x, v)` with v [M, 1] (also _add/_sub/_div) and `tile.col_expand_mul(x, v)`
+with v [1, N] -> x's type.
+
+Lanes (seed 003): the tmp of row_sum / row_max / row_min / col_* is Scratch (the deducer never reads
+it); row_argmax requires a tmp of exactly the source's shape, so the deducer decides it and it has
+no declaration. Choices where API.md is silent: row_argmax yields INT32 indices; col_* accept an
+optional tmp, also Scratch; the broadcast vector must match the tile's rows (cols) exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.expr import ConstInt, Expr
+from pypto_core.ir.types import TileType, Type, dims_equal
+from pypto_core.ops.build import require_rank, same_dim, shape_text, static_int
+from pypto_core.ops.opdef import ArgSpec, LaneCategory, OpDef, OpTraits, OutputMemory
+from pypto_plugins.ops_tile.ops.tile_elementwise import result_tile, vec_tile
+from pypto_plugins.ops_tile.ops.views import is_partial, valid_view
+
+_VEC = OutputMemory(fixed=MemorySpace.Vec)
+ROW = ("row_sum", "row_max", "row_min")
+COL = ("col_sum", "col_max", "col_min")
+EXPAND = ("add", "sub", "mul", "div")
+
+
+def _reduced(src: TileType, axis: int, dtype: DataType) -> TileType:
+    shape, valid = list(src.shape), list(src.valid_shape)
+    shape[axis] = valid[axis] = ConstInt(1)
+    view = valid_view(valid, shape, MemorySpace.Vec) if is_partial(src) else None
+    return TileType(shape, dtype, None, view, None)
+
+
+def reduce_deducer(op: str, axis: int, exact_tmp: bool = False, dtype: DataType | None = None):
+    def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+        src = vec_tile(op, args[0], "the operand")
+        require_rank(op, src.shape, 2, "the operand")
+        if len(args) > 1:
+            tmp = vec_tile(op, args[1], "tmp")
+            if exact_tmp and (not dims_equal(tmp.shape, src.shape) or tmp.dtype is not src.dtype):
+                raise TypeError(f"{op}: tmp must have the operand's shape and dtype ({shape_text(src.shape)} "
+                                f"{src.dtype.name}), got {shape_text(tmp.shape)} {tmp.dtype.name}")
+        return _reduced(src, axis, dtype or src.dtype)
+
+    return deduce
+
+
+def expand_deducer(op: str, axis: int):
+    """`v` holds one value per row (axis 0: [M, 1]) or per column (axis 1: [1, N])."""
+
+    def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+        src = vec_tile(op, args[0], "the tile")
+        vec = vec_tile(op, args[1], "the vector")
+        require_rank(op, src.shape, 2, "the tile")
+        require_rank(op, vec.shape, 2, "the vector")
+        other = 1 - axis
+        if not same_dim(vec.shape[axis], src.shape[axis]) or static_int(vec.shape[other]) != 1:
+            want = "[M, 1]" if axis == 0 else "[1, N]"
+            raise TypeError(f"{op}: the vector must be {want} for a {shape_text(src.shape)} tile, got "
+                            f"{shape_text(vec.shape)}")
+        if vec.dtype is not src.dtype:
+            raise TypeError(f"{op}: the vector is {vec.dtype.name} but the tile is {src.dtype.name}")
+        return result_tile(src.shape, src.dtype, src)
+
+    return deduce
+
+
+def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, **extra: Any) -> OpDef:
+    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_VEC, doc=doc, **extra)
+
+
+_SCRATCH_TMP = {1: LaneCategory.SCRATCH}
+
+OPDEFS = [
+    *[_op(n, reduce_deducer(f"tile.{n}", 1), (ArgSpec("tile"), ArgSpec("tmp")), f"{n[4:]} of each row -> [M, 1].",
+          lane_invariant=_SCRATCH_TMP, traits=OpTraits(reduction_axes=(1,))) for n in ROW],
+    _op("row_argmax", reduce_deducer("tile.row_argmax", 1, exact_tmp=True, dtype=DataType.INT32),
+        (ArgSpec("tile"), ArgSpec("tmp")), "Index of the maximum of each row -> [M, 1] INT32.",
+        traits=OpTraits(reduction_axes=(1,))),
+    *[_op(n, reduce_deducer(f"tile.{n}", 0), (ArgSpec("tile"), ArgSpec("tmp", optional=True)),
+          f"{n[4:]} of each column -> [1, N].", lane_invariant=_SCRATCH_TMP,
+          traits=OpTraits(reduction_axes=(0,))) for n in COL],
+    *[_op(f"row_expand_{n}", expand_deducer(f"tile.row_expand_{n}", 0), (ArgSpec("tile"), ArgSpec("row_vec")),
+          f"x {n} v, v broadcast along each row.") for n in EXPAND],
+    *[_op(f"col_expand_{n}", expand_deducer(f"tile.col_expand_{n}", 1), (ArgSpec("tile"), ArgSpec("col_vec")),
+          f"x {n} v, v broadcast down each column.") for n in EXPAND],
+]

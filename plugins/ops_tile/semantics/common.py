@@ -1,0 +1,106 @@
+"""Helpers shared by the numpy semantics of the ops_tile ops (signature: pypto_core/interp/context.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.context import EvalContext
+from pypto_core.interp.dtypes import COMPUTE_IN_FP32, is_float_dtype, np_dtype, poisoned
+from pypto_core.interp.errors import MachineError
+from pypto_core.ir.expr import Call
+from pypto_core.ir.types import TensorType, TileType
+
+Evaluate = Callable[[EvalContext, Call, list, dict], Any]
+
+
+def result_np_dtype(call: Call) -> np.dtype:
+    """The numpy dtype of the call's result type (a tile / tensor / scalar)."""
+    dtype = getattr(call.type, "dtype", None)
+    if dtype is None:
+        raise MachineError(f"{call.op.name}: its result type {call.type} has no dtype")
+    return np_dtype(dtype)
+
+
+def wide(x: Any) -> Any:
+    """Operands of low-precision floats are computed in FP32 (see interp/dtypes.COMPUTE_IN_FP32)."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and is_float_dtype(dt) and dt != np.float32 and dt != np.float64:
+        return np.asarray(x, dtype=np.float32) if isinstance(x, np.ndarray) else np.float32(x)
+    return x
+
+
+def computes_in_fp32(call: Call) -> bool:
+    t = call.type
+    return isinstance(t, (TileType, TensorType)) and t.dtype in COMPUTE_IN_FP32
+
+
+def as_ints(values: Sequence[Any] | Any) -> tuple[int, ...]:
+    """An evaluated MakeTuple (or a single scalar) as Python ints."""
+    if isinstance(values, (tuple, list)):
+        return tuple(map(int, values))
+    return (int(values),)
+
+
+def window(offsets: Sequence[int], extents: Sequence[int]) -> tuple[slice, ...]:
+    return tuple(slice(o, o + e) for o, e in zip(offsets, extents))
+
+
+def valid_of(ctx: EvalContext, call: Call, index: int) -> tuple[int, ...]:
+    """The valid extents of operand `index` of the call, in the current frame."""
+    return ctx.valid_shape(call.args[index].type)
+
+
+def read_window(src: np.ndarray, offsets: Sequence[int], extents: Sequence[int], shape: Sequence[int],
+                what: str) -> np.ndarray:
+    """A fresh array of `shape`: src[offsets : offsets + extents] at its origin, poison elsewhere.
+
+    Extents are clipped to what the source holds (a window hanging off the end reads poison there).
+    """
+    if len(offsets) != src.ndim:
+        raise MachineError(f"{what}: {len(offsets)} offset(s) for a {src.ndim}-D source")
+    lead = src.ndim - len(shape)
+    if lead == 0 and tuple(extents) == tuple(shape) and all(
+            0 <= o and o + e <= d for o, e, d in zip(offsets, extents, src.shape)):
+        return src[window(offsets, extents)].copy()  # the common case: one copy, nothing to poison
+    out = poisoned(tuple(shape), src.dtype)
+    clipped = []
+    for axis, (o, e) in enumerate(zip(offsets, extents)):
+        if o < 0:
+            raise MachineError(f"{what}: negative offset {o} on dimension {axis}")
+        clipped.append(max(0, min(e, src.shape[axis] - o)))
+    if any(c == 0 for c in clipped):
+        return out
+    source = src[window(offsets, clipped)]
+    source = source.reshape(source.shape[lead:]) if lead > 0 else source
+    out[tuple(slice(0, c) for c in clipped[lead:])] = source
+    return out
+
+
+def write_window(dst: np.ndarray, offsets: Sequence[int], value: np.ndarray, extents: Sequence[int], what: str,
+                 accumulate: bool = False) -> None:
+    """dst[offsets : offsets + extents] = value[:extents] in place (leading dims of size 1 allowed)."""
+    if len(offsets) != dst.ndim:
+        raise MachineError(f"{what}: {len(offsets)} offset(s) for a {dst.ndim}-D target")
+    lead = dst.ndim - len(extents)
+    full = (1,) * lead + tuple(extents)
+    for axis, (o, e) in enumerate(zip(offsets, full)):
+        if o < 0 or o + e > dst.shape[axis]:
+            raise MachineError(f"{what} writes past the end of dimension {axis}: offset {o} + extent {e} "
+                               f"exceeds the target extent {dst.shape[axis]}")
+    if any(e == 0 for e in full):
+        return
+    part = value[tuple(slice(0, e) for e in extents)].reshape(full)
+    region = window(offsets, full)
+    if accumulate:
+        dst[region] = (wide(dst[region]) + wide(part)).astype(dst.dtype)
+    else:
+        dst[region] = part.astype(dst.dtype, copy=False)
+
+
+def cast_to(value: Any, dt: np.dtype) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.astype(dt, copy=False)
+    return dt.type(value)

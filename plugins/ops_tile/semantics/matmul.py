@@ -1,0 +1,69 @@
+"""Cube matmul: tile.matmul / matmul_acc (Left x Right -> Acc) and tensor.matmul / matmul_acc.
+
+Float operands (FP16 / BF16 / FP32) are multiplied and accumulated in FP32, integer ones in INT64
+and then narrowed to the accumulator dtype (INT32 on the device). Only the valid K extent shared by
+both operands is summed, so poison in the padding of K never reaches the product.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import is_float_dtype
+from pypto_plugins.ops_tile.semantics.common import Evaluate, result_np_dtype, valid_of
+
+
+def _accumulation_dtype(dt: np.dtype) -> type:
+    return np.float32 if is_float_dtype(dt) else np.int64
+
+
+def product(a: np.ndarray, b: np.ndarray, k: int | None = None) -> np.ndarray:
+    acc = _accumulation_dtype(a.dtype)
+    if k is not None and k < a.shape[1]:
+        a, b = a[:, :k], b[:k, :]
+    return np.matmul(a.astype(acc, copy=False), b.astype(acc, copy=False))
+
+
+def _tile_k(ctx: Any, call: Any, lhs: int, rhs: int) -> int:
+    return min(valid_of(ctx, call, lhs)[1], valid_of(ctx, call, rhs)[0])
+
+
+def tile_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return product(args[0], args[1], _tile_k(ctx, call, 0, 1)).astype(result_np_dtype(call), copy=False)
+
+
+def tile_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """acc + lhs @ rhs; with a true init_cond the accumulator starts from zero."""
+    p = product(args[1], args[2], _tile_k(ctx, call, 1, 2))
+    if not (len(args) > 3 and bool(args[3])):
+        p += args[0]  # p is fresh: accumulate in place
+    return p.astype(result_np_dtype(call), copy=False)
+
+
+def _tensor_operands(args: list, kwargs: dict, first: int) -> tuple[np.ndarray, np.ndarray]:
+    a, b = args[first], args[first + 1]
+    if kwargs.get("a_trans"):
+        a = a.T
+    if kwargs.get("b_trans"):
+        b = b.T
+    return a, b
+
+
+def tensor_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    a, b = _tensor_operands(args, kwargs, 0)
+    return product(a, b).astype(result_np_dtype(call))
+
+
+def tensor_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """acc (arg 0, ReadWrite) += a @ b, in the caller's tensor."""
+    a, b = _tensor_operands(args, kwargs, 1)
+    acc = args[0]
+    acc[...] = (acc.astype(_accumulation_dtype(a.dtype)) + product(a, b)).astype(acc.dtype)
+    return acc
+
+
+def evaluators() -> dict[str, Evaluate]:
+    return {"tile.matmul": tile_matmul, "tile.matmul_acc": tile_matmul_acc, "tensor.matmul": tensor_matmul,
+            "tensor.matmul_acc": tensor_matmul_acc}

@@ -1,0 +1,142 @@
+"""Moving data: tile.load / store / move / create / full / assemble / extract / read / write /
+gather_row, and the tensor-side create / full / assemble / read / write / dim.
+
+Loads read only the requested valid window (what lies past the end of the source reads as poison);
+stores write only the tile's valid region (or the explicit `shapes` extents), in place, into the
+caller's tensor, and return that same tensor (tensors are passed by reference).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import poisoned
+from pypto_core.interp.errors import MachineError
+from pypto_plugins.ops_tile.semantics.common import (
+    Evaluate,
+    as_ints,
+    read_window,
+    result_np_dtype,
+    valid_of,
+    write_window,
+)
+
+
+def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.load(tensor, offsets, shapes, valid_shape): the valid window, poison around it."""
+    src, offsets, shape = args[0], as_ints(args[1]), as_ints(args[2])
+    valid = as_ints(args[3]) if len(args) > 3 else shape
+    extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
+    return read_window(src, offsets, extents, shape, "tile.load")
+
+
+def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.store(tile, offsets, out[, shapes], atomic=): write the valid region into `out` in place."""
+    tile, offsets, out = args[0], as_ints(args[1]), args[2]
+    extents = as_ints(args[3]) if len(args) > 3 else valid_of(ctx, call, 0)
+    write_window(out, offsets, tile, extents, "tile.store", accumulate=int(kwargs.get("atomic") or 0) == 1)
+    return out
+
+
+def move(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.move: the same values in another memory space (layouts are not modelled).
+
+    Tiles are values that nothing mutates, so the operand itself is the result (no copy)."""
+    dt = result_np_dtype(call)
+    return args[0] if args[0].dtype == dt else args[0].astype(dt)
+
+
+def create(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.create / tensor.create: uninitialised (poison) unless `init_value` is given."""
+    dt = result_np_dtype(call)
+    shape = as_ints(args[0]) if args else ctx.shape(call.type)
+    init = kwargs.get("init_value")
+    if init is not None:
+        return np.full(shape, init, dtype=dt)
+    return poisoned(shape, dt)
+
+
+def full(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.full / tensor.full(shape, value)."""
+    value = args[1] if len(args) > 1 else kwargs.get("value", 0)
+    return np.full(as_ints(args[0]), value, dtype=result_np_dtype(call))
+
+
+def assemble_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.assemble(target, source, offset): a copy of target with source's valid region written in."""
+    out = np.array(args[0], copy=True)
+    write_window(out, as_ints(args[2]), args[1], valid_of(ctx, call, 1), "tile.assemble",
+                 accumulate=int(kwargs.get("atomic") or 0) == 1)
+    return out
+
+
+def assemble_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tensor.assemble(target, source, offset): writes source into the caller's target in place."""
+    target, source = args[0], args[1]
+    extents = valid_of(ctx, call, 1) if hasattr(call.args[1].type, "shape") else np.shape(source)
+    write_window(target, as_ints(args[2]), np.asarray(source), extents, "tensor.assemble",
+                 accumulate=int(kwargs.get("atomic") or 0) == 1)
+    return target
+
+
+def extract(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.extract(src, row, col, shape): the [rows, cols] window at (row, col)."""
+    shape = as_ints(args[3]) if len(args) > 3 else ctx.shape(call.type)
+    offsets = (int(args[1]), int(args[2]))
+    return read_window(args[0], offsets, shape, shape, "tile.extract").astype(result_np_dtype(call))
+
+
+def read(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+    """tile.read / tensor.read(x, indices): one element."""
+    index = as_ints(args[1])
+    try:
+        return args[0][index]
+    except IndexError:
+        raise MachineError(f"{call.op.name}: index {list(index)} is outside shape {list(args[0].shape)}",
+                           call.span) from None
+
+
+def write_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tensor.write(t, indices, value): in place; returns the tensor."""
+    args[0][as_ints(args[1])] = args[2]
+    return args[0]
+
+
+def write_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.write(t, indices, value): a copy with one element replaced."""
+    out = np.array(args[0], copy=True)
+    out[as_ints(args[1])] = args[2]
+    return out
+
+
+def dim(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+    """tensor.dim(t, axis)."""
+    return np.int64(np.shape(args[0])[int(args[1])])
+
+
+def gather_row(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape], transpose=).
+
+    A copy of dst with the `shapes` window of the tensor src at src_offset (transposed if asked)
+    written at dst_offset; the machine applies the optional valid_shape through the result type.
+    """
+    dst, src = args[0], args[1]
+    dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
+    part = read_window(src, src_off, shape, shape, "tile.gather_row")
+    if bool(kwargs.get("transpose", False)):
+        part = part.T
+    out = np.array(dst, copy=True)
+    write_window(out, dst_off, part, part.shape, "tile.gather_row")
+    return out
+
+
+def evaluators() -> dict[str, Evaluate]:
+    return {
+        "tile.load": load, "tile.store": store, "tile.move": move, "tile.create": create, "tile.full": full,
+        "tile.assemble": assemble_tile, "tile.extract": extract, "tile.read": read, "tile.write": write_tile,
+        "tile.gather_row": gather_row,
+        "tensor.create": create, "tensor.full": full, "tensor.assemble": assemble_tensor,
+        "tensor.read": read, "tensor.write": write_tensor, "tensor.dim": dim,
+    }

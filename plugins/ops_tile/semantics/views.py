@@ -1,0 +1,76 @@
+"""Re-shaping and re-viewing: tile.slice / reshape / reinterpret_view / transpose / transpose_view /
+set_validshape, and the tensor views (tensor.slice / reshape / transpose / reinterpret_view).
+
+Tile results are fresh arrays (tiles are values). Tensor views are numpy views of the caller's
+array, so that a store through a slice writes the original tensor; a tensor window that hangs off
+the end (`clamp=True`) cannot be a view and is read-only: a poisoned copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.errors import MachineError
+from pypto_plugins.ops_tile.semantics.common import Evaluate, as_ints, read_window, result_np_dtype, window
+
+
+def slice_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.slice(tile, shape, offset[, valid_shape[, drop_dims]]): the window, at the result's shape."""
+    src, shape, offset = args[0], as_ints(args[1]), as_ints(args[2])
+    part = read_window(src, offset, shape, shape, "tile.slice")
+    return part.reshape(ctx.shape(call.type))  # drop_dims / the >= 2-D clamp only move unit dims
+
+
+def slice_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tensor.slice(t, shape, offset[, valid_shape[, drop_dims]]): a view of the caller's tensor."""
+    src, shape, offset = args[0], as_ints(args[1]), as_ints(args[2])
+    target = ctx.shape(call.type)
+    if all(o >= 0 and o + e <= d for o, e, d in zip(offset, shape, src.shape)):
+        return src[window(offset, shape)].reshape(target)
+    if not kwargs.get("clamp"):
+        raise MachineError(f"tensor.slice: window {list(shape)} at {list(offset)} is outside the source "
+                           f"{list(src.shape)}", call.span)
+    return read_window(src, offset, shape, shape, "tensor.slice").reshape(target)
+
+
+def reshape(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.reshape copies; tensor.reshape is a view when numpy can make one."""
+    shape = as_ints(args[1])
+    if call.op.name.startswith("tensor."):
+        return np.reshape(args[0], shape)
+    return np.array(np.reshape(args[0], shape), copy=True)
+
+
+def reinterpret_view(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """The same bytes read as another dtype (and shape)."""
+    src = args[0]
+    dt = result_np_dtype(call)
+    if call.op.name.startswith("tensor.") and src.flags.c_contiguous:
+        return src.view(dt).reshape(ctx.shape(call.type))
+    return np.ascontiguousarray(src).view(dt).reshape(ctx.shape(call.type)).copy()
+
+
+def transpose(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.transpose(tile, axis1, axis2[, tmp]) / tensor.transpose (a view)."""
+    out = np.swapaxes(args[0], int(args[1]), int(args[2]))
+    return out if call.op.name.startswith("tensor.") else out.copy()
+
+
+def transpose_view(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return np.swapaxes(args[0], -1, -2).copy()
+
+
+def set_validshape(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """The same values; the machine poisons what the new valid region leaves out."""
+    return np.array(args[0], copy=True)
+
+
+def evaluators() -> dict[str, Evaluate]:
+    return {
+        "tile.slice": slice_tile, "tile.reshape": reshape, "tile.reinterpret_view": reinterpret_view,
+        "tile.transpose": transpose, "tile.transpose_view": transpose_view, "tile.set_validshape": set_validshape,
+        "tensor.slice": slice_tensor, "tensor.reshape": reshape, "tensor.reinterpret_view": reinterpret_view,
+        "tensor.transpose": transpose,
+    }

@@ -1,0 +1,5 @@
+"""`pypto.ir.instruments` (API.md 5.4): the print -> parse -> structural-equality instrument."""
+
+from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
+
+__all__ = ["make_roundtrip_instrument"]

@@ -1,0 +1,80 @@
+"""The backend interface: what a pass or the reference machine may ask about the target (DESIGN.md, "Backend").
+
+A backend is a plugin object. Passes ask it named capabilities instead of testing the backend's name,
+so a new target only has to say which behaviours it needs (API.md 6).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pypto_core.ir.enums import MemorySpace, TileLayout
+from pypto_core.ir.types import TileType, TileView
+
+# Every capability a backend must state, and what it changes (API.md 6, "Handler query").
+CAPABILITIES: dict[str, str] = {
+    "requires_no_split_dual_aiv_dispatch": (
+        "ExpandMixedKernel marks no-split mixed AIV halves dual_aiv_dispatch; SplitVectorKernel then replays "
+        "the AIV body on lane 1 (seed 002)"),
+    "requires_vtoc_fractal_adapt": (
+        "before tpush_to_aic the AIV side moves the tile to an NZ layout (V->C fractal adapter)"),
+    "requires_gm_pipe_buffer": "cross-core pipes are routed through a GM buffer (InjectGMPipeBuffer)",
+}
+
+_NZ_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right)
+
+
+@dataclass(frozen=True)
+class CoreGroup:
+    """One core group as the reference machine models it: cube core(s), vector lanes, FIFO depth."""
+
+    aic_cores: int = 1
+    aiv_lanes: int = 2
+    default_fifo_depth: int = 2  # slots of a cross-core pipe when its setup op does not say
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    capabilities: Mapping[str, bool]
+    memory_capacity: Mapping[MemorySpace, int]  # bytes per core for each on-chip space
+    core_group: CoreGroup = field(default_factory=CoreGroup)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        missing = sorted(set(CAPABILITIES) - set(self.capabilities))
+        unknown = sorted(set(self.capabilities) - set(CAPABILITIES))
+        if missing or unknown:
+            raise ValueError(f"backend '{self.name}': capabilities must state exactly {sorted(CAPABILITIES)} "
+                             f"(missing {missing}, unknown {unknown})")
+
+    def capability(self, name: str) -> bool:
+        if name not in self.capabilities:
+            hint = difflib.get_close_matches(name, list(CAPABILITIES), n=1)
+            raise KeyError(f"unknown backend capability '{name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+        return bool(self.capabilities[name])
+
+    @property
+    def requires_no_split_dual_aiv_dispatch(self) -> bool:
+        return self.capability("requires_no_split_dual_aiv_dispatch")
+
+    @property
+    def requires_vtoc_fractal_adapt(self) -> bool:
+        return self.capability("requires_vtoc_fractal_adapt")
+
+    @property
+    def requires_gm_pipe_buffer(self) -> bool:
+        return self.capability("requires_gm_pipe_buffer")
+
+    def capacity(self, space: MemorySpace) -> int:
+        """Bytes available in `space`; 0 for a space this backend does not have on chip."""
+        return int(self.memory_capacity.get(space, 0))
+
+    def cross_core_transfer_view(self, source: TileType, target_memory: MemorySpace) -> TileView:
+        """Layout of a tile popped on the other core: NZ for cube spaces, the source layout kept for Vec."""
+        valid = source.tile_view.valid_shape if source.tile_view is not None else ()
+        if target_memory in _NZ_SPACES:
+            return TileView(valid_shape=valid, blayout=TileLayout.col_major, slayout=TileLayout.row_major)
+        return source.effective_view()

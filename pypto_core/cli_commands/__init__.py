@@ -1,0 +1,1 @@
+"""Subcommands of the `pypto` command: each module exposes `register(subparsers)` and its handler."""

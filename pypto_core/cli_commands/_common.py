@@ -1,0 +1,27 @@
+"""Options several subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+
+from pypto_core.cli_commands._errors import UsageError
+
+
+def add_plugin_blocking(parser: argparse.ArgumentParser, dest: str = "plugin_blocks") -> None:
+    parser.add_argument("-p", dest=dest, action="append", default=[], metavar="no:NAME",
+                        help="block the plugin NAME (repeatable), as pytest's -p no:NAME")
+
+
+def blocked_plugins(args: argparse.Namespace) -> list[str]:
+    """Plugin names from every `-p no:NAME` given before or after the subcommand."""
+    names: list[str] = []
+    for spec in list(getattr(args, "global_blocks", [])) + list(getattr(args, "plugin_blocks", [])):
+        if not spec.startswith("no:") or not spec[3:].strip():
+            raise UsageError(f"-p {spec}: only '-p no:NAME' (block a plugin) is supported")
+        names.append(spec[3:].strip())
+    return names
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE",
+                        help="configuration file (default: ./pypto.toml when present, else built-in defaults)")

@@ -1,0 +1,111 @@
+"""`pypto run FILE`: execute a program as written and as compiled on the numpy reference machine,
+on the same deterministic inputs, and compare every output (DESIGN.md, "The walk of one program").
+
+Exit codes: 0 every output matches, 1 a mismatch (or a rejected program / configuration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pypto_core.cli_commands._common import add_config_option, add_plugin_blocking, blocked_plugins
+from pypto_core.cli_commands._errors import EXIT_OK, EXIT_REJECTED
+
+INPUT_PREFIX, OUTPUT_PREFIX, EXPECTED_PREFIX = "input.", "output.", "expected."
+
+
+def register(subparsers: Any) -> None:
+    from pypto_core.passes.manager import VERIFY_MODES
+
+    parser = subparsers.add_parser(
+        "run", help="run a program before and after the pipeline on the reference machine and compare",
+        description="Parse FILE (never executed as Python), compile it with the pipeline from pypto.toml or "
+                    "--pipeline, execute both the input and the compiled program on the numpy reference "
+                    "machine with the same inputs and compare every output and Out/InOut parameter.")
+    parser.add_argument("file", help="a .py file holding one @pl.program or @pl.function")
+    parser.add_argument("--entry", metavar="NAME", help="function to run (default: the one nothing calls)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    add_config_option(parser)
+    parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'convert_to_ssa,outline_incore_scopes' "
+                                                        "(overrides the config file)")
+    parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
+    parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")
+    parser.add_argument("--inputs", metavar="FILE.npz", help="inputs by parameter name (missing ones are generated)")
+    parser.add_argument("--save", metavar="OUT.npz", help="write the inputs, expected and actual outputs here")
+    add_plugin_blocking(parser)
+    parser.set_defaults(handler=run_command)
+
+
+def load_inputs(path: str, names: list[str]) -> dict[str, Any]:
+    """Arrays of an .npz by parameter name; a file written by --save gives its `input.<name>` arrays."""
+    with np.load(path) as data:
+        saved = any(k.startswith(INPUT_PREFIX) for k in data.files)
+        found = {k.removeprefix(INPUT_PREFIX): data[k] for k in data.files
+                 if not saved or k.startswith(INPUT_PREFIX)}
+    unknown = sorted(set(found) - set(names))
+    if unknown:
+        raise ValueError(f"{path}: no parameter named {', '.join(unknown)} (parameters: {', '.join(names)})")
+    return {k: (v[()] if v.ndim == 0 else v) for k, v in found.items()}
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from pypto_core.config import CliOverrides, build_pass_manager, load_config, resolve_config
+    from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program, shape_from_backend
+    from pypto_core.interp.inputs import param_names
+    from pypto_core.language.api import parse
+
+    overrides = CliOverrides(pipeline=args.pipeline, backend=args.backend, verify=args.verify,
+                             disable_plugins=blocked_plugins(args))
+    resolved = resolve_config(load_config(args.config), overrides)
+    program = parse(Path(args.file).read_text(encoding="utf-8"), args.file)
+    compiled = build_pass_manager(resolved, stream=sys.stderr).run(program)
+
+    shape = shape_from_backend(resolved.backend)
+    entry = Machine(program, shape=shape).entry_function(args.entry)
+    inputs = make_inputs(entry, args.seed)
+    generated = list(inputs)
+    if args.inputs:
+        given = load_inputs(args.inputs, param_names(entry))
+        inputs.update(given)
+        generated = [n for n in generated if n not in given]
+    expected = run_program(program, inputs, entry.name, shape)
+    actual = run_program(compiled, inputs, entry.name, shape)
+    checks = compare_outputs(expected, actual)
+
+    _print_table(args.file, entry.name, resolved, checks, generated if args.inputs else [])
+    if args.save:
+        arrays = {f"{INPUT_PREFIX}{k}": np.asarray(v) for k, v in inputs.items()}
+        arrays.update({f"{EXPECTED_PREFIX}{k}": np.asarray(v) for k, v in expected.items()})
+        arrays.update({f"{OUTPUT_PREFIX}{k}": np.asarray(v) for k, v in actual.items()})
+        np.savez(args.save, **arrays)
+    return EXIT_OK if all(c.comparison.ok for c in checks) else EXIT_REJECTED
+
+
+def _print_table(file: str, entry: str, resolved: Any, checks: list[Any], generated: list[str]) -> None:
+    from rich.table import Table
+
+    from pypto_core.cli_commands._console import print_note, stdout_console
+
+    passes = ", ".join(getattr(p, "factory_name", "") or p.get_name() for p in resolved.passes) or "no passes"
+    table = Table(title=f"{file}: {entry} as written vs. after {passes} ({resolved.backend})")
+    for column in ("output", "shape", "dtype", "max abs error", "verdict"):
+        table.add_column(column, justify="right" if column == "max abs error" else "left")
+    for check in checks:
+        c = check.comparison
+        verdict = "ok" if c.ok else f"MISMATCH: {c.describe()}"
+        if c.ok and c.poisoned:
+            verdict += f" ({c.poisoned} element(s) never written)"
+        table.add_row(check.label, str(list(check.shape)), check.dtype, f"{c.max_abs_error:.3g}", verdict)
+    stdout_console().print(table)
+    if generated:
+        print_note(f"generated inputs for: {', '.join(generated)}")
+    failed = [c.label for c in checks if not c.comparison.ok]
+    if failed:
+        from pypto_core.cli_commands._console import print_error
+
+        print_error(f"{len(failed)} of {len(checks)} output(s) differ: {', '.join(failed)}", "mismatch")

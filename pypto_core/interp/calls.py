@@ -1,0 +1,122 @@
+"""Call sites: ops dispatch to their OpDef's `evaluate`; GlobalVar calls go through the machine.
+
+Everything that can be decided once per call site is decided at compile time: the OpDef, the
+kwargs completed with defaults, whether the result type narrows the valid region (only then is
+poison written), the static result shape used to check what evaluate returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import np_dtype, np_scalar_type, poison_value
+from pypto_core.interp.errors import MachineError
+from pypto_core.ir import expr as E
+from pypto_core.ir.types import ScalarType, TensorType, TileType
+from pypto_core.ops.registry import op_registry
+
+if TYPE_CHECKING:
+    from pypto_core.interp.code import FunctionCode
+
+Closure = Callable[[list[Any]], Any]
+
+
+def compile_call(code: FunctionCode, call: E.Call) -> Closure:
+    from pypto_core.interp.exprs import compile_expr
+
+    arg_fns = [compile_expr(code, a) for a in call.args]
+    if isinstance(call.op, E.GlobalVar):
+        return _function_call(code, call, arg_fns)
+    return _op_call(code, call, arg_fns)
+
+
+def _function_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closure:
+    machine, name = code.machine, call.op.name
+    callee = machine.program_function(name, call.span)
+
+    def run(fr: list[Any]) -> Any:
+        return machine.call(fr[0], callee, [f(fr) for f in arg_fns], call)
+
+    return run
+
+
+def _raiser(message: str, span: Any) -> Closure:
+    def run(fr: list[Any]) -> Any:
+        raise MachineError(message, span)
+
+    return run
+
+
+def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closure:
+    name = call.op.name
+    registry = op_registry()
+    opdef = registry.find_opdef(name)
+    if opdef is None:
+        return _raiser(f"op '{name}' is not registered: no plugin provides it", call.span)
+    evaluate = opdef.evaluate
+    if evaluate is None:
+        owner = registry.op_owners.get(name, "?")
+        return _raiser(f"op '{name}' has no evaluate: the reference machine cannot execute it (its plugin "
+                       f"'{owner}' registers no numpy semantics for it)", call.span)
+    kwargs = {spec.name: spec.default for spec in opdef.kwargs}
+    kwargs.update(call.kwargs)
+    finish = _result_finisher(code, call)
+    span = call.span
+
+    def run(fr: list[Any]) -> Any:
+        args = [f(fr) for f in arg_fns]
+        try:
+            result = evaluate(fr[0], call, args, kwargs)
+        except MachineError:
+            raise
+        except Exception as exc:  # numpy / semantics errors: say which op and where
+            raise MachineError(f"{name}: {type(exc).__name__}: {exc}", span) from exc
+        return finish(fr, result, args)
+
+    return run
+
+
+def _result_finisher(code: FunctionCode, call: E.Call) -> Callable[[list[Any], Any, list[Any]], Any]:
+    """Check what evaluate returned against the call's type and poison outside the valid region."""
+    t, name = call.type, call.op.name
+    if isinstance(t, ScalarType):
+        to = np_scalar_type(t.dtype)
+
+        def scalar(fr: list[Any], value: Any, args: list[Any]) -> Any:
+            return value if type(value) is to else to(value)
+
+        return scalar
+    if not isinstance(t, (TileType, TensorType)):
+        return lambda fr, value, args: value
+    want_dtype = np_dtype(t.dtype)
+    shape_fn = code.dims_fn(t.shape)
+    valid_exprs = t.tile_view.valid_shape if isinstance(t, TileType) and t.tile_view is not None else ()
+    valid_fn = code.dims_fn(valid_exprs) if valid_exprs else None
+
+    def array(fr: list[Any], value: Any, args: list[Any]) -> Any:
+        if not isinstance(value, np.ndarray):
+            raise MachineError(f"{name}: evaluate returned {type(value).__name__}, expected an array for {t}",
+                               call.span)
+        shape = shape_fn(fr)
+        if value.shape != shape:
+            raise MachineError(f"{name}: evaluate produced shape {list(value.shape)} but the call's type is {t} "
+                               f"(shape {list(shape)})", call.span)
+        if value.dtype != want_dtype:
+            value = value.astype(want_dtype)
+        if valid_fn is not None:
+            valid = valid_fn(fr)
+            if any(v < s for v, s in zip(valid, shape)):
+                # Never poison an operand or a view of one: tiles are values.
+                if value.base is not None or not value.flags.writeable or any(value is a for a in args):
+                    value = value.copy()
+                poison = poison_value(want_dtype)
+                for axis, v in enumerate(valid):
+                    if v < shape[axis]:
+                        index = (slice(None),) * axis + (slice(max(v, 0), None),)
+                        value[index] = poison
+        return value
+
+    return array

@@ -1,0 +1,91 @@
+"""The check-run instrument: run the program on the reference machine before and after every pass,
+on the same inputs, and fail naming the pass, the output and the first differing index
+(`verify = "check-run"` in pypto.toml, `--verify check-run`; DESIGN.md, "Reference machine").
+
+Each program is executed once: the outputs after a pass are the reference for the next one.
+Inputs are made from the entry function of the first program seen (inputs.make_inputs) unless
+given; the entry is the same function, by name, in every later program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pypto_core.interp.errors import CheckRunError, MachineError, PassCheckRunError
+from pypto_core.interp.inputs import make_inputs
+from pypto_core.interp.machine import Machine
+from pypto_core.interp.outputs import compare_outputs, run_program
+from pypto_core.interp.shape import CoreGroupShape
+from pypto_core.passes.instruments.base import PassInstrument
+
+
+def pass_name(p: Any) -> str:
+    get = getattr(p, "get_name", None)
+    name = get() if callable(get) else getattr(p, "name", "")
+    return str(name or type(p).__name__)
+
+
+def _owner(p: Any) -> str:
+    try:
+        from pypto_core.passes.manager import pass_origin
+
+        return pass_origin(p)[0]
+    except Exception:  # noqa: BLE001 - a message detail only
+        return "<unregistered>"
+
+
+class CheckRunInstrument(PassInstrument):
+    name = "CheckRunInstrument"
+
+    def __init__(self, inputs: Mapping[str, Any] | None = None, seed: int = 0, entry: str | None = None,
+                 shape: CoreGroupShape | None = None) -> None:
+        self.inputs = dict(inputs) if inputs is not None else None
+        self.seed = seed
+        self.entry = entry
+        self.shape = shape
+        self._program: Any = None  # the program the reference outputs belong to
+        self._outputs: dict[str, Any] | None = None
+        self.runs = 0  # programs executed, for tests and timing
+
+    def before_pass(self, p: Any, program: Any) -> None:
+        if self._program is program:
+            return
+        try:
+            self._outputs = self._run(program)
+        except MachineError as exc:
+            raise CheckRunError(f"check-run: the program given to pass '{pass_name(p)}' cannot be run on the "
+                                f"reference machine: {exc}") from exc
+        self._program = program
+
+    def after_pass(self, p: Any, program: Any) -> None:
+        if program is self._program:
+            return  # unchanged
+        name = pass_name(p)
+        try:
+            actual = self._run(program)
+        except MachineError as exc:
+            raise PassCheckRunError(f"check-run: after pass '{name}' the program no longer runs on the reference "
+                                    f"machine: {exc}", name, _owner(p)) from exc
+        assert self._outputs is not None
+        for check in compare_outputs(self._outputs, actual):
+            c = check.comparison
+            if not c.ok:
+                raise PassCheckRunError(f"check-run: pass '{name}' changed what the program computes: output "
+                                        f"'{check.label}': {c.describe()}", name, _owner(p), output=check.label,
+                                        index=c.first_index)
+        self._program, self._outputs = program, actual
+
+    def _run(self, program: Any) -> dict[str, Any]:
+        if self.entry is None:
+            self.entry = Machine(program, shape=self.shape).default_entry().name
+        if self.inputs is None:
+            entry = Machine(program, shape=self.shape).entry_function(self.entry)
+            self.inputs = make_inputs(entry, self.seed)
+        self.runs += 1
+        return run_program(program, self.inputs, self.entry, self.shape)
+
+
+def make_check_run_instrument(inputs: Mapping[str, Any] | None = None, seed: int = 0,
+                              entry: str | None = None) -> CheckRunInstrument:
+    return CheckRunInstrument(inputs=inputs, seed=seed, entry=entry)

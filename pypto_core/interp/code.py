@@ -1,0 +1,126 @@
+"""FunctionCode: one Function compiled for the machine (slots, parameter binding, body closure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import np_scalar_type
+from pypto_core.interp.errors import MachineError
+from pypto_core.interp.frame import UNSET, Return, Slots
+from pypto_core.ir import expr as E
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.function import Function
+from pypto_core.ir.types import ScalarType, TensorType, TileType
+
+if TYPE_CHECKING:
+    from pypto_core.interp.context import EvalContext
+    from pypto_core.interp.machine import Machine
+
+DimsFn = Callable[[list[Any]], tuple[int, ...]]
+
+
+class FunctionCode:
+    def __init__(self, machine: Machine, func: Function) -> None:
+        from pypto_core.interp.stmts import compile_stmt
+
+        self.machine = machine
+        self.func = func
+        self.slots = Slots()
+        self.frozen = False  # after compilation a var lookup must not allocate a slot
+        self._dims: dict[int, tuple[Sequence[Any], DimsFn]] = {}
+        self._static_valid: dict[int, tuple[Any, tuple[int, ...] | None]] = {}
+        self.param_slots = [self.slots(p) for p in func.params]
+        self.param_scalar_types = [np_scalar_type(p.type.dtype) if isinstance(p.type, ScalarType) else None
+                                   for p in func.params]
+        # Dynamic dims (pl.dynamic vars) named in parameter types are bound from the actual shapes.
+        self.dim_binders: list[tuple[int, int, int, type]] = []
+        for i, p in enumerate(func.params):
+            if isinstance(p.type, (TensorType, TileType)):
+                for axis, dim in enumerate(p.type.shape):
+                    if isinstance(dim, E.Var):
+                        dtype = dim.type.dtype if isinstance(dim.type, ScalarType) else DataType.INDEX
+                        self.dim_binders.append((i, axis, self.slots(dim), np_scalar_type(dtype)))
+        self.body = compile_stmt(self, func.body, None)
+        self.frozen = True
+        self.nslots = len(self.slots)
+
+    # -- compile-time helpers ---------------------------------------------------------------------
+    @staticmethod
+    def scalar_type(dtype: DataType) -> type:
+        return np_scalar_type(dtype)
+
+    def dims_fn(self, dims: Sequence[Any]) -> DimsFn:
+        """A closure evaluating shape expressions to a tuple of Python ints (cached per tuple)."""
+        cached = self._dims.get(id(dims))
+        if cached is not None and cached[0] is dims:
+            return cached[1]
+        fn = self._compile_dims(tuple(dims))
+        self._dims[id(dims)] = (dims, fn)  # keep `dims` alive so its id is not reused
+        return fn
+
+    def static_valid(self, t: Any) -> tuple[int, ...] | None:
+        """The valid extents of a type whose shape and valid shape are all constants (cached), else None."""
+        cached = self._static_valid.get(id(t))
+        if cached is not None and cached[0] is t:
+            return cached[1]
+        value = _static_valid(t)
+        self._static_valid[id(t)] = (t, value)
+        return value
+
+    def _compile_dims(self, dims: tuple[Any, ...]) -> DimsFn:
+        if all(isinstance(d, E.ConstInt) for d in dims):
+            static = tuple(d.value for d in dims)
+            return lambda fr: static
+        from pypto_core.interp.exprs import compile_expr
+
+        parts = [compile_expr(self, d) if isinstance(d, E.Expr) else (lambda fr, d=d: d) for d in dims]
+        return lambda fr: tuple(int(p(fr)) for p in parts)
+
+    # -- execution ----------------------------------------------------------------------------------
+    def invoke(self, ctx: EvalContext, args: Sequence[Any]) -> Any:
+        """Run the function in a new frame whose context is `ctx` (already derived for this code)."""
+        func = self.func
+        if len(args) != len(self.param_slots):
+            raise MachineError(f"{func.name} takes {len(self.param_slots)} argument(s), got {len(args)}", func.span)
+        fr: list[Any] = [UNSET] * self.nslots
+        fr[0] = ctx
+        ctx.frame = fr
+        for slot, to, value in zip(self.param_slots, self.param_scalar_types, args):
+            fr[slot] = to(value) if to is not None and not isinstance(value, to) else value
+        for i, axis, slot, to in self.dim_binders:
+            arg = args[i]
+            if isinstance(arg, np.ndarray) and axis < arg.ndim:
+                fr[slot] = to(arg.shape[axis])
+        signal = self.body(fr)
+        if isinstance(signal, Return):
+            values = signal.values
+            if len(values) == 1:
+                return values[0]
+            return values if values else None
+        if signal is not None:
+            raise MachineError(f"'break' or 'continue' outside a loop in {func.name}", func.span)
+        return None
+
+
+def _const_dims(dims: Sequence[Any]) -> tuple[int, ...] | None:
+    if all(isinstance(d, E.ConstInt) for d in dims):
+        return tuple(d.value for d in dims)
+    return None
+
+
+def _static_valid(t: Any) -> tuple[int, ...] | None:
+    if isinstance(t, TileType):
+        shape = _const_dims(t.shape)
+        if shape is None:
+            return None
+        if t.tile_view is None or not t.tile_view.valid_shape:
+            return shape
+        valid = _const_dims(t.tile_view.valid_shape)
+        return None if valid is None else tuple(max(0, min(v, s)) for v, s in zip(valid, shape))
+    if isinstance(t, TensorType):
+        view = t.tensor_view
+        return _const_dims(view.valid_shape if view is not None and view.valid_shape else t.shape)
+    return None

@@ -1,0 +1,125 @@
+"""EvalContext: what an op's `evaluate` receives about where it runs.
+
+The evaluate signature (OpDef.evaluate, filled by op plugins):
+
+    evaluate(ctx: EvalContext, call: Call, args: list, kwargs: dict) -> value
+
+* `call` is the IR Call being executed (its `type` is the result type, `call.args[i].type` the
+  operand types, `call.span` its location);
+* `args` are the evaluated operands: numpy arrays for tensors and tiles (tensors by reference:
+  writing one writes the caller's array; tiles are treated as values and never mutated), numpy
+  scalars of their dtype for scalars, tuples for MakeTuple operands (offsets, shapes);
+* `kwargs` are the call's keyword arguments completed with the OpDef's declared defaults;
+* the result is a numpy array (a fresh one for tiles), a numpy scalar, a tuple for tuple-typed
+  results, or None for ops used as statements.
+
+The machine, not the op, applies the result type's valid region: elements of a tile result
+outside `valid_shape` are overwritten with poison (dtypes.poison_value) after evaluate returns.
+`ctx` gives evaluate what it cannot see in its operands: the shape and valid shape of a type in the
+current frame (dims may be dynamic or lane dependent), the AIV lane (`tile.get_subblock_idx`), the
+core group's FIFOs and the lane barrier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import np_dtype, poisoned
+from pypto_core.interp.errors import MachineError
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.types import TensorType, TileType, Type
+
+if TYPE_CHECKING:
+    from pypto_core.interp.code import FunctionCode
+    from pypto_core.interp.fifo import CoreGroup
+    from pypto_core.interp.lanes import LaneSet
+    from pypto_core.interp.machine import Machine
+    from pypto_core.interp.scheduler import Scheduler
+
+
+class EvalContext:
+    __slots__ = ("machine", "code", "frame", "lane", "lane_count", "core", "group", "lane_set", "sched",
+                 "task")
+
+    def __init__(self, machine: Machine, code: FunctionCode | None, *, lane: int = 0, lane_count: int = 1,
+                 core: str = "host", group: CoreGroup | None = None, lane_set: LaneSet | None = None,
+                 sched: Scheduler | None = None, task: str = "") -> None:
+        self.machine = machine
+        self.code = code
+        self.frame: list[Any] = []
+        self.lane = lane  # tile.get_subblock_idx()
+        self.lane_count = lane_count  # AIV lanes running this code (1 or 2)
+        self.core = core  # "host" (orchestration / InCore as written), "aic", "aiv", "lane"
+        self.group = group  # the FIFOs, inside a core-group execution
+        self.lane_set = lane_set  # the lane barrier, inside a split execution
+        self.sched = sched
+        self.task = task
+
+    def derive(self, code: FunctionCode | None = None, **changes: Any) -> EvalContext:
+        new = EvalContext(self.machine, code if code is not None else self.code, lane=self.lane,
+                          lane_count=self.lane_count, core=self.core, group=self.group,
+                          lane_set=self.lane_set, sched=self.sched, task=self.task)
+        for key, value in changes.items():
+            setattr(new, key, value)
+        return new
+
+    # -- types in the current frame -------------------------------------------------------------
+    def dims(self, exprs: Sequence[Any]) -> tuple[int, ...]:
+        """Shape expressions evaluated in the current frame."""
+        assert self.code is not None
+        return self.code.dims_fn(exprs)(self.frame)
+
+    def shape(self, t: Type) -> tuple[int, ...]:
+        if not isinstance(t, (TensorType, TileType)):
+            raise MachineError(f"expected a tensor or tile type, got {t}")
+        return self.dims(t.shape)
+
+    def valid_shape(self, t: Type) -> tuple[int, ...]:
+        """A tile's valid extents (clipped to its shape); a tensor's view valid shape or shape."""
+        assert self.code is not None
+        static = self.code.static_valid(t)
+        if static is not None:
+            return static
+        if isinstance(t, TileType):
+            shape = self.dims(t.shape)
+            if t.tile_view is None or not t.tile_view.valid_shape:
+                return shape
+            valid = self.dims(t.tile_view.valid_shape)
+            return tuple(max(0, min(v, s)) for v, s in zip(valid, shape))
+        if isinstance(t, TensorType):
+            view = t.tensor_view
+            if view is not None and view.valid_shape:
+                return self.dims(view.valid_shape)
+            return self.dims(t.shape)
+        raise MachineError(f"expected a tensor or tile type, got {t}")
+
+    @staticmethod
+    def np_dtype(dtype: DataType) -> np.dtype:
+        return np_dtype(dtype)
+
+    @staticmethod
+    def poisoned(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
+        return poisoned(tuple(int(s) for s in shape), dtype)
+
+    # -- coroutines -------------------------------------------------------------------------------
+    def wait(self, ready: Callable[[], bool], describe: Callable[[], str]) -> None:
+        """Block until `ready()`; outside a core group nothing else could make it ready."""
+        if ready():
+            return
+        if self.sched is None:
+            raise MachineError(f"{describe()}, but {self.where()} runs alone (no core group)")
+        self.sched.wait(ready, describe)
+
+    def exchange(self, site: object, what: str, value: Any) -> list[Any]:
+        """Lane barrier: every lane's `value` at the k-th execution of `site` (see lanes.py)."""
+        if self.lane_set is None or self.lane_count == 1:
+            return [value]
+        return self.lane_set.exchange(self, site, what, value)
+
+    def where(self) -> str:
+        if self.task:
+            return self.task
+        return self.code.func.name if self.code is not None else "the program"

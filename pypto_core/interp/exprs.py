@@ -1,0 +1,145 @@
+"""Compile scalar expressions, tuples and calls into closures `f(frame) -> value`.
+
+Scalars are numpy scalars of their IR dtype; arithmetic follows numpy (integer overflow wraps),
+FloorDiv / FloorMod are Python's floor semantics (which numpy integer scalars share), a Cast of a
+float to an int truncates toward zero.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import np_scalar_type
+from pypto_core.interp.errors import MachineError
+from pypto_core.interp.frame import UNSET
+from pypto_core.ir import expr as E
+from pypto_core.ir.types import ScalarType
+
+if TYPE_CHECKING:
+    from pypto_core.interp.code import FunctionCode
+
+Closure = Callable[[list[Any]], Any]
+
+
+def _logical_and(a: Any, b: Any) -> Any:
+    return np.bool_(bool(a) and bool(b))
+
+
+def _logical_or(a: Any, b: Any) -> Any:
+    return np.bool_(bool(a) or bool(b))
+
+
+def _logical_xor(a: Any, b: Any) -> Any:
+    return np.bool_(bool(a) != bool(b))
+
+
+def _min(a: Any, b: Any) -> Any:
+    return b if b < a else a
+
+
+def _max(a: Any, b: Any) -> Any:
+    return b if b > a else a
+
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    E.Add: operator.add, E.Sub: operator.sub, E.Mul: operator.mul, E.FloorDiv: operator.floordiv,
+    E.FloorMod: operator.mod, E.FloatDiv: operator.truediv, E.Min: _min, E.Max: _max, E.Pow: operator.pow,
+    E.Eq: operator.eq, E.Ne: operator.ne, E.Lt: operator.lt, E.Le: operator.le, E.Gt: operator.gt,
+    E.Ge: operator.ge, E.And: _logical_and, E.Or: _logical_or, E.Xor: _logical_xor,
+    E.BitAnd: operator.and_, E.BitOr: operator.or_, E.BitXor: operator.xor,
+    E.BitShiftLeft: operator.lshift, E.BitShiftRight: operator.rshift,
+}
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    E.Abs: abs, E.Neg: operator.neg, E.Not: lambda a: np.bool_(not bool(a)), E.BitNot: operator.invert,
+}
+
+
+def constant(e: E.Expr) -> Any:
+    """The numpy value of a constant expression node."""
+    if isinstance(e, E.ConstBool):
+        return np.bool_(e.value)
+    if isinstance(e, (E.ConstInt, E.ConstFloat)):
+        return np_scalar_type(e.type.dtype)(e.value)
+    raise TypeError(f"not a constant: {e!r}")
+
+
+def compile_expr(code: FunctionCode, e: E.Expr) -> Closure:
+    if isinstance(e, (E.ConstInt, E.ConstFloat, E.ConstBool)):
+        value = constant(e)
+        return lambda fr: value
+    if isinstance(e, E.Var):
+        return compile_var(code, e)
+    if isinstance(e, E.BinaryExpr):
+        return _compile_binary(code, e)
+    if isinstance(e, E.Cast):
+        to = np_scalar_type(e.type.dtype)
+        operand = compile_expr(code, e.operand)
+        return lambda fr: to(operand(fr))
+    if isinstance(e, E.UnaryExpr):
+        fn = _UNARY[type(e)]
+        operand = compile_expr(code, e.operand)
+        return lambda fr: fn(operand(fr))
+    if isinstance(e, E.MakeTuple):
+        return _compile_tuple(code, e)
+    if isinstance(e, E.TupleGetItemExpr):
+        tup, index = compile_expr(code, e.tuple), e.index
+        return lambda fr: tup(fr)[index]
+    if isinstance(e, E.Call):
+        from pypto_core.interp.calls import compile_call
+
+        return compile_call(code, e)
+    raise MachineError(f"the reference machine cannot evaluate a {type(e).__name__} expression",
+                       getattr(e, "span", None))
+
+
+def _compile_tuple(code: FunctionCode, e: E.MakeTuple) -> Closure:
+    # Offsets and shapes are MakeTuples on every op call: make the common forms cheap.
+    if all(isinstance(x, (E.ConstInt, E.ConstFloat, E.ConstBool)) for x in e.elements):
+        values = tuple(constant(x) for x in e.elements)
+        return lambda fr: values
+    parts = [compile_expr(code, x) for x in e.elements]
+    if len(parts) == 1:
+        p0 = parts[0]
+        return lambda fr: (p0(fr),)
+    if len(parts) == 2:
+        p0, p1 = parts
+        return lambda fr: (p0(fr), p1(fr))
+    return lambda fr: tuple([p(fr) for p in parts])
+
+
+def compile_var(code: FunctionCode, var: E.Var) -> Closure:
+    slot = code.slots.lookup(var) if code.frozen else code.slots(var)
+    name = var.name_hint
+    if slot is None:  # only reachable from types compiled after the body: a var never bound here
+        def unbound(fr: list[Any]) -> Any:
+            raise MachineError(f"variable '{name}' is used in {code.func.name} but never bound there")
+
+        return unbound
+
+    def read(fr: list[Any]) -> Any:
+        value = fr[slot]
+        if value is UNSET:
+            raise MachineError(f"variable '{name}' is read before it is assigned (in {code.func.name})",
+                               var.span)
+        return value
+
+    return read
+
+
+def _compile_binary(code: FunctionCode, e: E.BinaryExpr) -> Closure:
+    fn = _BINARY[type(e)]
+    left, right = compile_expr(code, e.left), compile_expr(code, e.right)
+    result = e.type.dtype if isinstance(e.type, ScalarType) else None
+    operand_dtypes = {getattr(x.type, "dtype", None) for x in (e.left, e.right)}
+    # numpy keeps the dtype of two equal-dtype operands except for true division and the
+    # comparisons / logic ops (which give np.bool_ already): cast only where it may differ.
+    closed = (result is not None and len(operand_dtypes) == 1 and result in operand_dtypes
+              and not isinstance(e, E.FloatDiv))
+    if closed or result is None or result.is_bool():
+        return lambda fr: fn(left(fr), right(fr))
+    to = np_scalar_type(result)
+    return lambda fr: to(fn(left(fr), right(fr)))

@@ -1,0 +1,230 @@
+"""Cross-core FIFOs of a core group and where each AIV lane's data sits in a slot.
+
+Model. A pipe (keyed by its `id`, default 0) has a C2V and a V2C direction; each direction has one
+FIFO per AIV lane with `slot_num` slots (from the pipe setup ops, else the backend default). A slot
+is taken by a push and given back by the matching `tfree_*`, not by the pop, so a consumer that never
+frees eventually blocks its producer.
+
+* C2V: the AIC pushes the full tile into every lane's FIFO; lane L pops its part of it.
+* V2C: every lane pushes its part; the AIC pops once, taking one slot from each lane's FIFO, and
+  assembles the full tile.
+
+Split codes (seed 003, "split 模式与 pto-isa split code"): 0 no split (a lane sees the whole tile /
+writes at the origin), 1 / 3 rows, 2 / 4 columns. Lane 0's data starts at 0; lane 1's starts at
+e1 * pitch for codes 1 / 2 and (e1 + 1) * pitch for the odd codes 3 / 4, where e1 is lane 1's own
+extent on the split axis: the popped tile's valid extent for C2V, the pushed tile's for V2C. A lane
+whose extent is 0 moves nothing.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import poisoned
+from pypto_core.interp.errors import MachineError
+
+C2V, V2C = "C2V", "V2C"
+DIR_MASK_BITS = {C2V: 1, V2C: 2}  # dir_mask of the pipe setup ops (API.md 3.4)
+
+
+def split_axis(code: int) -> int | None:
+    """The tile axis a split code divides: rows (0) for 1 / 3, columns (1) for 2 / 4."""
+    if code not in (0, 1, 2, 3, 4):
+        raise MachineError(f"split code {code} is not a pto-isa split code (0..4)")
+    return None if code == 0 else (0 if code in (1, 3) else 1)
+
+
+def lane_start(code: int, lane: int, extent: int) -> int:
+    """Where a lane's data starts on the split axis (in elements of that axis)."""
+    if lane == 0 or code == 0:
+        return 0
+    return extent + 1 if code in (3, 4) else extent
+
+
+@dataclass
+class Slot:
+    data: np.ndarray
+    valid: tuple[int, ...]
+    popped: bool = False
+
+
+class Fifo:
+    def __init__(self, name: str, depth: int) -> None:
+        self.name = name
+        self.depth = depth
+        self.slots: deque[Slot] = deque()  # pushed and not yet freed, oldest first
+        self.popped = 0  # the first `popped` slots have been popped
+
+    def has_room(self) -> bool:
+        return len(self.slots) < self.depth
+
+    def has_data(self) -> bool:
+        return self.popped < len(self.slots)
+
+    def push(self, slot: Slot) -> None:
+        self.slots.append(slot)
+
+    def pop(self) -> Slot:
+        slot = self.slots[self.popped]
+        self.popped += 1
+        return slot
+
+    def free(self, op: str) -> None:
+        if self.popped == 0:
+            raise MachineError(f"{op} releases a slot of FIFO {self.name}, but no popped tile is held")
+        self.slots.popleft()
+        self.popped -= 1
+
+    def state(self) -> str:
+        held = self.popped
+        return (f"{len(self.slots)} of {self.depth} slot(s) used"
+                + (f", {held} popped but not yet released by tfree" if held else ""))
+
+
+class CoreGroup:
+    """The FIFOs of one core-group execution (one AIC and `lanes` AIV lanes)."""
+
+    def __init__(self, name: str, lanes: int, default_depth: int) -> None:
+        self.name = name
+        self.lanes = lanes
+        self.default_depth = default_depth
+        self._depths: dict[tuple[str, int], int] = {}
+        self._fifos: dict[tuple[str, int, int], Fifo] = {}
+
+    def setup(self, dir_mask: int, slot_num: int | None, pipe: int) -> None:
+        for direction, bit in DIR_MASK_BITS.items():
+            if dir_mask & bit and slot_num:
+                self._depths[(direction, pipe)] = int(slot_num)
+                for lane in range(self.lanes):
+                    fifo = self._fifos.get((direction, pipe, lane))
+                    if fifo is not None:
+                        fifo.depth = int(slot_num)
+
+    def fifo(self, direction: str, pipe: int, lane: int) -> Fifo:
+        key = (direction, pipe, lane)
+        fifo = self._fifos.get(key)
+        if fifo is None:
+            ends = f"AIC -> AIV lane {lane}" if direction == C2V else f"AIV lane {lane} -> AIC"
+            depth = self._depths.get((direction, pipe), self.default_depth)
+            fifo = self._fifos[key] = Fifo(f"{direction} pipe {pipe} ({ends})", depth)
+        return fifo
+
+    def lane_fifos(self, direction: str, pipe: int, lanes: int) -> list[Fifo]:
+        return [self.fifo(direction, pipe, lane) for lane in range(lanes)]
+
+
+# -- placement of lane data -------------------------------------------------------------------
+def take_lane_part(data: np.ndarray, code: int, lane: int, shape: tuple[int, ...],
+                   valid: tuple[int, ...], op: str) -> np.ndarray:
+    """C2V pop: lane `lane`'s tile of `shape` / `valid` out of the pushed full tile."""
+    out = poisoned(shape, data.dtype)
+    axis = split_axis(code)
+    if len(shape) != 2 or data.ndim != 2:
+        rows = tuple(slice(0, min(v, d)) for v, d in zip(valid, data.shape))
+        out[rows] = data[rows]
+        return out
+    vr, vc = valid
+    if axis is None:
+        r, c = min(vr, data.shape[0]), min(vc, data.shape[1])
+        out[:r, :c] = data[:r, :c]
+        return out
+    extent = valid[axis]
+    if extent == 0:
+        return out  # an empty lane moves nothing
+    start = lane_start(code, lane, extent)
+    if start + extent > data.shape[axis]:
+        raise MachineError(f"{op}: lane {lane} with split code {code} reads {'rows' if axis == 0 else 'columns'} "
+                           f"[{start}, {start + extent}) of a pushed tile of shape {list(data.shape)}")
+    if axis == 0:
+        c = min(vc, data.shape[1])
+        out[:extent, :c] = data[start:start + extent, :c]
+    else:
+        r = min(vr, data.shape[0])
+        out[:r, :extent] = data[:r, start:start + extent]
+    return out
+
+
+def place_lane_part(out: np.ndarray, part: np.ndarray, part_valid: tuple[int, ...], code: int, lane: int,
+                    op: str) -> None:
+    """V2C pop: write lane `lane`'s pushed tile (its valid region) into the assembled tile."""
+    axis = split_axis(code)
+    if part.ndim != 2 or out.ndim != 2:
+        region = tuple(slice(0, min(v, d)) for v, d in zip(part_valid, out.shape))
+        out[region] = part[region]
+        return
+    vr, vc = part_valid
+    if axis is None:
+        out[:vr, :vc] = part[:vr, :vc]
+        return
+    extent = part_valid[axis]
+    if extent == 0:
+        return
+    start = lane_start(code, lane, extent)
+    if start + extent > out.shape[axis]:
+        raise MachineError(f"{op}: lane {lane} with split code {code} writes "
+                           f"{'rows' if axis == 0 else 'columns'} [{start}, {start + extent}) of a popped tile "
+                           f"of shape {list(out.shape)}")
+    if axis == 0:
+        out[start:start + extent, :vc] = part[:extent, :vc]
+    else:
+        out[:vr, start:start + extent] = part[:vr, :extent]
+
+
+# -- the blocking protocol (called by the cross-core ops' evaluate) ----------------------------------
+def push_c2v(ctx: Any, op: str, data: np.ndarray, valid: tuple[int, ...], pipe: int) -> None:
+    """AIC: the full tile into every lane's C2V FIFO (waits until each has a free slot)."""
+    group = require_group(ctx, op)
+    fifos = group.lane_fifos(C2V, pipe, group.lanes)
+    ctx.wait(lambda: all(f.has_room() for f in fifos),
+             lambda: _waiting(op, "a free slot of", [f for f in fifos if not f.has_room()]))
+    for f in fifos:
+        f.push(Slot(data.copy(), valid))
+
+
+def pop_c2v(ctx: Any, op: str, pipe: int) -> Slot:
+    """AIV lane: the oldest unpopped slot of its C2V FIFO (waits for one)."""
+    fifo = require_group(ctx, op).fifo(C2V, pipe, ctx.lane)
+    ctx.wait(fifo.has_data, lambda: _waiting(op, "data in", [fifo]))
+    return fifo.pop()
+
+
+def free_c2v(ctx: Any, op: str, pipe: int) -> None:
+    require_group(ctx, op).fifo(C2V, pipe, ctx.lane).free(op)
+
+
+def push_v2c(ctx: Any, op: str, data: np.ndarray, valid: tuple[int, ...], pipe: int) -> None:
+    """AIV lane: its tile into its V2C FIFO (waits for a free slot)."""
+    fifo = require_group(ctx, op).fifo(V2C, pipe, ctx.lane)
+    ctx.wait(fifo.has_room, lambda: _waiting(op, "a free slot of", [fifo]))
+    fifo.push(Slot(data.copy(), valid))
+
+
+def pop_v2c(ctx: Any, op: str, pipe: int) -> list[Slot]:
+    """AIC: one slot from every lane's V2C FIFO (waits until each lane has pushed)."""
+    group = require_group(ctx, op)
+    fifos = group.lane_fifos(V2C, pipe, group.lanes)
+    ctx.wait(lambda: all(f.has_data() for f in fifos),
+             lambda: _waiting(op, "data in", [f for f in fifos if not f.has_data()]))
+    return [f.pop() for f in fifos]
+
+
+def free_v2c(ctx: Any, op: str, pipe: int) -> None:
+    group = require_group(ctx, op)
+    for f in group.lane_fifos(V2C, pipe, group.lanes):
+        f.free(op)
+
+
+def require_group(ctx: Any, op: str) -> CoreGroup:
+    group = ctx.group
+    if group is None:
+        raise MachineError(f"{op} runs outside a core group ({ctx.where()}): cross-core transfers need the AIC "
+                           f"and AIV functions called together, from a Group function")
+    return group
+
+
+def _waiting(op: str, what: str, fifos: list[Fifo]) -> str:
+    return "; ".join(f"{op} waits for {what} FIFO {f.name} ({f.state()})" for f in fifos)

@@ -1,0 +1,249 @@
+"""Compile statements into closures `run(frame) -> signal` (None, BREAK, CONTINUE or a Return).
+
+A YieldStmt writes straight into the slots of the construct it ends: the iter_args of the enclosing
+loop (so the next iteration sees them) or the return_vars of the enclosing if. Loop return_vars
+take the iter_args' values when the loop ends, also by `break` (the yield of a broken iteration
+never ran). Scopes run in place; a split_aiv region forks its two lanes (see Machine.fork_region).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pypto_core.interp.errors import MachineError
+from pypto_core.interp.exprs import compile_expr
+from pypto_core.interp.frame import BREAK, CONTINUE, Return
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.types import ScalarType
+
+if TYPE_CHECKING:
+    from pypto_core.interp.code import FunctionCode
+
+Runner = Callable[[list[Any]], Any]
+# Where a YieldStmt writes: slots of the enclosing construct, or None at function level (a return).
+YieldTarget = tuple[int, ...] | None
+
+# A while loop running this many iterations is taken for a hang (a broken pass, usually).
+MAX_WHILE_ITERATIONS = 10_000_000
+
+
+def compile_stmt(code: FunctionCode, stmt: S.Stmt, target: YieldTarget) -> Runner:
+    method = _COMPILERS.get(type(stmt))
+    if method is None:
+        if isinstance(stmt, S.ScopeStmt):
+            return compile_stmt(code, stmt.body, target)  # every other scope kind runs in place
+        raise MachineError(f"the reference machine cannot execute a {type(stmt).__name__}", stmt.span)
+    return method(code, stmt, target)
+
+
+def _seq(code: FunctionCode, stmt: S.SeqStmts, target: YieldTarget) -> Runner:
+    runners = [_compile_batch(code, batch, target) if isinstance(batch, list) else compile_stmt(code, batch, target)
+               for batch in _core_group_batches(code, stmt.stmts)]
+    if len(runners) == 1:
+        return runners[0]
+
+    def run(fr: list[Any]) -> Any:
+        for r in runners:
+            signal = r(fr)
+            if signal is not None:
+                return signal
+        return None
+
+    return run
+
+
+def _assign(code: FunctionCode, stmt: S.AssignStmt, target: YieldTarget) -> Runner:
+    value, slot = compile_expr(code, stmt.value), code.slots(stmt.var)
+
+    def run(fr: list[Any]) -> None:
+        fr[slot] = value(fr)
+
+    return run
+
+
+def _eval(code: FunctionCode, stmt: S.EvalStmt, target: YieldTarget) -> Runner:
+    value = compile_expr(code, stmt.expr)
+
+    def run(fr: list[Any]) -> None:
+        value(fr)
+
+    return run
+
+
+def _return(code: FunctionCode, stmt: S.ReturnStmt, target: YieldTarget) -> Runner:
+    values = [compile_expr(code, v) for v in stmt.value]
+    return lambda fr: Return(tuple(v(fr) for v in values))
+
+
+def _yield(code: FunctionCode, stmt: S.YieldStmt, target: YieldTarget) -> Runner:
+    values = [compile_expr(code, v) for v in stmt.value]
+    if target is None:  # a yield directly in a function body is its return (API.md 8.3)
+        return lambda fr: Return(tuple(v(fr) for v in values))
+    if len(values) != len(target):
+        raise MachineError(f"yield of {len(values)} value(s) in a construct that carries {len(target)}",
+                           stmt.span)
+    slots = target
+
+    def run(fr: list[Any]) -> None:
+        new = [v(fr) for v in values]  # all first: a yield may permute the carried values
+        for slot, value in zip(slots, new):
+            fr[slot] = value
+
+    return run
+
+
+def _if(code: FunctionCode, stmt: S.IfStmt, target: YieldTarget) -> Runner:
+    cond = compile_expr(code, stmt.condition)
+    inner = tuple(code.slots(v) for v in stmt.return_vars) if stmt.return_vars else target
+    then = compile_stmt(code, stmt.then_body, inner)
+    other = compile_stmt(code, stmt.else_body, inner) if stmt.else_body is not None else None
+
+    def run(fr: list[Any]) -> Any:
+        if cond(fr):
+            return then(fr)
+        if other is not None:
+            return other(fr)
+        return None
+
+    return run
+
+
+def _carries(code: FunctionCode, iter_args: Sequence[E.IterArg], return_vars: Sequence[E.Var], span: Any
+             ) -> tuple[list[Runner], tuple[int, ...], tuple[int, ...]]:
+    if return_vars and len(return_vars) != len(iter_args):
+        raise MachineError(f"loop has {len(iter_args)} iter_args but {len(return_vars)} return vars", span)
+    inits = [compile_expr(code, a.initValue) for a in iter_args]
+    return inits, tuple(code.slots(a) for a in iter_args), tuple(code.slots(v) for v in return_vars)
+
+
+def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
+    start, stop, step = (compile_expr(code, e) for e in (stmt.start, stmt.stop, stmt.step))
+    loop_slot = code.slots(stmt.loop_var)
+    loop_type = stmt.loop_var.type
+    to = code.scalar_type(loop_type.dtype if isinstance(loop_type, ScalarType) else DataType.INDEX)
+    inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
+    body = compile_stmt(code, stmt.body, iter_slots)
+    span = stmt.span
+
+    def run(fr: list[Any]) -> Any:
+        values = [f(fr) for f in inits]
+        for slot, value in zip(iter_slots, values):
+            fr[slot] = value
+        b, e, s = int(start(fr)), int(stop(fr)), int(step(fr))
+        if s == 0:
+            raise MachineError("for loop with step 0", span)
+        for i in range(b, e, s):
+            fr[loop_slot] = to(i)
+            signal = body(fr)
+            if signal is not None:
+                if signal is BREAK:
+                    break
+                if signal is CONTINUE:
+                    continue
+                return signal
+        for rv, it in zip(rv_slots, iter_slots):
+            fr[rv] = fr[it]
+        return None
+
+    return run
+
+
+def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner:
+    cond = compile_expr(code, stmt.condition)
+    inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
+    body = compile_stmt(code, stmt.body, iter_slots if stmt.iter_args else target)
+    span = stmt.span
+
+    def run(fr: list[Any]) -> Any:
+        values = [f(fr) for f in inits]
+        for slot, value in zip(iter_slots, values):
+            fr[slot] = value
+        count = 0
+        while cond(fr):
+            count += 1
+            if count > MAX_WHILE_ITERATIONS:
+                raise MachineError(f"while loop still running after {MAX_WHILE_ITERATIONS} iterations", span)
+            signal = body(fr)
+            if signal is not None:
+                if signal is BREAK:
+                    break
+                if signal is CONTINUE:
+                    continue
+                return signal
+        for rv, it in zip(rv_slots, iter_slots):
+            fr[rv] = fr[it]
+        return None
+
+    return run
+
+
+def _break(code: FunctionCode, stmt: S.BreakStmt, target: YieldTarget) -> Runner:
+    return lambda fr: BREAK
+
+
+def _continue(code: FunctionCode, stmt: S.ContinueStmt, target: YieldTarget) -> Runner:
+    return lambda fr: CONTINUE
+
+
+def _split_region(code: FunctionCode, stmt: S.SplitAivScopeStmt, target: YieldTarget) -> Runner:
+    body = compile_stmt(code, stmt.body, target)
+    machine, lanes = code.machine, stmt.count
+    return lambda fr: machine.fork_region(fr, body, lanes, stmt)
+
+
+# -- core-group batches ------------------------------------------------------------------------
+def _core_call(code: FunctionCode, stmt: S.Stmt) -> E.Call | None:
+    """The call of an AIC / AIV function made by this statement, if that is all it does."""
+    expr = stmt.value if isinstance(stmt, S.AssignStmt) else stmt.expr if isinstance(stmt, S.EvalStmt) else None
+    if not isinstance(expr, E.Call) or not isinstance(expr.op, E.GlobalVar):
+        return None
+    callee = code.machine.program.get_function(expr.op.name)
+    if callee is None or callee.func_type not in (FunctionType.AIC, FunctionType.AIV):
+        return None
+    return expr
+
+
+def _core_group_batches(code: FunctionCode, stmts: Sequence[S.Stmt]) -> list[Any]:
+    """Consecutive AIC / AIV calls form one batch: they run together as one core group."""
+    out: list[Any] = []
+    for stmt in stmts:
+        if _core_call(code, stmt) is not None:
+            if out and isinstance(out[-1], list):
+                out[-1].append(stmt)
+            else:
+                out.append([stmt])
+        else:
+            out.append(stmt)
+    return out
+
+
+def _compile_batch(code: FunctionCode, batch: list[S.Stmt], target: YieldTarget) -> Runner:
+    machine = code.machine
+    calls = []
+    for stmt in batch:
+        call = _core_call(code, stmt)
+        assert call is not None
+        callee = machine.program_function(call.op.name, call.span)
+        arg_fns = [compile_expr(code, a) for a in call.args]
+        slot = code.slots(stmt.var) if isinstance(stmt, S.AssignStmt) else None
+        calls.append((callee, arg_fns, slot, call))
+
+    def run(fr: list[Any]) -> None:
+        launches = [(callee, [f(fr) for f in arg_fns], call) for callee, arg_fns, _, call in calls]
+        results = machine.launch_group(fr[0], launches)
+        for (_, _, slot, _), value in zip(calls, results):
+            if slot is not None:
+                fr[slot] = value
+
+    return run
+
+
+_COMPILERS: dict[type, Callable[..., Runner]] = {
+    S.SeqStmts: _seq, S.AssignStmt: _assign, S.EvalStmt: _eval, S.ReturnStmt: _return, S.YieldStmt: _yield,
+    S.IfStmt: _if, S.ForStmt: _for, S.WhileStmt: _while, S.BreakStmt: _break, S.ContinueStmt: _continue,
+    S.SplitAivScopeStmt: _split_region,
+}

@@ -1,0 +1,109 @@
+"""Comparison tolerances per dtype: the one place they are defined.
+
+An element matches when |after - before| <= atol + rtol * |before| (numpy.isclose), poison
+(NaN) matches poison at the same position, and ints / bools must be equal. The float tolerances
+allow a pass to reorder an FP32 accumulation (e.g. split a K loop) but not to change the math:
+
+| dtype            | rtol   | atol   | why                                            |
+|------------------|--------|--------|------------------------------------------------|
+| FP32             | 1e-5   | 1e-6   | a few ulps of reordering in sums of ~1e3 terms |
+| FP16             | 2e-3   | 1e-3   | one rounding step (eps = 9.8e-4)               |
+| BF16             | 1.6e-2 | 1e-2   | one rounding step (eps = 7.8e-3)               |
+| FP8 / FP4        | 0.25   | 0.125  | one rounding step of a 2-3 bit mantissa        |
+| ints, INDEX, BOOL| exact  | exact  |                                                |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from pypto_core.interp.dtypes import is_float_dtype, is_poison
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+
+EXACT = Tolerance(0.0, 0.0)
+_FLOAT_TOLERANCES: dict[np.dtype, Tolerance] = {
+    np.dtype(np.float64): Tolerance(1e-12, 1e-12),
+    np.dtype(np.float32): Tolerance(1e-5, 1e-6),
+    np.dtype(np.float16): Tolerance(2e-3, 1e-3),
+    np.dtype(ml_dtypes.bfloat16): Tolerance(1.6e-2, 1e-2),
+}
+_NARROW_FLOAT = Tolerance(0.25, 0.125)
+
+
+def tolerance_for(dtype: np.dtype) -> Tolerance:
+    if not is_float_dtype(dtype):
+        return EXACT
+    return _FLOAT_TOLERANCES.get(np.dtype(dtype), _NARROW_FLOAT)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outcome of comparing one output of two runs."""
+
+    ok: bool
+    reason: str = ""  # "shape", "dtype", "value", "missing" or "extra" when not ok
+    max_abs_error: float = 0.0
+    first_index: tuple[int, ...] | None = None
+    expected: object = None
+    actual: object = None
+    mismatches: int = 0
+    poisoned: int = 0  # poison elements in the expected value (unwritten or invalid region)
+
+    def describe(self) -> str:
+        if self.ok:
+            return "ok"
+        if self.reason in ("shape", "dtype"):
+            return f"{self.reason} differs: expected {self.expected}, got {self.actual}"
+        if self.reason in ("missing", "extra"):
+            return f"{self.reason} output: expected {self.expected}, got {self.actual}"
+        return (f"{self.mismatches} element(s) differ; first at index {list(self.first_index or ())}: "
+                f"expected {self.expected}, got {self.actual}")
+
+
+def compare_values(expected: object, actual: object) -> Comparison:
+    """Compare two outputs (arrays or scalars) with the tolerance of the expected dtype."""
+    exp = np.asarray(expected)
+    act = np.asarray(actual)
+    if exp.shape != act.shape:
+        return Comparison(False, "shape", expected=exp.shape, actual=act.shape)
+    if exp.dtype != act.dtype:
+        return Comparison(False, "dtype", expected=exp.dtype, actual=act.dtype)
+    exp_poison, act_poison = is_poison(exp), is_poison(act)
+    if is_float_dtype(exp.dtype):
+        tol = tolerance_for(exp.dtype)
+        e64, a64 = exp.astype(np.float64), act.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(a64 - e64)
+            close = diff <= tol.atol + tol.rtol * np.abs(e64)
+        # Infinities compare by equality; poison only matches poison.
+        close |= (e64 == a64)
+        close &= ~(exp_poison ^ act_poison)
+        close |= exp_poison & act_poison
+        finite = ~(exp_poison | act_poison) & np.isfinite(diff)
+        max_err = float(diff[finite].max()) if finite.any() else 0.0
+        if (exp_poison ^ act_poison).any():
+            max_err = float("inf")  # a written value against poison: no finite error describes it
+    else:
+        close = exp == act
+        with np.errstate(over="ignore"):
+            both = ~(exp_poison | act_poison)
+            d = np.abs(exp.astype(np.float64) - act.astype(np.float64))
+        max_err = float(d[both].max()) if both.any() else 0.0
+    bad = ~close
+    n_bad = int(bad.sum())
+    n_poison = int(exp_poison.sum())
+    if n_bad == 0:
+        return Comparison(True, max_abs_error=max_err, poisoned=n_poison)
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    return Comparison(False, "value", max_abs_error=max_err, first_index=first,
+                      expected=exp[first] if exp.ndim else exp.item(),
+                      actual=act[first] if act.ndim else act.item(), mismatches=n_bad, poisoned=n_poison)

@@ -1,0 +1,12 @@
+"""Pass instruments: hooks run around every pass of the active PassContext."""
+
+from pypto_core.passes.instruments.base import PassInstrument
+from pypto_core.passes.instruments.callback import CallbackInstrument
+from pypto_core.passes.instruments.dump import IRDumpInstrument
+from pypto_core.passes.instruments.print_ir import PrintAfterInstrument
+from pypto_core.passes.instruments.roundtrip import check_roundtrip, make_roundtrip_instrument
+from pypto_core.passes.instruments.timing import TimingInstrument
+from pypto_core.passes.instruments.verification import VerificationInstrument, VerificationMode
+
+__all__ = ["CallbackInstrument", "IRDumpInstrument", "PassInstrument", "PrintAfterInstrument", "TimingInstrument",
+           "VerificationInstrument", "VerificationMode", "check_roundtrip", "make_roundtrip_instrument"]

@@ -1,0 +1,23 @@
+"""The instrument interface: `before_pass(pass, program)` and `after_pass(pass, program)` (API.md 5.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class PassInstrument:
+    """Base of instruments; subclasses override the hooks they need."""
+
+    name = "PassInstrument"
+
+    def get_name(self) -> str:
+        return self.name
+
+    def before_pass(self, p: Any, program: Any) -> None:
+        """Runs before the transform, with its input."""
+
+    def after_pass(self, p: Any, program: Any) -> None:
+        """Runs after the transform, with its result."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"

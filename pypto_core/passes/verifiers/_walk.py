@@ -1,0 +1,173 @@
+"""Helpers shared by the core verifiers: variable uses, and a walk that keeps lexical scopes.
+
+Scope rules (what SSAForm and UseAfterDef agree on): a function's params (and the dynamic dims in
+their types) are visible everywhere; a loop's loop_var and iter_args only inside its body; its
+return_vars after it; an if's return_vars after it; defs inside a loop body or an if branch stay in
+that body; scope statements (InCore, split_aiv, ...) are transparent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.function import Function, Program
+from pypto_core.ir.node import FieldRole
+from pypto_core.ir.span import Span
+from pypto_core.ir.types import Type
+from pypto_core.ir.visitor import IRVisitor
+
+
+class _Uses(IRVisitor):
+    """Vars read by an expression. Types are not walked: a dim in a type is not a read."""
+
+    def __init__(self) -> None:
+        self.found: list[E.Var] = []
+
+    def visit_type(self, typ: Type) -> None:
+        return
+
+    def visit_var_like(self, var: E.Var) -> None:
+        self.found.append(var)
+
+    def visit_iter_arg(self, var: E.IterArg) -> None:
+        self.found.append(var)
+
+
+def uses_in(value: Any) -> list[E.Var]:
+    walker = _Uses()
+    walker.visit(value)
+    return walker.found
+
+
+class _TypeDims(IRVisitor):
+    def __init__(self) -> None:
+        self.found: list[E.Var] = []
+
+    def visit_var_like(self, var: E.Var) -> None:
+        self.found.append(var)
+
+
+def vars_in_type(typ: Type) -> list[E.Var]:
+    walker = _TypeDims()
+    walker.visit_type(typ)
+    return walker.found
+
+
+def functions(program: Program | Function) -> Iterator[Function]:
+    if isinstance(program, Function):
+        yield program
+    else:
+        yield from program.functions.values()
+
+
+class ScopedWalk:
+    """Walks one function in execution order with a stack of scopes; subclasses react to defs and uses."""
+
+    def __init__(self, func: Function) -> None:
+        self.func = func
+        self.scopes: list[dict[int, E.Var]] = [{}]
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def on_define(self, var: E.Var, span: Span) -> None:
+        """Called before `var` becomes visible."""
+
+    def on_use(self, var: E.Var, span: Span) -> None:
+        """Called for every read of a variable."""
+
+    def after_if(self, then_defs: dict[int, E.Var], else_defs: dict[int, E.Var] | None) -> None:
+        """Called after an if, with the defs of each branch (None when there is no else)."""
+
+    # -- scope queries -------------------------------------------------------------------------
+    def visible(self, var: E.Var) -> bool:
+        return any(id(var) in scope for scope in self.scopes)
+
+    def define(self, var: E.Var, span: Span) -> None:
+        self.on_define(var, span)
+        self.scopes[-1][id(var)] = var
+
+    def use_all(self, value: Any, span: Span) -> None:
+        for var in uses_in(value):
+            self.on_use(var, span)
+
+    # -- the walk ------------------------------------------------------------------------------
+    def run(self) -> None:
+        for param in self.func.params:
+            for dim in vars_in_type(param.type):
+                self.scopes[0].setdefault(id(dim), dim)
+        for param in self.func.params:
+            self.define(param, param.span or self.func.span)
+        self.stmt(self.func.body)
+
+    def stmt(self, s: S.Stmt | None) -> None:
+        if s is None:
+            return
+        if isinstance(s, S.SeqStmts):
+            for child in s.stmts:
+                self.stmt(child)
+        elif isinstance(s, S.AssignStmt):
+            self.use_all(s.value, s.span)
+            self.define(s.var, s.span)
+        elif isinstance(s, (S.EvalStmt,)):
+            self.use_all(s.expr, s.span)
+        elif isinstance(s, (S.ReturnStmt, S.YieldStmt)):
+            self.use_all(s.value, s.span)
+        elif isinstance(s, S.ScopeStmt):
+            self.stmt(s.body)
+        elif isinstance(s, S.ForStmt):
+            self.use_all((s.start, s.stop, s.step), s.span)
+            self.use_all(tuple(a.initValue for a in s.iter_args), s.span)
+            self.scopes.append({})
+            self.define(s.loop_var, s.span)
+            for arg in s.iter_args:
+                self.define(arg, s.span)
+            self.stmt(s.body)
+            self.scopes.pop()
+            for rv in s.return_vars:
+                self.define(rv, s.span)
+        elif isinstance(s, S.WhileStmt):
+            self.use_all(tuple(a.initValue for a in s.iter_args), s.span)
+            self.scopes.append({})
+            for arg in s.iter_args:
+                self.define(arg, s.span)
+            self.use_all(s.condition, s.span)
+            self.stmt(s.body)
+            self.scopes.pop()
+            for rv in s.return_vars:
+                self.define(rv, s.span)
+        elif isinstance(s, S.IfStmt):
+            self.use_all(s.condition, s.span)
+            self.scopes.append({})
+            self.stmt(s.then_body)
+            then_defs = self.scopes.pop()
+            else_defs = None
+            if s.else_body is not None:
+                self.scopes.append({})
+                self.stmt(s.else_body)
+                else_defs = self.scopes.pop()
+            for rv in s.return_vars:
+                self.define(rv, s.span)
+            self.after_if(then_defs, else_defs)
+        else:
+            self.generic(s)
+
+    def generic(self, s: S.Stmt) -> None:
+        """A statement kind this walk does not know (a plugin's): uses first, then defs, then bodies."""
+        defs: list[E.Var] = []
+        bodies: list[S.Stmt] = []
+        for spec, value in s.field_items():
+            items: Iterable[Any] = value if isinstance(value, tuple) else (value,)
+            if spec.role is FieldRole.DEF:
+                defs.extend(v for v in items if isinstance(v, E.Var))
+            elif spec.role is FieldRole.USUAL:
+                for item in items:
+                    if isinstance(item, S.Stmt):
+                        bodies.append(item)
+                    elif isinstance(item, E.Expr):
+                        self.use_all(item, s.span)
+        for var in defs:
+            self.define(var, s.span)
+        for body in bodies:
+            self.stmt(body)

@@ -1,0 +1,33 @@
+"""SplitIncoreOrch: InCore scopes have been outlined; none is left in an Opaque or Orchestration function."""
+
+from __future__ import annotations
+
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.function import Function
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.passes.verifier_registry import Diagnostic, error
+from pypto_core.passes.verifiers._walk import functions
+
+RULE = "SplitIncoreOrch"
+_HOST_FUNCTION_TYPES = (FunctionType.Opaque, FunctionType.Orchestration)
+
+
+class _Leftovers(IRVisitor):
+    def __init__(self, func: Function, out: list[Diagnostic]) -> None:
+        self.func = func
+        self.out = out
+
+    def visit_in_core_scope_stmt(self, s: S.InCoreScopeStmt) -> None:
+        self.out.append(error(RULE, f"InCore ScopeStmt left in {self.func.func_type.name} function "
+                                    f"'{self.func.name}': it should have been outlined into an InCore function",
+                              s.span))
+        super().visit_in_core_scope_stmt(s)
+
+
+def verify_split_incore_orch(program: object) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for func in functions(program):  # type: ignore[arg-type]
+        if func.func_type in _HOST_FUNCTION_TYPES:
+            _Leftovers(func, out).visit_stmt(func.body)
+    return out

@@ -1,0 +1,94 @@
+"""SSAForm: every Var is defined once, no def shadows a name of an enclosing scope, carried loops and
+ifs end their bodies with a yield of matching arity, and uses stay inside their defining scope."""
+
+from __future__ import annotations
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.function import Function
+from pypto_core.ir.span import Span
+from pypto_core.ir.utils import flatten_to_stmts
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.passes.verifier_registry import Diagnostic, error
+from pypto_core.passes.verifiers._walk import ScopedWalk, functions
+
+RULE = "SSAForm"
+
+
+class _SSAWalk(ScopedWalk):
+    def __init__(self, func: Function, out: list[Diagnostic]) -> None:
+        super().__init__(func)
+        self.out = out
+        self.defined: set[int] = set()
+
+    def on_define(self, var: E.Var, span: Span) -> None:
+        if id(var) in self.defined:
+            self.out.append(error(RULE, f"variable '{var.name_hint}' is assigned more than once in function "
+                                        f"'{self.func.name}'", span))
+            return
+        self.defined.add(id(var))
+        for scope in self.scopes[:-1]:
+            for other in scope.values():
+                if other is not var and other.name_hint == var.name_hint:
+                    self.out.append(error(RULE, f"variable '{var.name_hint}' shadows a variable of the same name "
+                                                f"in an enclosing scope of function '{self.func.name}'", span))
+                    return
+
+    def on_use(self, var: E.Var, span: Span) -> None:
+        # A use before any def is UseAfterDef's finding; here only defs that went out of scope count.
+        if id(var) in self.defined and not self.visible(var):
+            self.out.append(error(RULE, f"variable '{var.name_hint}' is used outside the scope that defines it "
+                                        f"in function '{self.func.name}'", span))
+
+
+def _trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
+    stmts = flatten_to_stmts(body)
+    return stmts[-1] if stmts and isinstance(stmts[-1], S.YieldStmt) else None
+
+
+class _YieldArity(IRVisitor):
+    def __init__(self, func: Function, out: list[Diagnostic]) -> None:
+        self.func = func
+        self.out = out
+
+    def _check_body(self, what: str, body: S.Stmt | None, arity: int, span: Span) -> None:
+        last = _trailing_yield(body)
+        got = len(last.value) if last is not None else 0
+        if arity and last is None:
+            self.out.append(error(RULE, f"{what} carries {arity} value(s) but its body does not end with a "
+                                        f"yield (function '{self.func.name}')", span))
+        elif got != arity:
+            self.out.append(error(RULE, f"{what} carries {arity} value(s) but its body yields {got} "
+                                        f"(function '{self.func.name}')", span))
+
+    def _check_loop(self, what: str, s: S.ForStmt | S.WhileStmt) -> None:
+        if len(s.return_vars) != len(s.iter_args):
+            self.out.append(error(RULE, f"{what} has {len(s.iter_args)} iter_args but {len(s.return_vars)} "
+                                        f"return_vars (function '{self.func.name}')", s.span))
+        self._check_body(what, s.body, len(s.iter_args), s.span)
+
+    def visit_for_stmt(self, s: S.ForStmt) -> None:
+        self._check_loop("for loop", s)
+        super().visit_for_stmt(s)
+
+    def visit_while_stmt(self, s: S.WhileStmt) -> None:
+        self._check_loop("while loop", s)
+        super().visit_while_stmt(s)
+
+    def visit_if_stmt(self, s: S.IfStmt) -> None:
+        arity = len(s.return_vars)
+        if arity and s.else_body is None:
+            self.out.append(error(RULE, f"if with {arity} return_vars has no else branch "
+                                        f"(function '{self.func.name}')", s.span))
+        self._check_body("if (then branch)", s.then_body, arity, s.span)
+        if s.else_body is not None:
+            self._check_body("if (else branch)", s.else_body, arity, s.span)
+        super().visit_if_stmt(s)
+
+
+def verify_ssa_form(program: object) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for func in functions(program):  # type: ignore[arg-type]
+        _SSAWalk(func, out).run()
+        _YieldArity(func, out).visit_stmt(func.body)
+    return out

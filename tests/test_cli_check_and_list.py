@@ -1,0 +1,153 @@
+"""`pypto check` and `pypto list`, and how optional commands are loaded."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import sys
+import types
+
+import pytest
+
+from pypto_core.cli import main
+
+from .test_pipeline_toys import support
+
+toy_plugin = support.toy_plugin  # shared fixture
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- check -----------------------------------------------------------------------------------------
+def test_check_accepts_the_defaults(capsys, toy_plugin, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "check")
+    assert code == 0
+    assert "Pipeline (preset 'default')" in out
+    assert "OK: <defaults>: backend Ascend910B, verify basic, 2 pass(es)" in out
+    row = next(line for line in out.splitlines() if "outline_incore_scopes" in line)
+    assert "OutlineIncoreScopes" in row and "SSAForm" in row
+
+
+def test_check_rejects_a_pipeline_whose_properties_cannot_hold(capsys, toy_plugin, tmp_path):
+    config = tmp_path / "pypto.toml"
+    config.write_text('[pipeline]\npasses = ["toy_mark", "toy_unmark", "toy_needs_mark"]\n')
+    code, out, err = run(capsys, "check", str(config))
+    assert (code, out) == (1, "")
+    assert ("pass 'toy_needs_mark' (ToyNeedsMark, step 3) requires property ToyMarked, which does not hold "
+            "there: pass 'toy_unmark' (step 2) invalidated it. Registered passes that produce ToyMarked: "
+            "toy_liar, toy_mark") in err
+
+
+def test_check_pipeline_flag_names_the_producers(capsys, toy_plugin, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "check", "--pipeline", "outline_incore_scopes")
+    assert code == 1
+    assert "pass 'outline_incore_scopes' (OutlineIncoreScopes, step 1) requires property SSAForm" in err
+    assert "Registered passes that produce SSAForm: convert_to_ssa" in err
+
+
+def test_check_reports_config_errors(capsys, toy_plugin, tmp_path):
+    config = tmp_path / "pypto.toml"
+    config.write_text('[pipeline]\npreset = "defualt"\n')
+    code, _, err = run(capsys, "check", str(config))
+    assert code == 1 and "pipeline.preset: unknown preset 'defualt'; did you mean 'default'?" in err
+
+
+# -- list ------------------------------------------------------------------------------------------
+def row_of(out: str, first_cell: str) -> str:
+    """A table row, with the continuation lines of its multi-line cells."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"│ {first_cell} "))
+    block = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith("│") or line.split("│")[1].strip():
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
+def test_list_passes_shows_origin_properties_and_options(capsys, toy_plugin):
+    code, out, _ = run(capsys, "list", "passes")
+    assert code == 0
+    row = row_of(out, "toy_mark")
+    assert "ToyMark" in row and "toy_passes" in row and "<registered in process>" in row and "ToyMarked" in row
+    assert "label: str = 'on'" in row
+    assert "times: int = 1" in out
+    core = row_of(out, "run_verifier")
+    assert "IRVerifier" in core and "<core>" in core and "pypto (core)" in core
+
+
+def test_list_ops_shows_the_plugin_and_distribution(capsys, toy_plugin):
+    code, out, _ = run(capsys, "list", "ops")
+    assert code == 0
+    assert "ops_tile" in row_of(out, "tile.add") and "pypto 0.1.0" in row_of(out, "tile.add")
+
+
+def test_list_backends_shows_capabilities(capsys, toy_plugin):
+    code, out, _ = run(capsys, "list", "backends")
+    assert code == 0
+    assert "backend_ascend910b" in row_of(out, "Ascend910B") and "yes" in row_of(out, "Ascend910B")
+    assert "requires_no_split_dual_aiv_dispatch = true" in row_of(out, "Ascend910B")
+    assert "requires_no_split_dual_aiv_dispatch = false" in row_of(out, "Ascend950")
+    assert "1 AIC + 2 AIV" in row_of(out, "Ascend950")
+
+
+def test_list_properties_marks_unverified_ones(capsys, toy_plugin):
+    code, out, _ = run(capsys, "list", "properties")
+    assert code == 0
+    assert "verified" in row_of(out, "SSAForm") and "<core>" in row_of(out, "SSAForm")
+    assert "declared, unverified" in row_of(out, "ToyOrphan") and "toy_passes" in row_of(out, "ToyOrphan")
+    assert "verified" in row_of(out, "ToyMarked") and "unverified" not in row_of(out, "ToyMarked")
+    assert "declared, unverified" in row_of(out, "NoNestedCalls")
+    assert "yes" in row_of(out, "UseAfterDef")  # structural
+
+
+def test_list_plugins(capsys, toy_plugin):
+    code, out, _ = run(capsys, "list", "plugins")
+    assert code == 0
+    assert "passes: toy_mark" in row_of(out, "toy_passes")
+    assert "pipelines: default" in row_of(out, "pipeline_presets")
+
+
+def test_list_needs_a_known_kind(capsys, toy_plugin):
+    assert run(capsys, "list", "widgets")[0] == 2
+
+
+# -- optional commands ---------------------------------------------------------------------------------
+def test_a_broken_optional_command_does_not_break_the_others(capsys, toy_plugin, monkeypatch):
+    broken = types.ModuleType("pypto_core.cli_commands.run")
+    broken.__spec__ = importlib.machinery.ModuleSpec("pypto_core.cli_commands.run", None)
+
+    def register(subparsers):
+        raise RuntimeError("reference machine half-installed")
+
+    broken.register = register  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pypto_core.cli_commands.run", broken)
+    code, _, err = run(capsys, "run", "prog.py")
+    assert code == 3 and "the 'run' command failed to load: RuntimeError: reference machine half-installed" in err
+    assert run(capsys, "list", "backends")[0] == 0
+
+
+def test_an_optional_command_is_registered_when_present(capsys, toy_plugin, monkeypatch):
+    module = types.ModuleType("pypto_core.cli_commands.run")
+    module.__spec__ = importlib.machinery.ModuleSpec("pypto_core.cli_commands.run", None)
+
+    def register(subparsers):
+        parser = subparsers.add_parser("run")
+        parser.add_argument("file")
+        parser.set_defaults(handler=lambda args: 0 if args.file == "ok.py" else 1)
+
+    module.register = register  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pypto_core.cli_commands.run", module)
+    assert run(capsys, "run", "ok.py")[0] == 0
+    assert run(capsys, "run", "other.py")[0] == 1
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["compile", "--help"]])
+def test_help_exits_zero(capsys, argv):
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "usage: pypto" in out

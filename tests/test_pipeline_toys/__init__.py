@@ -1,0 +1,1 @@
+"""Toy passes and helpers for the pipeline, config, CLI and plugin tests (not tests themselves)."""

@@ -1,0 +1,295 @@
+"""The core verifiers (owner <core>) and the API.md 5.3 surface."""
+
+from __future__ import annotations
+
+import pytest
+
+import pypto
+import pypto.language as pl
+from pypto import ir, passes
+from pypto_core.passes.verifier_registry import PROPERTY_INFO
+
+from .test_pipeline_toys import support
+
+toy_plugin = support.toy_plugin  # shared fixture
+
+INDEX = ir.ScalarType(ir.DataType.INDEX)
+
+
+def c(v: int) -> ir.ConstInt:
+    return ir.ConstInt(v, ir.DataType.INDEX)
+
+
+def var(name: str, typ: ir.Type = INDEX) -> ir.Var:
+    return ir.Var(name, typ)
+
+
+def program(*stmts: ir.Stmt, params=(), ret=(INDEX,), ftype=ir.FunctionType.Opaque) -> ir.Program:
+    body = stmts[0] if len(stmts) == 1 else ir.SeqStmts(list(stmts))
+    return ir.Program([ir.Function("f", list(params), list(ret), body, type=ftype)], "P")
+
+
+def messages(prop: str, prog: object) -> list[str]:
+    diags = passes.PropertyVerifierRegistry.verify([prop], prog)
+    assert all(d.rule_name == prop and d.severity is passes.DiagnosticSeverity.Error for d in diags)
+    return [d.message for d in diags]
+
+
+def loop(loop_var, body, iter_args=(), return_vars=()):
+    return ir.ForStmt(loop_var, c(0), c(4), c(1), list(iter_args), body, list(return_vars))
+
+
+# -- SSAForm ---------------------------------------------------------------------------------------------
+def test_ssa_accepts_single_definitions_and_carried_loops():
+    x, i, acc, nxt, rv = var("x"), var("i"), None, var("nxt"), var("rv")
+    acc = ir.IterArg("acc", INDEX, x)
+    body = ir.SeqStmts([ir.AssignStmt(nxt, ir.Add(acc, i, ir.DataType.INDEX)), ir.YieldStmt([nxt])])
+    prog = program(ir.AssignStmt(x, c(1)), loop(i, body, [acc], [rv]), ir.ReturnStmt([rv]))
+    assert messages("SSAForm", prog) == []
+
+
+def test_ssa_rejects_a_variable_assigned_twice():
+    prog = pl.parse('''
+@pl.function
+def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+    y = x + 1
+    y = y + 1
+    return y
+''')
+    assert messages("SSAForm", prog) == ["variable 'y' is assigned more than once in function 'f'"]
+
+
+def test_ssa_rejects_shadowing_an_enclosing_name():
+    x, i, inner_x = var("x"), var("i"), var("x")
+    prog = program(ir.AssignStmt(x, c(1)), loop(i, ir.AssignStmt(inner_x, c(2))), ir.ReturnStmt([x]))
+    assert messages("SSAForm", prog) == [
+        "variable 'x' shadows a variable of the same name in an enclosing scope of function 'f'"]
+
+
+def test_ssa_rejects_carried_bodies_without_a_matching_yield():
+    x, i, rv = var("x"), var("i"), var("rv")
+    no_yield = loop(i, ir.EvalStmt(x), [ir.IterArg("a", INDEX, x)], [rv])
+    assert messages("SSAForm", program(ir.AssignStmt(x, c(1)), no_yield, ir.ReturnStmt([rv]))) == [
+        "for loop carries 1 value(s) but its body does not end with a yield (function 'f')"]
+    a, rv2 = ir.IterArg("a", INDEX, x), var("rv")
+    two = loop(var("i"), ir.YieldStmt([a, a]), [a], [rv2])
+    assert messages("SSAForm", program(ir.AssignStmt(x, c(1)), two, ir.ReturnStmt([rv2]))) == [
+        "for loop carries 1 value(s) but its body yields 2 (function 'f')"]
+
+
+def test_ssa_rejects_an_if_with_return_vars_and_no_else():
+    x, rv = var("x"), var("rv")
+    cond = ir.Lt(x, c(2), ir.DataType.BOOL)
+    prog = program(ir.AssignStmt(x, c(1)), ir.IfStmt(cond, ir.YieldStmt([x]), None, [rv]), ir.ReturnStmt([rv]))
+    assert messages("SSAForm", prog) == ["if with 1 return_vars has no else branch (function 'f')"]
+
+
+def test_ssa_rejects_a_use_outside_the_defining_scope():
+    i, t = var("i"), var("t")
+    prog = program(loop(i, ir.AssignStmt(t, c(1))), ir.ReturnStmt([t]))
+    assert messages("SSAForm", prog) == ["variable 't' is used outside the scope that defines it in function 'f'"]
+
+
+def test_ssa_keeps_split_aiv_and_incore_scopes_transparent():
+    t = var("t")
+    scope = ir.InCoreScopeStmt(body=ir.SplitAivScopeStmt(ir.SplitMode.UP_DOWN, body=ir.AssignStmt(t, c(1))))
+    assert messages("SSAForm", program(scope, ir.ReturnStmt([t]))) == []
+
+
+# -- UseAfterDef -------------------------------------------------------------------------------------------
+def test_use_before_definition_and_undefined_use():
+    t, ghost = var("t"), var("ghost")
+    prog = program(ir.EvalStmt(t), ir.AssignStmt(t, c(1)), ir.ReturnStmt([ghost]))
+    assert messages("UseAfterDef", prog) == [
+        "variable 't' is used where its definition does not dominate the use (defined later, or inside a loop "
+        "body or a branch it is not carried out of) in function 'f'",
+        "variable 'ghost' is used but never defined in function 'f'"]
+
+
+def test_loop_var_and_iter_args_are_only_visible_in_the_body():
+    x, i, rv = var("x"), var("i"), var("rv")
+    a = ir.IterArg("a", INDEX, x)
+    prog = program(ir.AssignStmt(x, c(0)), loop(i, ir.YieldStmt([a]), [a], [rv]), ir.ReturnStmt([rv]))
+    assert messages("UseAfterDef", prog) == []
+    leak = program(ir.AssignStmt(x, c(0)), loop(i, ir.YieldStmt([a]), [a], [rv]), ir.ReturnStmt([a]))
+    assert [m.split(" is ")[0] for m in messages("UseAfterDef", leak)] == ["variable 'a'"]
+    after = program(loop(i, ir.EvalStmt(i)), ir.ReturnStmt([i]))
+    assert [m.split(" is ")[0] for m in messages("UseAfterDef", after)] == ["variable 'i'"]
+
+
+def test_a_value_defined_in_both_branches_is_defined_after_the_if():
+    prog = pl.parse('''
+@pl.function
+def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+    if n > 2:
+        w = n + 1
+    else:
+        w = n + 3
+    return w
+''')
+    assert messages("UseAfterDef", prog) == []
+    one_branch = pl.parse('''
+@pl.function
+def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+    if n > 2:
+        w = n + 1
+    return w
+''')
+    assert len(messages("UseAfterDef", one_branch)) == 1
+
+
+def test_if_return_vars_and_dynamic_dims_are_defined():
+    prog = pl.parse('''
+import pypto.language as pl
+M = pl.dynamic("M")
+
+@pl.function
+def f(x: pl.Tensor[[M], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+    if n > M:
+        r = pl.yield_(n)
+    else:
+        r = pl.yield_(M)
+    return r
+''')
+    assert messages("UseAfterDef", prog) == []
+
+
+# -- TypeChecked -----------------------------------------------------------------------------------------
+def test_type_mismatch_is_reported():
+    x = var("x", ir.ScalarType(ir.DataType.FP32))
+    prog = program(ir.AssignStmt(x, c(1)), ir.ReturnStmt([x]), ret=(ir.ScalarType(ir.DataType.FP32),))
+    assert messages("TypeChecked", prog) == [
+        "'x' has type pl.Scalar[pl.FP32] but is assigned a value of type pl.Scalar[pl.INDEX] (function 'f')"]
+
+
+def test_annotation_relaxations_are_accepted():
+    index_as_int64 = var("n", ir.ScalarType(ir.DataType.INT64))
+    tile = ir.TileType([16, 16], ir.DataType.FP32)
+    tile_vec = var("t", ir.TileType([16, 16], ir.DataType.FP32, memory_space=ir.MemorySpace.Vec))
+    src = var("src", tile)
+    unknown = var("u", INDEX)
+    unknown_call = ir.Call(ir.GlobalVar("g"), [])
+    prog = program(ir.AssignStmt(index_as_int64, c(1)), ir.AssignStmt(tile_vec, src),
+                   ir.AssignStmt(unknown, unknown_call), ir.ReturnStmt([index_as_int64]), params=[src])
+    assert messages("TypeChecked", prog) == []
+
+
+def test_parsed_programs_are_type_checked():
+    prog = pl.parse(open(__file__.replace("tests/test_verifiers_core.py", "examples/basic.py")).read())
+    assert messages("TypeChecked", prog) == []
+
+
+# -- NoNestedInCore, SplitIncoreOrch, statement structure ------------------------------------------------
+def test_nested_incore_scope():
+    inner = ir.InCoreScopeStmt(body=ir.ReturnStmt([c(0)]))
+    prog = program(ir.InCoreScopeStmt(body=inner))
+    assert [m.startswith("Nested InCore scope in function 'f'") for m in messages("NoNestedInCore", prog)] == [True]
+    assert messages("NoNestedInCore", program(ir.InCoreScopeStmt(body=ir.ReturnStmt([c(0)])))) == []
+
+
+def test_split_incore_orch_looks_at_opaque_and_orchestration_functions():
+    scope = ir.InCoreScopeStmt(body=ir.ReturnStmt([c(0)]))
+    for ftype in (ir.FunctionType.Opaque, ir.FunctionType.Orchestration):
+        (msg,) = messages("SplitIncoreOrch", program(scope, ftype=ftype))
+        assert msg.startswith(f"InCore ScopeStmt left in {ftype.name} function 'f'")
+    assert messages("SplitIncoreOrch", program(scope, ftype=ir.FunctionType.InCore)) == []
+
+
+def test_block_structure_rules():
+    x = var("x")
+    single = program(ir.SeqStmts([ir.ReturnStmt([c(1)])]))
+    nested = program(ir.SeqStmts([ir.AssignStmt(x, c(1))]), ir.ReturnStmt([x]))
+    flat_nested = program(ir.SeqStmts([ir.AssignStmt(x, c(1)), ir.EvalStmt(x)]), ir.ReturnStmt([x]))
+    assert len(messages("NoRedundantBlocks", single)) == 1
+    assert len(messages("NormalizedStmtStructure", single)) == 1
+    # A two-statement block inside a block is not redundant, but it is not normalized either.
+    assert messages("NoRedundantBlocks", flat_nested) == []
+    assert messages("NormalizedStmtStructure", flat_nested) == [
+        "a block nested directly in a block in function 'f' (flatten it)"]
+    assert len(messages("NormalizedStmtStructure", nested)) == 2
+
+
+# -- kernel return rules -------------------------------------------------------------------------------
+KERNEL = '''
+import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.InCore)
+def k(x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+    t = pl.load(x, [0], [64])
+    r = pl.store(t, [0], out)
+    alias = r
+    return RESULT
+'''
+
+
+def test_return_params_explicit():
+    assert messages("ReturnParamsExplicit", pl.parse(KERNEL.replace("RESULT", "out"))) == []
+    for returned in ("r", "alias"):
+        assert messages("ReturnParamsExplicit", pl.parse(KERNEL.replace("RESULT", returned))) == [
+            f"InCore function 'k' returns '{returned}', which is parameter 'out' written in place; "
+            "return 'out' itself"]
+    opaque = KERNEL.replace("(type=pl.FunctionType.InCore)", "").replace("RESULT", "r")
+    assert messages("ReturnParamsExplicit", pl.parse(opaque)) == []
+
+
+def test_no_scalar_kernel_return():
+    n = var("n")
+    prog = program(ir.ReturnStmt([n]), params=[n], ftype=ir.FunctionType.InCore)
+    assert messages("NoScalarKernelReturn", prog) == [
+        "InCore function 'f' returns a scalar (pl.Scalar[pl.INDEX]) as result 0; a kernel cannot return a scalar"]
+    assert messages("NoScalarKernelReturn", program(ir.ReturnStmt([n]), params=[n])) == []
+
+
+# -- API.md 5.3 surface -------------------------------------------------------------------------------------
+def test_core_verifiers_are_owned_by_the_core():
+    for name in ("SSAForm", "TypeChecked", "UseAfterDef", "NoNestedInCore", "NormalizedStmtStructure",
+                 "NoRedundantBlocks", "SplitIncoreOrch", "ReturnParamsExplicit", "NoScalarKernelReturn"):
+        assert PROPERTY_INFO.owner(name) == "<core>", name
+
+
+def test_property_set_functions():
+    assert str(passes.get_default_verify_properties()) == (
+        "{SSAForm, TypeChecked, NoNestedCalls, NoRedundantBlocks, BreakContinueValid, UseAfterDef, "
+        "OutParamNotShadowed, NoNestedInCore, TileTypeCoherence, ArrayNotEscaped}")
+    assert passes.get_structural_properties().contains(passes.IRProperty.UseAfterDef)
+    assert not passes.get_structural_properties().contains(passes.IRProperty.SSAForm)
+    assert passes.get_verified_properties().contains(passes.IRProperty.AivSplitValid)
+
+
+def test_run_verifier_returns_the_program_or_raises_the_report():
+    ok = program(ir.ReturnStmt([c(0)]))
+    verifier = passes.run_verifier()
+    assert verifier.get_name() == "IRVerifier"
+    assert verifier(ok) is ok
+    bad = program(ir.InCoreScopeStmt(body=ir.ReturnStmt([c(0)])))
+    with pytest.raises(pypto.Error) as info:
+        passes.run_verifier([passes.IRProperty.SplitIncoreOrch])(bad)
+    assert str(info.value) == (
+        "IR Verification Report\n======================\nTotal diagnostics: 1 (1 errors, 0 warnings)\n\n"
+        "[1] ERROR - SplitIncoreOrch\n  Message: InCore ScopeStmt left in Opaque function 'f': it should have been "
+        "outlined into an InCore function\n  Location: <unknown>\n  Error Code: 0\n\nStatus: FAILED (1 error(s) found)")
+
+
+def test_verify_properties_raises_pypto_error_with_the_diagnostics():
+    bad = program(ir.InCoreScopeStmt(body=ir.ReturnStmt([c(0)])))
+    with pytest.raises(pypto.Error, match="InCore ScopeStmt"):
+        passes.verify_properties(passes.IRPropertySet([passes.IRProperty.SplitIncoreOrch]), bad, "Test")
+
+
+def test_diagnostics_carry_span_and_codes():
+    prog = pl.parse('''
+@pl.function
+def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+    y = x + 1
+    y = y + 1
+    return y
+''', "prog.py")
+    (diag,) = passes.PropertyVerifierRegistry.verify(passes.IRPropertySet([passes.IRProperty.SSAForm]), prog)
+    assert (diag.span.filename, diag.span.begin_line) == ("prog.py", 5)
+    assert (diag.error_code, diag.hint_code) == (0, "")
+
+
+def test_declared_but_unverified_properties_verify_to_nothing(toy_plugin):
+    assert passes.PropertyVerifierRegistry.verify(["ToyOrphan"], program(ir.ReturnStmt([c(0)]))) == []
+    assert not passes.PropertyVerifierRegistry.has_verifier("ToyOrphan")
+    assert PROPERTY_INFO.owner("ToyOrphan") == "toy_passes"
