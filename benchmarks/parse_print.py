@@ -32,43 +32,44 @@ def workload(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Minimum wall time over `repeat` runs (the least disturbed measurement) and the last result.
-
-    Like `timeit`, the garbage collector is paused while timing: otherwise collections triggered by
-    earlier runs' garbage land on whichever run happens to allocate next, for ast.parse as for us.
-    The clock is this process's CPU time, so other load on a shared machine does not skew the ratios.
-    """
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        result = None
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = time.process_time()
-            result = fn()
-            best = min(best, time.process_time() - t0)
-        finally:
-            gc.enable()
-    return best, result
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """CPU time of one call, with the garbage collector paused (as `timeit` does): otherwise a
+    collection triggered by earlier garbage lands on whichever run allocates next. CPU time rather
+    than wall time so that other load on a shared machine skews the numbers less."""
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.process_time()
+        result = fn()
+        return time.process_time() - t0, result
+    finally:
+        gc.enable()
 
 
 def measure(n: int, repeat: int) -> dict[str, float]:
+    """Best of `repeat` rounds; each round times ast.parse, pl.parse and printing back to back, so a
+    busy spell on the machine hits all three alike."""
     import pypto.language as pl
     from pypto import ir
 
     text = workload(n)
-    t_ast, _ = best_of(lambda: ast.parse(text), repeat)
-    t_parse, program = best_of(lambda: pl.parse(text), repeat)
-    t_print, printed = best_of(lambda: ir.python_print(program, format=False), repeat)
+    best = {"ast": float("inf"), "parse": float("inf"), "print": float("inf")}
+    printed = ""
+    for _ in range(repeat):
+        t_ast, tree = timed(lambda: ast.parse(text))
+        del tree
+        t_parse, program = timed(lambda: pl.parse(text))
+        t_print, printed = timed(lambda: ir.python_print(program, format=False))
+        best = {"ast": min(best["ast"], t_ast), "parse": min(best["parse"], t_parse),
+                "print": min(best["print"], t_print)}
     ir.assert_structural_equal(program, pl.parse(printed))  # the numbers are for a correct round trip
-    return {"n": n, "ast": t_ast, "parse": t_parse, "print": t_print}
+    return {"n": n, **best}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sizes", nargs="*", type=int, default=[400, 1600])
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--profile", action="store_true", help="cProfile one parse and one print of the last size")
     args = ap.parse_args()
 

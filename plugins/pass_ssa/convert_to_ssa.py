@@ -109,10 +109,15 @@ class SSAConverter:
 
     def check_in_scope(self, var: E.Var) -> None:
         where = self.scoped_out.get(id(var))
-        if where is not None:
-            raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {where} and used after it; "
-                            f"define it before (e.g. give it an initial value) so it can be carried out",
-                            var.span)
+        if where is None:
+            return
+        if where.startswith("loop variable of "):
+            raise UserError(f"ConvertToSSA: the loop variable '{var.name_hint}' is used after its loop "
+                            f"({where[len('loop variable of '):]}); it only exists inside the loop: copy the value "
+                            f"you need into a carried variable (init_values=... and pl.yield_)", var.span)
+        raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {where} and used after it; "
+                        f"define it before (e.g. give it an initial value) so it can be carried out",
+                        var.span)
 
     # -- expressions -----------------------------------------------------------------------------
     def expr(self, e: E.Expr, env: Env) -> E.Expr:
@@ -230,6 +235,7 @@ class SSAConverter:
                              user_rvs + synth_rvs, s.span, s.kind, s.attrs, s.leading_comments))
         self._bind_after(s.return_vars, user_rvs, synth, synth_rvs, env)
         self._scope_out(s.body, env, f"the loop at {s.span.to_string()}")
+        self.scoped_out[id(s.loop_var)] = f"loop variable of the loop at {s.span.to_string()}"
 
     def _bind_after(self, old_rvs: Sequence[E.Var], user_rvs: list[E.Var], synth: list[Any],
                     synth_rvs: list[E.Var], env: Env) -> None:

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from pypto_core import cli
 from pypto_core.ir import expr as E
@@ -32,6 +33,13 @@ def test_run_the_bundled_example_passes(capsys):
     assert "convert_to_ssa, outline_incore_scopes" in out
     assert "│ return │ [64]  │ float32 │" in out
     assert "ok" in out
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+def test_every_bundled_example_computes_the_same_after_the_default_pipeline(example, capsys):
+    assert cli.main(["run", str(example)]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "MISMATCH" not in out.upper() and " ok " in out
 
 
 def test_save_and_reload_inputs(tmp_path, capsys):

@@ -160,6 +160,7 @@ class Raw:
 '''
 
 
+@pytest.mark.unverified
 def test_non_ssa_store_rebinding_gets_the_c__store_form():
     """seed 000: without ConvertToSSA the store target is live-in and its result binds `c__store`."""
     after = passes.outline_incore_scopes()(pl.parse(SHARED_SRC))
@@ -170,6 +171,7 @@ def test_non_ssa_store_rebinding_gets_the_c__store_form():
     assert k.param_directions == (ir.ParamDirection.In, ir.ParamDirection.Out)
 
 
+@pytest.mark.unverified
 def test_a_capture_rebound_by_something_other_than_a_store_asks_for_convert_to_ssa():
     src = SHARED_SRC.replace("c = pl.store(x, [0, 0], c)", "c = pl.add(c, 1.0)\n            c = pl.store(x, [0, 0], c)")
     with pytest.raises(pypto.InternalError, match="run ConvertToSSA"):

@@ -37,9 +37,13 @@ class StmtParser(ExprParser):
 
     # -- bodies ------------------------------------------------------------------------------------
     def parse_body(self, stmts: list[ast.stmt]) -> list[S.Stmt]:
-        with self.block() as out:
+        out: list[S.Stmt] = []
+        self.blocks.append(out)
+        try:
             for node in stmts:
                 self.parse_stmt(node)
+        finally:
+            self.blocks.pop()
         return out
 
     def parse_stmt(self, node: ast.stmt) -> None:
@@ -369,11 +373,27 @@ def docstring_lines(text: str) -> list[str]:
 
 
 def types_match(old: T.Type, new: T.Type) -> bool:
+    if old is new:
+        return True
+    if type(old) is T.TensorType and type(new) is T.TensorType and _plain_dims_equal(old, new):
+        return True  # the common re-assignment: checked without a structural walk
     if isinstance(old, T.ScalarType) and isinstance(new, T.ScalarType):
         return old.dtype is new.dtype or (old.dtype.is_index_like() and new.dtype.is_index_like())
     if isinstance(old, T.UnknownType) or isinstance(new, T.UnknownType):
         return True
     return structural_equal(old, new)
+
+
+def _plain_dims_equal(a: T.TensorType, b: T.TensorType) -> bool:
+    """Same dtype and the same constant dims, no view or memref on either side."""
+    if a.dtype is not b.dtype or a.memref is not None or b.memref is not None or a.tensor_view is not None \
+            or b.tensor_view is not None or len(a.shape) != len(b.shape):
+        return False
+    for x, y in zip(a.shape, b.shape):
+        if type(x) is not E.ConstInt or type(y) is not E.ConstInt or x.value != y.value \
+                or x.type.dtype is not y.type.dtype:
+            return False
+    return True
 
 
 def _retyped(value: E.Expr, typ: T.Type) -> E.Expr:
