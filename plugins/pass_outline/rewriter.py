@@ -23,7 +23,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.names import VersionCounter, base_name, generated
-from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_plugins.pass_outline.callee import build_outlined
 from pypto_plugins.pass_outline.naming import OutlinedNames
@@ -206,7 +206,7 @@ class FunctionOutliner:
             body_env[id(t)] = ia
             carries.append((t, ia, base, version))
         body_stmts = self.block(flatten_to_stmts(s.body), body_env)
-        body = _append_yield(body_stmts, [body_env[id(t)] for t, *_ in carries], s.span)
+        body = append_to_yield(body_stmts, [body_env[id(t)] for t, *_ in carries], s.span)
         rvs = [E.Var(generated(base, "rv", version), ia.type, s.span) for _, ia, base, version in carries]
         if isinstance(s, S.ForStmt):
             start, stop, step = (self.sub(e, env) for e in (s.start, s.stop, s.step))
@@ -230,8 +230,8 @@ class FunctionOutliner:
             else_stmts = []  # synthesised else: yields the value from before the if
         then_vals = [then_env.get(id(t), t) for t in carried]
         else_vals = [else_env.get(id(t), t) for t in carried]
-        then_body = _append_yield(then_stmts, then_vals, s.span)
-        else_body = _append_yield(else_stmts, else_vals, s.span) if else_stmts is not None else None
+        then_body = append_to_yield(then_stmts, then_vals, s.span)
+        else_body = append_to_yield(else_stmts, else_vals, s.span) if else_stmts is not None else None
         phis = []
         for t, v in zip(carried, then_vals):
             base = base_name(t.name_hint)
@@ -239,16 +239,6 @@ class FunctionOutliner:
         out.append(S.IfStmt(cond, then_body, else_body, list(s.return_vars) + phis, s.span, s.leading_comments))
         for t, phi in zip(carried, phis):
             env[id(t)] = phi
-
-
-def _append_yield(stmts: list[S.Stmt], values: list[E.Expr], span: Any) -> S.Stmt:
-    if values:
-        if stmts and isinstance(stmts[-1], S.YieldStmt):
-            last = stmts[-1]
-            stmts[-1] = S.YieldStmt(list(last.value) + values, last.span, last.leading_comments)
-        else:
-            stmts.append(S.YieldStmt(values, span))
-    return make_body(stmts, span)
 
 
 def _extend(acc: list[E.Var], items: list[E.Var]) -> None:

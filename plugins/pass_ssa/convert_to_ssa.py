@@ -17,7 +17,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.names import VersionCounter, base_name, generated
-from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.passes.pass_base import Pass
 
@@ -197,15 +197,6 @@ class SSAConverter:
             out.append((x, ia, v, base))
         return out
 
-    def _finish_body(self, stmts: list[S.Stmt], extra: list[E.Expr], span: Any) -> S.Stmt:
-        if extra:
-            if stmts and isinstance(stmts[-1], S.YieldStmt):
-                last = stmts[-1]
-                stmts[-1] = S.YieldStmt(list(last.value) + extra, last.span, last.leading_comments)
-            else:
-                stmts.append(S.YieldStmt(extra, span))
-        return make_body(stmts, span)
-
     def _scope_out(self, body: S.Stmt, env: Env, where: str) -> None:
         for v in assigned_vars(body):
             if id(v) not in env:
@@ -228,7 +219,7 @@ class SSAConverter:
             user_iters.append(na)
         synth = self._synth_iters(carried, env, body_env)
         stmts = self.block(flatten_to_stmts(s.body), body_env)
-        body = self._finish_body(stmts, [body_env[id(x)] for x, *_ in synth], s.span)
+        body = append_to_yield(stmts, [body_env[id(x)] for x, *_ in synth], s.span)
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
         synth_rvs = [E.Var(generated(base, "rv", v), ia.type, x.span) for x, ia, v, base in synth]
         out.append(S.ForStmt(loop_var, start, stop, step, user_iters + [ia for _, ia, _, _ in synth], body,
@@ -260,7 +251,7 @@ class SSAConverter:
         synth = self._synth_iters(carried, env, body_env)
         cond = self.expr(s.condition, body_env)
         stmts = self.block(flatten_to_stmts(s.body), body_env)
-        body = self._finish_body(stmts, [body_env[id(x)] for x, *_ in synth], s.span)
+        body = append_to_yield(stmts, [body_env[id(x)] for x, *_ in synth], s.span)
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
         synth_rvs = [E.Var(generated(base, "rv", v), ia.type, x.span) for x, ia, v, base in synth]
         out.append(S.WhileStmt(cond, user_iters + [ia for _, ia, _, _ in synth], body, user_rvs + synth_rvs,
@@ -286,8 +277,8 @@ class SSAConverter:
         else_vals = [else_env[id(v)] if id(v) in else_env else env[id(v)] for v in merged]
         if merged and else_stmts is None:
             else_stmts = []  # synthesised else: yields the values from before the if (seed 000)
-        then_body = self._finish_body(then_stmts, then_vals, s.span)
-        else_body = self._finish_body(else_stmts, else_vals, s.span) if else_stmts is not None else None
+        then_body = append_to_yield(then_stmts, then_vals, s.span)
+        else_body = append_to_yield(else_stmts, else_vals, s.span) if else_stmts is not None else None
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
         phis = []
         for v, tv in zip(merged, then_vals):

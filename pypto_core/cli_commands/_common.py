@@ -25,3 +25,14 @@ def blocked_plugins(args: argparse.Namespace) -> list[str]:
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE",
                         help="configuration file (default: ./pypto.toml when present, else built-in defaults)")
+
+
+def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
+    """--config, --pipeline, --backend, --verify: how `compile` and `run` choose the pipeline."""
+    from pypto_core.passes.manager import VERIFY_MODES
+
+    add_config_option(parser)
+    parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'convert_to_ssa,outline_incore_scopes"
+                                                        "{opt=1}' (overrides the config file)")
+    parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
+    parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")

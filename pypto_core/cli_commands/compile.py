@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pypto_core.cli_commands._common import add_config_option, add_plugin_blocking, blocked_plugins
+from pypto_core.cli_commands._common import add_pipeline_options, add_plugin_blocking, blocked_plugins
 from pypto_core.cli_commands._errors import EXIT_OK
-from pypto_core.passes.manager import VERIFY_MODES
 
 
 def register(subparsers: Any) -> None:
@@ -18,11 +17,7 @@ def register(subparsers: Any) -> None:
                                                "or --pipeline, and print the program as pl text.")
     parser.add_argument("file", help="a .py file holding one @pl.program or @pl.function")
     parser.add_argument("-o", "--output", metavar="OUT", help="write the result here instead of stdout")
-    add_config_option(parser)
-    parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'convert_to_ssa,outline_incore_scopes"
-                                                        "{opt=1}' (overrides the config file)")
-    parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
-    parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level (default: basic)")
+    add_pipeline_options(parser)
     parser.add_argument("--dump-dir", metavar="D", help="write the program before and after every pass to D")
     parser.add_argument("--print-after-all", action="store_true", help="print the program after every pass")
     parser.add_argument("--print-after", action="append", default=[], metavar="NAME",

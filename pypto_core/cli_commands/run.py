@@ -13,15 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from pypto_core.cli_commands._common import add_config_option, add_plugin_blocking, blocked_plugins
+from pypto_core.cli_commands._common import add_pipeline_options, add_plugin_blocking, blocked_plugins
 from pypto_core.cli_commands._errors import EXIT_OK, EXIT_REJECTED
 
 INPUT_PREFIX, OUTPUT_PREFIX, EXPECTED_PREFIX = "input.", "output.", "expected."
 
 
 def register(subparsers: Any) -> None:
-    from pypto_core.passes.manager import VERIFY_MODES
-
     parser = subparsers.add_parser(
         "run", help="run a program before and after the pipeline on the reference machine and compare",
         description="Parse FILE (never executed as Python), compile it with the pipeline from pypto.toml or "
@@ -30,11 +28,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("file", help="a .py file holding one @pl.program or @pl.function")
     parser.add_argument("--entry", metavar="NAME", help="function to run (default: the one nothing calls)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
-    add_config_option(parser)
-    parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'convert_to_ssa,outline_incore_scopes' "
-                                                        "(overrides the config file)")
-    parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
-    parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")
+    add_pipeline_options(parser)
     parser.add_argument("--inputs", metavar="FILE.npz", help="inputs by parameter name (missing ones are generated)")
     parser.add_argument("--save", metavar="OUT.npz", help="write the inputs, expected and actual outputs here")
     add_plugin_blocking(parser)

@@ -158,3 +158,14 @@ def free_vars_in_order(exprs: Iterable[Any]) -> list[E.Var]:
     for e in exprs:
         walker.visit(e)
     return out
+
+
+def append_to_yield(stmts: list[S.Stmt], values: Sequence[E.Expr], span: Span | None = None) -> S.Stmt:
+    """A loop/if body whose trailing yield also carries `values` (a yield is appended if there is none)."""
+    if values:
+        if stmts and isinstance(stmts[-1], S.YieldStmt):
+            last = stmts[-1]
+            stmts[-1] = S.YieldStmt(list(last.value) + list(values), last.span, last.leading_comments)
+        else:
+            stmts.append(S.YieldStmt(list(values), span))
+    return make_body(stmts, span)

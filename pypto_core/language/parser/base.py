@@ -53,10 +53,16 @@ class ParserBase:
         self.pending_comments: list[str] = []
         self.current_stmt: ast.stmt | None = None
         self._pl_paths: dict[ast.AST, str | None] = {}
+        self._spans: dict[ast.AST, Span] = {}
 
     # -- errors ------------------------------------------------------------------------------
     def span(self, node: ast.AST | None) -> Span:
-        return self.src.span(node) if node is not None else Span(self.src.filename)
+        if node is None:
+            return Span(self.src.filename)
+        span = self._spans.get(node)
+        if span is None:  # a statement's span is asked for by its Var, its statement and its value
+            span = self._spans[node] = self.src.span(node)
+        return span
 
     def fail(self, cls: type[ParserError], message: str, node: ast.AST | None, hint: str | None = None,
              **extra: Any) -> NoReturn:

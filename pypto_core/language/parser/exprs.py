@@ -297,8 +297,17 @@ class ExprParser(TypeParser):
                 sig.bind(*args, span=span, **kwargs)
             except TypeError as exc:
                 self.fail(InvalidOperationError, f"pl operation '{path}': {fn.__name__}() {exc}", node)
+        target = getattr(fn, "dsl_target", None)
         try:
-            result = fn(*args, span=span, **kwargs)
+            if target is None:
+                result = fn(*args, span=span, **kwargs)
+            else:
+                # A `dsl_entry` wrapper re-checks the call on every use; call what it wraps and let the
+                # wrapper explain only a call that fails (building IR has no side effects to undo).
+                try:
+                    result = target(*args, span=span, **kwargs)
+                except TypeError:
+                    result = fn(*args, span=span, **kwargs)
         except ParserError:
             raise
         except (TypeError, ValueError) as exc:

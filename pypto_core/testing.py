@@ -1,0 +1,30 @@
+"""Test helpers for pass authors (bundled and third-party plugins alike).
+
+In a plugin's `tests/conftest.py`:
+
+    from pypto_core.testing import pypto_pass_context  # noqa: F401 - the autouse fixture
+
+and every test then runs its passes the way PyPTO's conftest does: verification of required /
+produced properties before and after each pass plus the print -> parse round trip (API.md 5.2).
+A test that feeds deliberately invalid IR opts out with `@pytest.mark.unverified`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def pypto_pass_context(request: pytest.FixtureRequest) -> Iterator[None]:
+    from pypto_core import passes
+    from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
+
+    if request.node.get_closest_marker("unverified"):
+        instruments = []
+    else:
+        instruments = [passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
+                       make_roundtrip_instrument()]
+    with passes.PassContext(instruments):
+        yield
