@@ -49,6 +49,28 @@ def Ignored(name: str) -> FieldSpec:  # noqa: N802
 _set = object.__setattr__
 
 
+class FieldSeq(tuple):  # type: ignore[type-arg]
+    """A sequence field of a node (args, params, shape, return_vars, ...): immutable like a tuple, and
+    equal to a list with the same items, as PyPTO's std::vector fields are (`f.return_types == []`)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)  # type: ignore[operator]
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
+
+def seq(items: Any = ()) -> FieldSeq:
+    return items if type(items) is FieldSeq else FieldSeq(items)
+
+
 class _NodeMeta(type):
     """Turns the `fields` declaration into `__slots__` and the inherited FIELDS tuple."""
 
@@ -62,6 +84,7 @@ class _NodeMeta(type):
         cls = super().__new__(mcls, name, bases, ns)
         cls.FIELDS = inherited + own
         cls.COMPARED_FIELDS = tuple(f for f in cls.FIELDS if f.role is not FieldRole.IGNORED)
+        cls.WALKED_NAMES = tuple(f.name for f in cls.COMPARED_FIELDS)
         return cls
 
 
@@ -70,6 +93,7 @@ class IRNode(metaclass=_NodeMeta):
 
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
     COMPARED_FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
+    WALKED_NAMES: ClassVar[tuple[str, ...]] = ()  # names of the non-ignored fields, in order
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; build a new node instead")
@@ -93,7 +117,13 @@ class IRNode(metaclass=_NodeMeta):
         cls = type(self)
         new = cls.__new__(cls)
         for spec in cls.FIELDS:
-            _set(new, spec.name, changes.pop(spec.name) if spec.name in changes else getattr(self, spec.name))
+            if spec.name in changes:
+                value = changes.pop(spec.name)
+                if isinstance(value, (list, tuple)) and type(value) is not FieldSeq:
+                    value = FieldSeq(value)  # sequence fields stay FieldSeq through mutators
+                _set(new, spec.name, value)
+            else:
+                _set(new, spec.name, getattr(self, spec.name))
         for slot in _extra_slots(cls):
             if hasattr(self, slot):
                 _set(new, slot, getattr(self, slot))

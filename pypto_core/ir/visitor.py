@@ -9,6 +9,7 @@ same object.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,7 +17,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
-from pypto_core.ir.node import FieldRole, IRNode, snake_case
+from pypto_core.ir.node import IRNode, snake_case
 
 
 def _node_classes() -> list[type[IRNode]]:
@@ -29,10 +30,6 @@ def _node_classes() -> list[type[IRNode]]:
                 out.append(sub)
                 pending.append(sub)
     return out
-
-
-def _walkable(spec_role: FieldRole) -> bool:
-    return spec_role is not FieldRole.IGNORED
 
 
 class _Dispatching:
@@ -89,9 +86,8 @@ class IRVisitor(_Dispatching):
 
     def visit_node(self, node: IRNode) -> None:
         """Visit every non-ignored child of a node."""
-        for spec in node.FIELDS:
-            if _walkable(spec.role):
-                self._visit_value(getattr(node, spec.name))
+        for name in node.WALKED_NAMES:
+            self._visit_value(getattr(node, name))
 
     def visit_var_like(self, var: E.Var) -> None:
         """Variables: the walk goes on into the expressions of their type (dynamic dims)."""
@@ -153,13 +149,12 @@ class IRMutator(_Dispatching):
 
     def visit_node(self, node: IRNode) -> Any:
         changes: dict[str, Any] = {}
-        for spec in node.FIELDS:
-            if not _walkable(spec.role):
-                continue
-            old = getattr(node, spec.name)
-            new = self._mutate_value(old)
+        mutate = self._mutate_value
+        for name in node.WALKED_NAMES:
+            old = getattr(node, name)
+            new = mutate(old)
             if new is not old:
-                changes[spec.name] = new
+                changes[name] = new
         return node.with_fields(**changes) if changes else node
 
     def visit_var(self, var: E.Var) -> E.Expr:
@@ -172,15 +167,21 @@ class IRMutator(_Dispatching):
         return var.with_fields(initValue=new_init)  # type: ignore[return-value]
 
     def _mutate_value(self, value: Any) -> Any:
-        if isinstance(value, F.Function):
-            return self.visit_function(value)
         if isinstance(value, IRNode):
-            if isinstance(value, E.Op) or (isinstance(value, T.Type) and not value.has_vars):
+            if isinstance(value, T.Type):
+                return self._dispatch(value) if value.has_vars else value
+            if isinstance(value, E.Op):
                 return value
+            if isinstance(value, F.Function):
+                return self.visit_function(value)
             return self._dispatch(value)
         if isinstance(value, tuple):
+            if not value:
+                return value
             items = [self._mutate_value(v) for v in value]
             return value if all(a is b for a, b in zip(items, value)) else tuple(items)
+        if value is None or isinstance(value, (int, float, str, enum.Enum)):
+            return value
         if isinstance(value, list):
             items = [self._mutate_value(v) for v in value]
             return value if all(a is b for a, b in zip(items, value)) else items
