@@ -59,7 +59,7 @@ def measure(n: int, repeat: int) -> dict[str, float]:
         t_ast, tree = timed(lambda: ast.parse(text))
         del tree
         t_parse, program = timed(lambda: pl.parse(text))
-        t_print, printed = timed(lambda: ir.python_print(program, format=False))
+        t_print, printed = timed(lambda: ir.python_print(program, format=False))  # noqa: B023 - called at once
         best = {"ast": min(best["ast"], t_ast), "parse": min(best["parse"], t_parse),
                 "print": min(best["print"], t_print)}
     ir.assert_structural_equal(program, pl.parse(printed))  # the numbers are for a correct round trip

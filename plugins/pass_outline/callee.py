@@ -19,9 +19,10 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
+from pypto_core.ir.calls import call_return_type
 from pypto_core.ir.enums import CachePolicy, FunctionType, ParamDirection, SplitMode
 from pypto_core.ir.names import VersionCounter, base_name, generated
-from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute
+from pypto_core.ir.utils import Substituter, flatten_to_stmts, make_body
 from pypto_plugins.pass_outline.lineage import Lineage, written_arg_index
 from pypto_plugins.pass_outline.scope_analysis import ScopeInfo
 
@@ -125,21 +126,22 @@ def cache_policy_attr(info: ScopeInfo) -> list[tuple[int, int]]:
     return sorted(pairs.items())
 
 
-def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt],
+def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt], live_outs: list[E.Var],
              callee_returns: Mapping[str, list[int | None]]) -> list[_Output]:
+    """`live_outs` are the callee-side variables; `info.live_outs` the caller-side ones they replace."""
     lineage = Lineage(callee_returns).scan(S.SeqStmts(body))
     index_of = {id(p): i for i, p in enumerate(params)}
     writable = {i for i, d in enumerate(info.directions) if d is not ParamDirection.In}
     outputs: list[_Output] = []
     by_param: dict[int, _Output] = {}
-    for v in info.live_outs:
+    for v, caller_side in zip(live_outs, info.live_outs):
         root = lineage.root(v)
         idx = index_of.get(id(root)) if root is not None else None
         if idx is not None and idx in writable and isinstance(v.type, T.TensorType):
-            outputs.append(_Output(params[idx], idx, [v], info.inputs[idx]))
+            outputs.append(_Output(params[idx], idx, [caller_side], info.inputs[idx]))
             by_param.setdefault(idx, outputs[-1])
         else:
-            outputs.append(_Output(v, None, [v], None))
+            outputs.append(_Output(v, None, [caller_side], None))
     for idx in sorted(writable):
         if idx not in by_param:
             out = _Output(params[idx], idx, [], info.inputs[idx])
@@ -153,15 +155,17 @@ def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt],
 
 def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions: VersionCounter,
                    callee_returns: Mapping[str, list[int | None]]) -> Outlined:
-    mapping: dict[E.Var, E.Expr] = {}
+    subst = Substituter({})
     params: list[E.Var] = []
-    for v in info.inputs:
-        p = E.Var(v.name_hint, substitute(v.type, mapping) if mapping and v.type.has_vars else v.type, v.span)
-        mapping[v] = p
+    for v in info.inputs:  # dims before the inputs whose types use them (scope_analysis)
+        p = E.Var(v.name_hint, subst.visit_type(v.type) if v.type.has_vars else v.type, v.span)
+        subst.mapping[id(v)] = p
         params.append(p)
-    body = list(substitute(tuple(info.body), mapping))
+    body = list(subst.visit(tuple(info.body)))
     body = _export_stores(body, {id(p): p for p, d in zip(params, info.directions) if d is not ParamDirection.In})
-    outputs = _outputs(info, params, body, callee_returns)
+    # A live-out whose type mentions an input was rebuilt with the callee's type: follow the rename.
+    live_outs = [subst.mapping.get(id(v), v) for v in info.live_outs]
+    outputs = _outputs(info, params, body, live_outs, callee_returns)
     returns = [o.value for o in outputs]
     return_types = [r.type for r in returns]
     body.append(S.ReturnStmt(returns, info.scope.span))
@@ -171,9 +175,8 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
         attrs["cache_policy"] = policy
     function = F.Function(name, list(zip(params, info.directions)), return_types, make_body(body, info.scope.span),
                           info.scope.span, FunctionType.InCore, attrs=attrs)
-    call_type: T.Type = (T.UnknownType() if not return_types else return_types[0] if len(return_types) == 1
-                         else T.TupleType(return_types))
-    call = E.Call(E.GlobalVar(name), list(args), {}, {}, call_type, info.scope.span)
+    call = E.Call(E.GlobalVar(name), list(args), {}, {}, call_return_type(params, return_types, args),
+                  info.scope.span)
     caller_vars: list[E.Var] = []
     renames: list[tuple[E.Var, E.Var]] = []
     for o in outputs:
@@ -182,7 +185,8 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
             new = E.Var(generated(base, "ssa", versions.take(base)), o.capture.type, info.scope.span)
             renames.append((o.capture, new))
         else:
-            new = E.Var(o.value.name_hint, o.value.type, o.value.span)
+            orig = o.originals[0]
+            new = E.Var(orig.name_hint, orig.type, orig.span)
         renames.extend((orig, new) for orig in o.originals)
         caller_vars.append(new)
     return Outlined(function, _bind(call, caller_vars, info.scope.span), renames)

@@ -16,6 +16,7 @@ from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_outline.dim_fold import fold_param_dims
+from pypto_plugins.pass_outline.lineage import Lineage
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.rewriter import FunctionOutliner
 
@@ -35,14 +36,23 @@ def has_incore_scope(func: F.Function) -> bool:
     return v.found
 
 
-def returned_params(func: F.Function) -> list[int | None]:
-    """For each return value of `func`: the index of the parameter it returns, if it returns one."""
+def returned_params(func: F.Function, callee_returns: dict[str, list[int | None]]) -> list[int | None]:
+    """For each return value of `func`: the parameter whose buffer it is (through return lineage)."""
     stmts = flatten_to_stmts(func.body)
     ret = next((s for s in reversed(stmts) if isinstance(s, S.ReturnStmt)), None)
     if ret is None:
         return []
+    lineage = Lineage(callee_returns).scan(func.body)
     index = {id(p): i for i, p in enumerate(func.params)}
-    return [index.get(id(v)) if isinstance(v, E.Var) else None for v in ret.value]
+    return [index.get(id(lineage.root(v))) if isinstance(v, E.Var) else None for v in ret.value]
+
+
+def all_returned_params(funcs: list[F.Function]) -> dict[str, list[int | None]]:
+    """returned_params of every function; two rounds let a function see through the calls it makes."""
+    returns: dict[str, list[int | None]] = {}
+    for _ in range(2):
+        returns = {f.name: returned_params(f, returns) for f in funcs}
+    return returns
 
 
 class OutlineIncoreScopes(Pass):
@@ -58,7 +68,7 @@ class OutlineIncoreScopes(Pass):
         funcs = list(program.functions.values())
         names = OutlinedNames(f.name for f in funcs)
         directions: dict[str, list[ParamDirection]] = {f.name: list(f.param_directions) for f in funcs}
-        returns = {f.name: returned_params(f) for f in funcs}
+        returns = all_returned_params(funcs)
         out: list[F.Function] = []
         changed = False
         for func in funcs:

@@ -82,6 +82,7 @@ class FunctionOutliner:
             on_def(p)
         OrderedWalk(lambda v: None, on_def).stmt(self.func.body)
         self.versions = VersionCounter(names)
+        self.used_names: set[str] = set(names)
         self.local = local
         self.global_uses = count_uses(self.func.body)
         for p in self.func.params:
@@ -201,7 +202,7 @@ class FunctionOutliner:
         for t in carried:
             current = env.get(id(t), t)
             base = base_name(t.name_hint)
-            version = self.versions.next[base]  # the first new binding inside takes this version
+            version = self._carry_version(base)
             ia = E.IterArg(generated(base, "iter", version), current.type, current, s.span)
             body_env[id(t)] = ia
             carries.append((t, ia, base, version))
@@ -219,6 +220,15 @@ class FunctionOutliner:
                                    s.leading_comments))
         for (t, *_), rv in zip(carries, rvs):
             env[id(t)] = rv
+
+    def _carry_version(self, base: str) -> int:
+        """The version the first new binding inside will take (seed 000: out__iter_v1 / out__ssa_v1 /
+        out__rv_v1), moved on while an enclosing loop already uses those carry names."""
+        version = self.versions.next[base]
+        while {generated(base, "iter", version), generated(base, "rv", version)} & self.used_names:
+            version += 1
+        self.used_names.update((generated(base, "iter", version), generated(base, "rv", version)))
+        return version
 
     def branch(self, s: S.IfStmt, env: Env, out: list[S.Stmt]) -> None:
         carried = self._carried(s)

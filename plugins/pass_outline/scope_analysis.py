@@ -111,6 +111,28 @@ def live_ins(stmts: Sequence[S.Stmt], function_local: set[int]) -> list[E.Var]:
     return out
 
 
+def with_type_dependencies(inputs: Sequence[E.Var], function_local: set[int]) -> list[E.Var]:
+    """Inputs plus the local variables their types mention (a scalar param used as a dim), each
+    dependency placed before the input whose type needs it, so parameter types can refer to it."""
+    out: list[E.Var] = []
+    seen: set[int] = set()
+
+    def add(v: E.Var) -> None:
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        deps: list[E.Var] = []
+        OrderedWalk(deps.append, lambda _: None).type(v.type)
+        for d in deps:
+            if id(d) in function_local:
+                add(d)
+        out.append(v)
+
+    for v in inputs:
+        add(v)
+    return out
+
+
 def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], function_local: set[int],
                   callee_directions: Mapping[str, Sequence[ParamDirection]],
                   callee_returns: Mapping[str, list[int | None]]) -> ScopeInfo:
@@ -124,7 +146,7 @@ def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], func
     rest = [s for s in body if id(s) not in hoisted_ids]
     moved = {id(s.var) for s in hoisted}
     live_outs = [v for v in live_outs if id(v) not in moved]
-    inputs = live_ins(rest, function_local)
+    inputs = with_type_dependencies(live_ins(rest, function_local), function_local)
     _check_ssa_rebinding(rest, inputs)
     captured = {id(v) for v in inputs}
     # A capture rebound in place (non-SSA `c = store(.., c)`) comes back as the written parameter.

@@ -45,14 +45,10 @@ del _dt
 
 
 def deduce_call_return_type(callee_params: _Any, args: _Any, return_types: _Any) -> _Any:
-    """The type of a call of a function with these params and return types (dynamic dims substituted)."""
-    from pypto_core.language.parser.exprs import call_return_type
+    """The type of a call of a function with these params and return types, in the caller's terms."""
+    from pypto_core.ir.calls import call_return_type
 
-    class _Callee:
-        params = list(callee_params)
-
-    _Callee.return_types = list(return_types)  # type: ignore[attr-defined]
-    return call_return_type(_Callee, list(args))
+    return call_return_type(list(callee_params), list(return_types), list(args))
 
 
 _PASS_NAMES = ("PassContext", "VerificationLevel", "VerificationMode", "make_roundtrip_instrument")

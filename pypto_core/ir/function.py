@@ -37,7 +37,7 @@ def normalize_function_attrs(attrs: Mapping[str, Any] | Sequence[tuple[str, Any]
     for key, value in items:
         value = normalize_attr_value(value)
         # "No split" has one encoding: the key is absent (seed 000, split-attr table).
-        if key == "split" and value == 0 and not isinstance(value, bool):
+        if key == "split" and type(value) is int and value == 0:  # `==` on an IR Expr builds a node
             continue
         out[str(key)] = value
     return out

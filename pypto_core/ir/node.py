@@ -50,8 +50,9 @@ _set = object.__setattr__
 
 
 class FieldSeq(tuple):  # type: ignore[type-arg]
-    """A sequence field of a node (args, params, shape, return_vars, ...): immutable like a tuple, and
-    equal to a list with the same items, as PyPTO's std::vector fields are (`f.return_types == []`)."""
+    """A sequence field of a node (args, params, shape, return_vars, ...): immutable and hashable like a
+    tuple, and equal to a list with the same items, as PyPTO's list-valued fields are
+    (`f.return_types == []`, `f.param_directions == [ParamDirection.In]`)."""
 
     __slots__ = ()
 
@@ -66,9 +67,12 @@ class FieldSeq(tuple):  # type: ignore[type-arg]
 
     __hash__ = tuple.__hash__
 
+    def __repr__(self) -> str:
+        return repr(list(self))
 
-def seq(items: Any = ()) -> FieldSeq:
-    return items if type(items) is FieldSeq else FieldSeq(items)
+
+def _field_value(value: Any) -> Any:
+    return FieldSeq(value) if type(value) is tuple or type(value) is list else value
 
 
 class _NodeMeta(type):
@@ -103,7 +107,7 @@ class IRNode(metaclass=_NodeMeta):
 
     def _init(self, **values: Any) -> None:
         for name, value in values.items():
-            _set(self, name, value)
+            _set(self, name, _field_value(value))
 
     def field_items(self) -> Iterator[tuple[FieldSpec, Any]]:
         for spec in self.FIELDS:
@@ -117,13 +121,8 @@ class IRNode(metaclass=_NodeMeta):
         cls = type(self)
         new = cls.__new__(cls)
         for spec in cls.FIELDS:
-            if spec.name in changes:
-                value = changes.pop(spec.name)
-                if isinstance(value, (list, tuple)) and type(value) is not FieldSeq:
-                    value = FieldSeq(value)  # sequence fields stay FieldSeq through mutators
-                _set(new, spec.name, value)
-            else:
-                _set(new, spec.name, getattr(self, spec.name))
+            _set(new, spec.name, _field_value(changes.pop(spec.name)) if spec.name in changes
+                 else getattr(self, spec.name))
         for slot in _extra_slots(cls):
             if hasattr(self, slot):
                 _set(new, slot, getattr(self, slot))

@@ -41,38 +41,54 @@ def seq(stmts: Sequence[S.Stmt], span: Span | None = None) -> S.SeqStmts:
     return S.SeqStmts(flat, span)
 
 
-class _Substituter(IRMutator):
+class Substituter(IRMutator):
+    """Replaces variables by identity. A variable whose *type* mentions a replaced variable (a dim, a
+    valid-shape expression) is itself replaced by a copy with the substituted type, everywhere."""
+
     def __init__(self, mapping: Mapping[E.Var, E.Expr]) -> None:
         self.mapping = {id(k): v for k, v in mapping.items()}
 
     def visit_var(self, var: E.Var) -> E.Expr:
-        return self.mapping.get(id(var), var)
+        hit = self.mapping.get(id(var))
+        if hit is not None:
+            return hit
+        if var.type.has_vars:
+            new_type = self.visit_type(var.type)
+            if new_type is not var.type:
+                hit = self.mapping[id(var)] = var.with_fields(type=new_type)  # type: ignore[assignment]
+                return hit
+        return var
 
     def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
         hit = self.mapping.get(id(var))
         if hit is not None:
             return hit
-        return super().visit_iter_arg(var)
+        new_type = self.visit_type(var.type) if var.type.has_vars else var.type
+        new_init = self.visit_expr(var.initValue)
+        if new_type is var.type and new_init is var.initValue:
+            return var
+        hit = self.mapping[id(var)] = var.with_fields(type=new_type, initValue=new_init)  # type: ignore[assignment]
+        return hit
 
 
 def substitute_expr(expr: E.Expr, mapping: Mapping[E.Var, E.Expr]) -> E.Expr:
     """Replace variables (by identity) everywhere in an expression."""
     if not mapping:
         return expr
-    return _Substituter(mapping).visit_expr(expr)
+    return Substituter(mapping).visit_expr(expr)
 
 
 def substitute_stmt(stmt: S.Stmt, mapping: Mapping[E.Var, E.Expr]) -> S.Stmt:
     """Replace variables (by identity) at uses and definition sites of a statement tree."""
     if not mapping:
         return stmt
-    return _Substituter(mapping).visit_stmt(stmt)
+    return Substituter(mapping).visit_stmt(stmt)
 
 
 def substitute(node: Any, mapping: Mapping[E.Var, E.Expr]) -> Any:
     if not mapping:
         return node
-    return _Substituter(mapping).visit(node)
+    return Substituter(mapping).visit(node)
 
 
 class _DefCollector(IRVisitor):

@@ -161,10 +161,19 @@ class IRMutator(_Dispatching):
         return var
 
     def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
+        # An IterArg whose initial value changes is rebuilt once; every later occurrence (the uses in
+        # the loop body) must get that same new variable.
+        rebuilt = self.__dict__.get("_rebuilt_iter_args")
+        if rebuilt is not None and id(var) in rebuilt:
+            return rebuilt[id(var)]
         new_init = self._mutate_value(var.initValue)
         if new_init is var.initValue:
             return var
-        return var.with_fields(initValue=new_init)  # type: ignore[return-value]
+        new = var.with_fields(initValue=new_init)
+        if rebuilt is None:
+            rebuilt = self.__dict__["_rebuilt_iter_args"] = {}
+        rebuilt[id(var)] = new
+        return new  # type: ignore[return-value]
 
     def _mutate_value(self, value: Any) -> Any:
         if isinstance(value, IRNode):

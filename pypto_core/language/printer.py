@@ -226,7 +226,7 @@ class Printer:
     def func_attrs(self, func: F.Function) -> str:
         items = []
         for key, value in func.attrs.items():
-            if key in _HIDDEN_FUNC_ATTRS or (key == "split" and value == 0):
+            if key in _HIDDEN_FUNC_ATTRS or (key == "split" and type(value) is int and value == 0):
                 continue
             items.append(f"{quote_double(key)}: {self.attr_value(key, value)}")
         if not items:
@@ -439,12 +439,7 @@ class Printer:
         if isinstance(s, S.SplitAivScopeStmt):
             return head + self.split_aiv(s, indent)
         if isinstance(s, S.HierarchyScopeStmt):
-            parts = [f"level={self.p('Level.' + s.level.name)}"]
-            if s.role is not None:
-                parts.append(f"role={self.p('Role.' + s.role.name)}")
-            if s.name_hint:
-                parts.append(f"name_hint={quote_double(s.name_hint)}")
-            return head + f"{indent}with {self.p('at')}({', '.join(parts)}):\n" + self.scope_body(s, inner)
+            return head + self.hierarchy_header(s, indent) + "\n" + self.scope_body(s, inner)
         if isinstance(s, S.ClusterScopeStmt):
             args = f"name_hint={quote_double(s.name_hint)}" if s.name_hint else ""
             return head + f"{indent}with {self.p('cluster')}({args}):\n" + self.scope_body(s, inner)
@@ -486,14 +481,25 @@ class Printer:
 
     def incore_header(self, s: S.InCoreScopeStmt, indent: str) -> str:
         parts = [f"level={self.p('Level.CORE_GROUP')}"]
-        attrs = s.attrs
         opts = []
         if s.split is not SplitMode.NONE:
             opts.append(f"{self.p('split')}({self.p('SplitMode.' + s.split.name)})")
-        if "slot_num" in attrs:
-            opts.append(f"{self.p('cross_core_slot')}(slot_num={self.value(attrs['slot_num'], True)})")
+        if "slot_num" in s.attrs:
+            opts.append(f"{self.p('cross_core_slot')}(slot_num={self.value(s.attrs['slot_num'], True)})")
         if opts:
             parts.append(f"optimizations=[{', '.join(opts)}]")
+        return f"{indent}with {self.p('at')}({', '.join(parts + self.scope_keywords(s))}):"
+
+    def hierarchy_header(self, s: S.HierarchyScopeStmt, indent: str) -> str:
+        parts = [f"level={self.p('Level.' + s.level.name)}"]
+        if s.role is not None:
+            parts.append(f"role={self.p('Role.' + s.role.name)}")
+        return f"{indent}with {self.p('at')}({', '.join(parts + self.scope_keywords(s))}):"
+
+    def scope_keywords(self, s: S.ScopeStmt) -> list[str]:
+        """The `pl.at(...)` keywords after level/role/optimizations, in API.md 8.5 order."""
+        attrs = s.attrs
+        parts = []
         if s.name_hint:
             parts.append(f"name_hint={quote_double(s.name_hint)}")
         if attrs.get("arg_direction_overrides_vars"):
@@ -504,7 +510,7 @@ class Printer:
             parts.append("allow_early_resolve=True")
         if attrs.get("windowize"):
             parts.append("windowize=True")
-        return f"{indent}with {self.p('at')}({', '.join(parts)}):"
+        return parts
 
     def scope_body(self, s: S.ScopeStmt, indent: str) -> str:
         from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts

@@ -251,6 +251,18 @@ OP_CASES = {
             c = pl.tile.create([64, 128], dtype=pl.FP16, target_memory=pl.Mem.Mat)
             return a
     """, ("tile.full", "tile.create")),
+    "op_call_attrs": ("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def f(x: pl.Tensor[[64], pl.FP32], q: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc],
+              out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+            pl.func_attr({"split_aiv": True})
+            t = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec, attrs={"core_placement": "aiv"})
+            u = pl.tile.adds(t, 1.0, attrs={"core_placement": "aiv", "k": 1})
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                h = pl.tile.aiv_shard(q, attrs={"core_placement": "aiv"})
+            r = pl.tile.store(u, [0], out, attrs={"core_placement": "aiv"})
+            return r
+    """, ("tile.load", "tile.adds", "tile.store", "tile.aiv_shard", "tile.get_subblock_idx")),
     "cross_core_scaffolding": ("""
         @pl.function(type=pl.FunctionType.AIV)
         def f(q: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
@@ -287,6 +299,8 @@ def test_op_roundtrip(name):
     ("cross_core_scaffolding", "pl.system.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, "
                                "slot_size=65536, slot_num=2)"),
     ("cross_core_scaffolding", "pl.system.sync_set(0, pipe=pl.PipeType.MTE2)"),
+    ("op_call_attrs", 'pl.tile.adds(t, 1.0, attrs={"core_placement": "aiv", "k": 1})'),
+    ("op_call_attrs", 'pl.tile.aiv_shard(q, attrs={"core_placement": "aiv"})'),
 ])
 def test_op_spellings(name, printed):
     source, ops = OP_CASES[name]

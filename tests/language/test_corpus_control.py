@@ -90,6 +90,25 @@ CASES = {
                 nxt = pl.add(acc, x)
             return x
     """,
+    "unrolled_carry": """
+        @pl.function
+        def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            for i, (s,) in pl.unroll(3, init_values=(n,)):
+                r = pl.yield_(s + i)
+            return r
+    """,
+    "static_directives": """
+        import pypto.language as pl
+
+        K = 4
+
+        @pl.function
+        def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            pl.static_assert(K > 2 and not K > 8, "K out of range")
+            pl.static_assert(0 < K <= 4)
+            pl.static_print("K is", K, n + 1)
+            return n + K
+    """,
     "nested_loops": f"""
         @pl.function
         def f(x: {T}, n: pl.Scalar[pl.INDEX]) -> {T}:
@@ -306,6 +325,12 @@ def test_if_forms():
     assert [v.name_hint for v in first.return_vars] == ["r"]
     assert [v.name_hint for v in second.return_vars] == ["p", "q"]
     assert isinstance(ir.flatten_to_stmts(first.else_body)[-1], S.YieldStmt)
+
+
+def test_static_directives_emit_no_ir(capsys):
+    (ret,) = body_of("static_directives")
+    assert isinstance(ret, S.ReturnStmt) and ret.value[0].right.value == 4
+    assert "K is 4 n + 1" in capsys.readouterr().out
 
 
 def test_break_continue_nodes():

@@ -59,6 +59,19 @@ CASES = {
                 z = pl.add(y, 1.0)
             return z
     """,
+    "hierarchy_keywords_and_cluster": f"""
+        @pl.function
+        def f(x: {T}, z: {T}) -> {T}:
+            with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator, name_hint="h", allow_early_resolve=True,
+                       windowize=True, no_dep_args=[z], dumps=[x]):
+                pl.set_cache_policy(z, pl.CachePolicy.BYPASS)
+                y = pl.add(x, 1.0)
+            with pl.cluster(name_hint="c"):
+                y = pl.add(y, 1.0)
+            with pl.cluster():
+                y = pl.add(y, 1.0)
+            return y
+    """,
     "cache_policy": f"""
         @pl.function
         def f(x: {T}, w: {T}) -> {T}:

@@ -8,7 +8,7 @@ import pypto.language as pl
 from pypto import ir
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import MemorySpace, ParamDirection, PadValue, TensorLayout, TileLayout
+from pypto_core.ir.enums import MemorySpace, PadValue, ParamDirection, TensorLayout, TileLayout
 from pypto_core.language.roundtrip import check_roundtrip
 
 CASES = {

@@ -1,11 +1,13 @@
 """Decorator mode (API.md 2.1, 2.2): `@pl.program` / `@pl.function` read the source and parse it; the body is
 never run, names come from the caller's closure, and annotations evaluated at def time never fail."""
 
+from pathlib import Path
+
 import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto.language.parser.diagnostics import SSAViolationError, UndefinedVariableError
+from pypto.language.parser.diagnostics import ParserSyntaxError, SSAViolationError, UndefinedVariableError
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType, Level, ParamDirection, Role
@@ -24,7 +26,7 @@ def test_program_in_a_test_function_uses_closure_ints():
     class Scaled:
         @pl.function
         def main(self, x: pl.Tensor[[rows, TILE], pl.FP32]) -> pl.Tensor[[rows, TILE], pl.FP32]:
-            for i in pl.range(rows // TILE):
+            for _ in pl.range(rows // TILE):
                 x = pl.mul(x, scale)
             return x
 
@@ -80,7 +82,7 @@ def test_module_level_dynamic_dims_and_def_time_annotations():
                    b: pl.Tensor[[M + 1, N * 2 - 1], pl.FP32, pl.TensorView(valid_shape=[M, N], layout=pl.ND)],
                    c: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[pl.min(M, 128), 128])],
                    d: pl.Tile[[16, 16], pl.FP32, pl.MemRef("ub", 0, 1024), pl.Mem.Vec],
-                   e: pl.InOut[pl.Tensor[[pl.const(32, pl.INDEX) + pl.const(32, pl.INDEX), -(-M)], pl.FP16]],
+                   e: pl.InOut[pl.Tensor[[pl.const(32, pl.INDEX) + pl.const(32, pl.INDEX), -M * 2], pl.FP16]],
                    f: pl.Tensor[[pl.max(M, N), pl.cast(M, pl.INDEX), pl.const(1, pl.INDEX) + M], pl.BF16]
                    ) -> tuple[pl.Tensor[[M, N], pl.FP32], pl.Scalar[pl.INDEX]]:
             return a, M
@@ -178,3 +180,28 @@ def test_unresolvable_closure_name_is_reported():
         def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
             y = n + nowhere  # noqa: F821 - parsed, never run
             return y
+
+
+def test_errors_point_into_the_defining_file():
+    with pytest.raises(ParserSyntaxError) as info:
+        @pl.function
+        def f(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+            y = x + 1  # the offending line
+            return y
+
+    err = info.value
+    assert err.span["filename"] == __file__
+    lines = Path(__file__).read_text().splitlines()
+    expected = next(i for i, line in enumerate(lines, 1) if line.endswith("x + 1  # the offending line"))
+    assert err.span["line"] == expected
+    assert f"{__file__}:{expected}:" in str(err) and "y = x + 1" in str(err)
+
+
+def test_runtime_split_aiv_checks_its_arguments():
+    # Outside the parser `pl.split_aiv` only validates (API.md 2.9).
+    with pytest.raises(ValueError, match="must be the integer 2"):
+        pl.split_aiv(4, mode=pl.SplitMode.UP_DOWN)
+    with pytest.raises(ValueError, match="pl.SplitMode"):
+        pl.split_aiv(2, mode="UP_DOWN")
+    with pytest.raises(RuntimeError, match="parses"):
+        pl.range(3)

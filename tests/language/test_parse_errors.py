@@ -7,6 +7,8 @@ import textwrap
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pypto.language as pl
 from pypto.language.parser.diagnostics import (
@@ -186,11 +188,11 @@ CASES = {
         pl.yield_(x)  # <-
         return x
     """), ParserSyntaxError, "pl.yield_ is only allowed inside a loop or an if body"),
-    "unroll_with_init_values": Bad(fn("""\
-        for i, (a,) in pl.unroll(4, init_values=(n,)):  # <-
-            b = pl.yield_(a)
+    "unroll_with_variable_bounds": Bad(fn("""\
+        for i in pl.unroll(n):  # <-
+            pass
         return x
-    """), ParserSyntaxError, "pl.unroll does not accept init_values"),
+    """), ParserSyntaxError, "pl.unroll needs constant bounds"),
     "loop_over_a_list": Bad(fn("""\
         for i in [1, 2]:  # <-
             pass
@@ -382,6 +384,14 @@ CASES = {
         pl.static_assert(False, "boom")  # <-
         return x
     """), ParserSyntaxError, "pl.static_assert failed: boom"),
+    "static_assert_on_closure_constants": Bad("import pypto.language as pl\n\nK = 4\n\n" + fn("""\
+        pl.static_assert(K > 8 and K < 16, "K too small")  # <-
+        return x
+    """).split("\n\n", 1)[1], ParserSyntaxError, "pl.static_assert failed: K too small"),
+    "static_assert_on_a_runtime_value": Bad(fn("""\
+        pl.static_assert(n > 8, "n too small")  # <-
+        return x
+    """), ParserSyntaxError, "needs a condition known while parsing"),
     # -- unsupported Python ----------------------------------------------------------------------------------------------
     "try_statement": Bad(fn("""\
         try:  # <-
@@ -463,3 +473,54 @@ def test_zero_or_two_definitions_are_value_errors():
         pl.parse(two)
     with pytest.raises(ValueError, match="@pl.program"):
         pl.parse_program(fn("    return x\n"))
+
+
+# -- robustness: mutated programs fail with a parser error, never with a wrapped internal one ------------------
+MUTATION_BASES = [
+    fn("""\
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k", optimizations=[pl.cross_core_slot(slot_num=2)]):
+            t = pl.load(x, [0], [64])
+            for i, (acc,) in pl.range(n, init_values=(t,)):
+                if i > 0:
+                    r = pl.yield_(pl.tile.adds(acc, 1.0))
+                else:
+                    r = pl.yield_(acc)
+                out = pl.yield_(r)
+            y = pl.store(out, [0], x)
+        for (w,) in pl.while_(init_values=(n,)):
+            pl.cond(w > 0)
+            w2 = pl.yield_(w - 1)
+        return y
+    """),
+    fn("""\
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.load(x, [aiv_id * 32], [32])
+            s = pl.tile.muls(t, 2.0)
+            x = pl.store(s, [aiv_id * 32], x)
+        k: pl.Scalar[pl.INT64] = pl.cast(n, pl.INT64) * 2
+        return x
+    """),
+]
+MUTATION_TOKENS = ["x", "n", "t", "1", "2.0", "-1", "None", "True", "pl", "pl.FP32", "pl.Mem.Vec", "pl.Mem.Acc",
+                   "[64]", "[0, 0]", "(x,)", "()", "{}", "pl.range(2)", "pl.add(x, 1.0)", "pl.yield_(x)", "self",
+                   "pl.Tensor[[64], pl.FP32]", "pl.Tile[[64], pl.FP32]", "pl.Scalar[pl.INDEX]", "x[0]", "a.b",
+                   "pl.split_aiv(2, mode=pl.SplitMode.NONE)", "pl.tile.get_subblock_idx()", "split=1", "...",
+                   "pl.matmul", "pl.tile.slice", "pl.reshape", "pl.row_sum", "pl.aiv_shard", "pl.const(1, pl.INT32)"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_mutated_programs_fail_cleanly(data):
+    source = data.draw(st.sampled_from(MUTATION_BASES))
+    words = [m for m in re.finditer(r"[A-Za-z_][A-Za-z_0-9.]*|\d+\.?\d*|\[[^\[\]]*\]|\([^()]*\)", source)
+             if m.start() > 40]
+    for match in sorted(data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=3, unique_by=lambda m: m.start())),
+                        key=lambda m: -m.start()):
+        source = source[:match.start()] + data.draw(st.sampled_from(MUTATION_TOKENS)) + source[match.end():]
+    try:
+        pl.parse(source, filename=FILENAME)
+    except ParserError as err:
+        assert err.__cause__ is None, f"internal error surfaced: {err.__cause__!r}\n{source}"
+        assert err.span is not None, f"no location for: {err.message}\n{source}"
+    except ValueError as err:
+        assert "exactly one" in str(err)

@@ -19,7 +19,6 @@ from pypto_core.language.parser.errors import (
 )
 from pypto_core.language.parser.source import SourceInfo
 
-
 _UNSET = object()
 _PL_MODULE: Any = None
 _PYPTO_MODULE: Any = None
@@ -31,6 +30,21 @@ def _load_pl_modules() -> None:
     import pypto.language
 
     _PL_MODULE, _PYPTO_MODULE = pypto.language, pypto
+
+
+class _FramePush:
+    __slots__ = ("frames", "frame")
+
+    def __init__(self, frames: list[Frame], frame: Frame) -> None:
+        self.frames = frames
+        self.frame = frame
+
+    def __enter__(self) -> Frame:
+        self.frames.append(self.frame)
+        return self.frame
+
+    def __exit__(self, *exc: object) -> None:
+        self.frames.pop()
 
 
 class ParserBase:
@@ -54,6 +68,12 @@ class ParserBase:
         self.current_stmt: ast.stmt | None = None
         self._pl_paths: dict[ast.AST, str | None] = {}
         self._spans: dict[ast.AST, Span] = {}
+        self._module_names: dict[str, Any] = {}
+        self.dim_aliases: set[str] = set()  # names bound to a folded pl.tensor.dim (no statement)
+        self.other_branch_names: list[set[str]] = []  # per enclosing else: names only the then-branch defines
+        from pypto_core.ops.registry import op_registry
+
+        self.dsl_names = op_registry().dsl  # loads the plugins once per parse, not once per call
 
     # -- errors ------------------------------------------------------------------------------
     def span(self, node: ast.AST | None) -> Span:
@@ -75,13 +95,9 @@ class ParserBase:
         return self.src.source_lines
 
     # -- frames ------------------------------------------------------------------------------
-    @contextmanager
-    def frame(self, frame: Frame) -> Iterator[Frame]:
-        self.frames.append(frame)
-        try:
-            yield frame
-        finally:
-            self.frames.pop()
+    def frame(self, frame: Frame) -> _FramePush:
+        """`with self.frame(Frame(...)) as f:` (a plain class: cheaper than a generator context manager)."""
+        return _FramePush(self.frames, frame)
 
     def innermost(self, *kinds: str) -> Frame | None:
         for f in reversed(self.frames):
@@ -159,7 +175,9 @@ class ParserBase:
             cur = cur.value
         if not isinstance(cur, ast.Name) or cur.id in self.symbols:
             return None
-        base = self.env.lookup(cur.id)
+        base = self._module_names.get(cur.id, _UNSET)
+        if base is _UNSET:  # names outside the body do not change while parsing: look each up once
+            base = self._module_names[cur.id] = self.env.lookup(cur.id)
         parts.reverse()
         if base is _PL_MODULE:
             return ".".join(parts)

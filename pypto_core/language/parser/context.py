@@ -34,7 +34,7 @@ class ProgramContext:
     _keep: list[Any] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class Frame:
     """One level of the statement nesting the parser is inside."""
 

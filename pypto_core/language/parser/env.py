@@ -99,12 +99,40 @@ def static_value(node: ast.AST, env: Env) -> Any:
             except (ArithmeticError, ValueError):
                 return _MISSING
         return _MISSING
+    if isinstance(node, ast.Compare):
+        return _static_compare(node, env)
+    if isinstance(node, ast.BoolOp):
+        values = [static_value(v, env) for v in node.values]
+        if any(v is _MISSING or not isinstance(v, (bool, int, float)) for v in values):
+            return _MISSING
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        v = static_value(node.operand, env)
+        return _MISSING if v is _MISSING or not isinstance(v, (bool, int, float)) else not v
     if isinstance(node, (ast.Tuple, ast.List)):
         items = [static_value(e, env) for e in node.elts]
         if any(i is _MISSING for i in items):
             return _MISSING
         return tuple(items) if isinstance(node, ast.Tuple) else items
     return _MISSING
+
+
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _static_compare(node: ast.Compare, env: Env) -> Any:
+    """`k > 2`, `0 < k <= 8` on closure numbers (static asserts); anything else is not static."""
+    left = static_value(node.left, env)
+    for op, right_node in zip(node.ops, node.comparators):
+        right = static_value(right_node, env)
+        if type(op) not in _COMPARE or not (_number(left) or isinstance(left, bool)) \
+                or not (_number(right) or isinstance(right, bool)):
+            return _MISSING
+        if not _COMPARE[type(op)](left, right):
+            return False
+        left = right
+    return True
 
 
 def _number(v: Any) -> bool:

@@ -13,7 +13,6 @@ from pypto_core.ir import scalar_ops
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ArgDirection, FunctionType
-from pypto_core.ir.structural import structural_equal
 from pypto_core.language.parser.annotations import TypeParser
 from pypto_core.language.parser.env import MISSING, DynamicDim
 from pypto_core.language.parser.errors import (
@@ -272,14 +271,20 @@ class ExprParser(TypeParser):
         for kw in node.keywords:
             if kw.arg is None:
                 self.fail(UnsupportedFeatureError, "**kwargs is not supported in a pl call", kw)
+            if kw.arg == "attrs" and isinstance(kw.value, ast.Dict):
+                continue  # machine attrs of the call (API.md 8.6), applied by call_dsl
             kwargs[kw.arg] = self.parse_value(kw.value)
         return args, kwargs
 
+    def call_attrs_of(self, node: ast.AST) -> dict[str, Any]:
+        for kw in getattr(node, "keywords", ()):
+            if kw.arg == "attrs" and isinstance(kw.value, ast.Dict):
+                return self.parse_call_attrs(kw.value)
+        return {}
+
     def call_dsl(self, path: str, node: ast.Call, args: list[Any] | None = None,
                  kwargs: dict[str, Any] | None = None) -> E.Expr:
-        from pypto_core.ops.registry import op_registry
-
-        entry = op_registry().dsl.get(path)
+        entry = self.dsl_names.get(path)
         if entry is None:
             ns, _, name = path.rpartition(".")
             where = f"pl.{ns}" if ns else "pl"
@@ -316,6 +321,11 @@ class ExprParser(TypeParser):
             self.fail(InvalidOperationError, text if text.startswith(prefix) else f"{prefix}: {text}", node)
         if not isinstance(result, E.Expr):
             self.fail(InvalidOperationError, f"pl.{path} did not produce an expression", node)
+        attrs = self.call_attrs_of(node)
+        if attrs:
+            if not isinstance(result, E.Call):
+                self.fail(InvalidOperationError, f"pl.{path} with attrs= must build an op call", node)
+            result = result.with_fields(attrs={**result.attrs, **attrs})  # type: ignore[assignment]
         return result
 
     def op_call(self, name: str, args: list[E.Expr], kwargs: dict[str, Any], node: ast.AST) -> E.Call:
@@ -341,6 +351,12 @@ class ExprParser(TypeParser):
         if self.func_type is not FunctionType.Orchestration:
             return call
         return fold_dim_of_param(call, self.params, set(map(id, self.program.dynamic_vars.values())))
+
+    def is_folded_dim(self, node: ast.AST, value: E.Expr) -> bool:
+        """`node` is a `pl.tensor.dim(...)` call that `fold_tensor_dim` turned into a pl.dynamic symbol."""
+        return (isinstance(node, ast.Call) and isinstance(value, E.Var)
+                and self.pl_path(node.func) in ("tensor.dim", "dim")
+                and any(value is v for v in self.program.dynamic_vars.values()))
 
     # -- self.f(...) -----------------------------------------------------------------------------------
     def call_function(self, name: str, node: ast.Call) -> E.Expr:
@@ -403,23 +419,10 @@ def _strict_signature(fn: Any) -> inspect.Signature | None:
 
 
 def call_return_type(callee: Any, args: list[E.Expr]) -> T.Type:
-    """The callee's return type(s), with its dynamic dims replaced by the arguments' dims."""
-    from pypto_core.ir.utils import substitute
+    """The callee's return type(s) in the caller's terms (pypto_core.ir.calls)."""
+    from pypto_core.ir.calls import call_return_type as in_caller_terms
 
-    mapping: dict[E.Var, E.Expr] = {}
-    params = set(map(id, callee.params))
-    for p, a in zip(callee.params, args):
-        pt, at = p.type, a.type
-        if isinstance(pt, (T.TensorType, T.TileType)) and isinstance(at, (T.TensorType, T.TileType)):
-            for pd, ad in zip(pt.shape, at.shape):
-                if isinstance(pd, E.Var) and id(pd) not in params and not structural_equal(pd, ad):
-                    mapping[pd] = ad
-    rets = [substitute(t, mapping) if mapping else t for t in callee.return_types]
-    if not rets:
-        return T.UnknownType()
-    if len(rets) == 1:
-        return rets[0]
-    return T.TupleType(rets)
+    return in_caller_terms(callee.params, callee.return_types, args)
 
 
 def fold_dim_of_param(call: E.Expr, params: list[E.Var], dynamic_ids: set[int]) -> E.Expr:

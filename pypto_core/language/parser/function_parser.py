@@ -23,8 +23,8 @@ from pypto_core.language.parser.errors import (
     UnsupportedFeatureError,
 )
 from pypto_core.language.parser.scopes import ScopeParser
-from pypto_core.language.parser.stmts import docstring_lines
 from pypto_core.language.parser.source import SourceInfo
+from pypto_core.language.parser.stmts import docstring_lines
 
 _HIDDEN_ATTR_KEYS = ("auto_scope", "external_source")
 
@@ -115,7 +115,7 @@ class FunctionParser(ScopeParser):
             if key in attrs or key in decorator_keys:
                 self.syntax_error(f"function attribute '{key}' is given twice", k)
             value = self.func_attr_value(key, v)
-            if key == "split" and value == 0:
+            if key == "split" and type(value) is int and value == 0:
                 continue  # "no split" has one encoding: no key (seed 000)
             attrs[key] = value
 

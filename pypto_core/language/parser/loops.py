@@ -62,8 +62,8 @@ class LoopParser(StmtParser):
             else:
                 self.syntax_error(f"pl.{_name(kind)} does not accept '{kw.arg}='", kw)
         if kind is ForKind.Unroll:
-            if inits:
-                self.syntax_error("pl.unroll does not accept init_values", call)
+            # init_values are accepted: ConvertToSSA gives an unrolled loop carries, and its printed form
+            # must parse back (API.md 5.4).
             if not all(isinstance(b, E.ConstInt) for b in (start, stop, step)):
                 self.syntax_error("pl.unroll needs constant bounds", call)
         loop_name, iter_names = self._range_target(node.target, bool(inits))
@@ -174,7 +174,9 @@ class LoopParser(StmtParser):
         call: ast.Call = node.iter  # type: ignore[assignment]
         if self.region() is not None:
             self.syntax_error("nested pl.split_aiv regions are not supported", node)
-        if len(call.args) != 1 or self.parse_value(call.args[0]) != 2 or isinstance(self.parse_value(call.args[0]), bool):
+        count = self.parse_value(call.args[0]) if len(call.args) == 1 else None
+        # `count != 2` on an IR expression would build a Ne node (always truthy): test the type first.
+        if not (type(count) is int and count == 2):
             self.syntax_error("pl.split_aiv requires n == 2 (one iteration per AIV lane)", call)
         mode: SplitMode | None = None
         for kw in call.keywords:
@@ -216,7 +218,8 @@ class LoopParser(StmtParser):
         if len(node.args) != 1:
             self.syntax_error(f"pl.{op} takes exactly one positional argument", node)
         operand = self.parse_expr(node.args[0], f"the operand of pl.{op}")
-        kwargs = {kw.arg: (kw, self.parse_value(kw.value)) for kw in node.keywords}
+        kwargs = {kw.arg: (kw, self.parse_value(kw.value)) for kw in node.keywords
+                  if not (kw.arg == "attrs" and isinstance(kw.value, ast.Dict))}  # attrs: applied by call_dsl
         if isinstance(operand.type, T.DistributedTensorType):
             self.syntax_error(f"pl.{op} does not accept a distributed tensor", node.args[0])
         if "mode" in kwargs:

@@ -77,7 +77,9 @@ class ScopeParser(LoopParser):
                     attrs[attr] = True
         for key, attr in (("no_dep_args", "arg_direction_overrides_vars"), ("dumps", "dump_vars")):
             if key in args:
-                attrs[attr] = self._var_list(args[key][0], key)
+                var_list = self._var_list(args[key][0], key)
+                if var_list:  # an empty list says nothing (and prints as nothing)
+                    attrs[attr] = var_list
         split, slot_num = self._optimizations(args.get("optimizations", (None, None))[0], level)
         if level is not Level.CORE_GROUP:
             with self.frame(Frame("hierarchy")) as frame:

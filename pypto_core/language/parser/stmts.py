@@ -13,6 +13,7 @@ from pypto_core.ir.enums import CachePolicy
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.utils import make_body
 from pypto_core.language.parser.context import Frame
+from pypto_core.language.parser.env import MISSING, static_value
 from pypto_core.language.parser.errors import (
     InvalidOperationError,
     ParserSyntaxError,
@@ -124,17 +125,35 @@ class StmtParser(ExprParser):
         self.emit(S.EvalStmt(expr, self.span(node)))
 
     def static_directive(self, path: str, call: ast.Call) -> None:
-        if path == "static_assert":
-            if not call.args:
-                self.syntax_error("pl.static_assert needs a condition", call)
-            cond = self.parse_value(call.args[0])
-            if isinstance(cond, E.ConstBool):
-                cond = cond.value
-            if not isinstance(cond, bool):
-                self.syntax_error("pl.static_assert needs a condition known while parsing", call.args[0])
-            if not cond:
-                msg = self.parse_value(call.args[1]) if len(call.args) > 1 else "static assertion failed"
-                self.syntax_error(f"pl.static_assert failed: {msg}", call)
+        """`pl.static_assert(cond, "msg")` / `pl.static_print(...)`: evaluated while parsing, no IR (API.md 2.10)."""
+        if path == "static_print":
+            print(*(self.static_text(a) for a in call.args))
+            return
+        if not call.args:
+            self.syntax_error("pl.static_assert needs a condition", call)
+        cond = static_value(call.args[0], self.env) if not self.uses_dsl_names(call.args[0]) else MISSING
+        if cond is MISSING:
+            value = self.parse_value(call.args[0])
+            cond = value.value if isinstance(value, E.ConstBool) else value
+        if not isinstance(cond, (bool, int, float)) or isinstance(cond, E.Expr):
+            self.syntax_error("pl.static_assert needs a condition known while parsing (closure constants only)",
+                              call.args[0])
+        if not cond:
+            msg = self.static_text(call.args[1]) if len(call.args) > 1 else "static assertion failed"
+            self.syntax_error(f"pl.static_assert failed: {msg}", call)
+
+    def uses_dsl_names(self, node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in self.symbols for n in ast.walk(node))
+
+    def static_text(self, node: ast.AST) -> str:
+        value = static_value(node, self.env) if not self.uses_dsl_names(node) else MISSING
+        if value is MISSING:
+            value = self.parse_value(node)
+            if isinstance(value, E.Expr):
+                from pypto_core.language.printer import python_print
+
+                return python_print(value)
+        return value if isinstance(value, str) else repr(value)
 
     def cache_policy(self, call: ast.Call) -> None:
         """`pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` is recorded on the enclosing scope (seed 000)."""
@@ -179,6 +198,12 @@ class StmtParser(ExprParser):
             return
         if isinstance(target, ast.Name):
             value = self.parse_expr(value_node, "the assigned value")
+            if annotation is None and self.is_folded_dim(value_node, value):
+                # `m = pl.tensor.dim(a, 0)` folded onto the pl.dynamic symbol: `m` names the symbol and the
+                # binding disappears (seed 000), as it does when the printed text is parsed again.
+                self.symbols[target.id] = value  # type: ignore[assignment]
+                self.dim_aliases.add(target.id)
+                return
             self.bind(target.id, value, annotation, node)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -196,14 +221,22 @@ class StmtParser(ExprParser):
         else:
             var_type = value.type
         existing = self.symbols.get(name)
+        if name in self.dim_aliases:  # a name for a dynamic dim: a new value gets a Var of its own
+            self.dim_aliases.discard(name)
+            existing = None
         if existing is not None:
             if self.strict_ssa:
                 self.fail(SSAViolationError, f"variable '{name}' is assigned twice (strict SSA)", node,
                           hint="use a new name for the new value", previous_span=self.span(self.def_nodes.get(name)))
-            if not types_match(existing.type, var_type):
+            if types_match(existing.type, var_type):
+                var = existing
+            elif any(name in names for names in self.other_branch_names):
+                var = E.Var(name, var_type, self.span(node))
+                self.symbols[name] = var
+                self.def_nodes[name] = node
+            else:
                 self.fail(ParserTypeError, f"Cannot reassign '{name}' of type {existing.type} with a value of "
                                            f"type {var_type}", node, hint="use a new name for a value of another type")
-            var = existing
         else:
             var = E.Var(name, var_type, self.span(node))
             self.symbols[name] = var
@@ -332,8 +365,15 @@ class StmtParser(ExprParser):
         cond = self.parse_condition(node.test)
         frame = Frame("if")
         with self.frame(frame):
+            before = set(self.symbols)
             then_stmts = self.parse_body(node.body)
-            else_stmts = self.parse_body(node.orelse) if node.orelse else None
+            # Names the then-branch introduced are not on the else path: there a value of another type
+            # may take the name (a pass's lane-1 replay does, seed 002) instead of being a bad reassignment.
+            self.other_branch_names.append({n for n in self.symbols if n not in before})
+            try:
+                else_stmts = self.parse_body(node.orelse) if node.orelse else None
+            finally:
+                self.other_branch_names.pop()
         return_vars = self.make_return_vars(frame)
         if return_vars and else_stmts is None:
             self.syntax_error("an if that yields values needs an else branch that yields them too", node)

@@ -1,0 +1,147 @@
+"""Printer details of API.md section 8 that the corpus does not reach through parsing: entry points,
+prefixes, concise mode, literal spellings, and statement forms only passes produce."""
+
+import math
+import textwrap
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir import types as T
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode, TileLayout
+from pypto_core.language.roundtrip import check_roundtrip, missing_ops
+
+INDEX = T.ScalarType(DataType.INDEX)
+SOURCE = textwrap.dedent("""
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function
+        def f(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+            y = pl.add(x, 1.0)
+            for i, (acc,) in pl.range(n, init_values=(y,)):
+                r = pl.yield_(pl.mul(acc, 2.0))
+            return r
+""")
+
+
+def test_other_prefix_prints_and_parses():
+    program = pl.parse(SOURCE)
+    text = ir.python_print(program, prefix="plx")
+    assert text.startswith("# pypto.program: P\nfrom pypto import language as plx\n\n@plx.program\nclass P:\n")
+    assert "pl." not in text.replace("plx.", "")
+    ir.assert_structural_equal(program, pl.parse(text))
+
+
+def test_format_flag_and_as_python_agree():
+    program = pl.parse(SOURCE)
+    assert ir.python_print(program, format=True) == ir.python_print(program, format=False)
+    assert program.as_python() == ir.python_print(program)
+    from pypto.ir.printer import python_print
+
+    assert python_print(program) == ir.python_print(program)
+
+
+def test_concise_drops_assignment_and_yield_annotations():
+    text = ir.python_print(pl.parse(SOURCE), concise=True)
+    assert "        y = pl.tensor.adds(x, 1.0)\n" in text
+    assert "            r = pl.yield_(pl.tensor.muls(acc, 2.0))\n" in text
+
+
+def test_types_print_on_their_own():
+    tile = T.TileType([16, 128], DataType.FP16, None, T.TileView(valid_shape=[8, 128]), MemorySpace.Vec)
+    assert str(tile) == "pl.Tile[[16, 128], pl.FP16, pl.Mem.Vec, pl.TileView(valid_shape=[8, 128])]"
+    assert ir.python_print(tile) == str(tile)
+    assert str(T.TupleType([])) == "pl.Tuple[()]"
+    assert str(T.UnknownType()) == "pl.UnknownType"
+    assert str(T.TensorType([4, 4], DataType.INT8, T.MemRef("gm", 16, 64))) == \
+        'pl.Tensor[[4, 4], pl.INT8, pl.MemRef("gm", 16, 64)]'
+    mat = T.TileType([128, 128], DataType.FP32, memory_space=MemorySpace.Mat)
+    assert ir.python_print(mat) == "pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat]"
+    assert ir.python_print(mat, explicit_layout=True) == (
+        "pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.col_major, "
+        "slayout=pl.TileLayout.row_major, fractal=512)]")
+
+
+@pytest.mark.parametrize(("value", "dtype", "text"), [
+    (2.0, DataType.FP32, "2.0"), (0.5, DataType.FP32, "0.5"), (1e16, DataType.FP32, "1e+16"),
+    (1e-07, DataType.FP32, "1e-07"), (-1.5, DataType.FP32, "-1.5"), (0.1, DataType.FP32, "0.1"),
+    (2.0, DataType.FP16, "pl.const(2.0, pl.FP16)"), (math.inf, DataType.FP32, 'float("inf")'),
+])
+def test_float_literals(value, dtype, text):
+    const = E.ConstFloat(value, dtype)
+    assert ir.python_print(const) == text
+    func = ir.Function("f", [], [const.type], S.ReturnStmt([const]))
+    check_roundtrip(func)
+
+
+@pytest.mark.parametrize(("value", "dtype", "text"), [
+    (3, DataType.INDEX, "3"), (-3, DataType.INDEX, "-3"), (3, DataType.INT64, "pl.const(3, pl.INT64)"),
+    (7, DataType.UINT8, "pl.const(7, pl.UINT8)"),
+])
+def test_integer_literals(value, dtype, text):
+    const = E.ConstInt(value, dtype)
+    assert ir.python_print(const) == text
+    check_roundtrip(ir.Function("f", [], [const.type], S.ReturnStmt([const])))
+
+
+def test_empty_bodies_and_programs():
+    assert ir.python_print(ir.Function("f", [], [], S.SeqStmts([]))) == "@pl.function\ndef f():\n    pass"
+    empty = ir.Program([], "Empty")
+    assert ir.python_print(empty).endswith("@pl.program\nclass Empty:\n    pass")
+    assert ir.python_print(ir.Program([], "")).startswith("# pypto.program: Program\n")
+
+
+def test_yield_directly_in_a_function_body_prints_as_return():
+    n = E.Var("n", INDEX)
+    func = ir.Function("f", [n], [INDEX], S.SeqStmts([S.YieldStmt([n])]))
+    assert ir.python_print(func).endswith("    return n")
+
+
+@pytest.mark.skipif(bool(missing_ops("tile.get_subblock_idx")), reason="tile.get_subblock_idx not registered yet")
+@pytest.mark.parametrize("region_first", [True, False])
+def test_phi_yield_inside_a_region_prints_bare(region_first):
+    # After ConvertToSSA an if-branch whose body is one region gets its phi yield inside the region (API.md 8.5).
+    from pypto_core.ops.registry import create_op_call
+
+    n, lane = E.Var("n", INDEX), E.Var("aiv_id", INDEX)
+    v, w, phi = E.Var("x", INDEX), E.Var("x", INDEX), E.Var("x__phi_v4", INDEX)
+    region = S.SplitAivScopeStmt(SplitMode.UP_DOWN, 2, body=S.SeqStmts([
+        S.AssignStmt(lane, create_op_call("tile.get_subblock_idx", [])),
+        S.AssignStmt(v, E.Add(n, lane, DataType.INDEX)),
+        S.YieldStmt([v])]))
+    other = S.SeqStmts([S.AssignStmt(w, E.Sub(n, E.ConstInt(1), DataType.INDEX)), S.YieldStmt([w])])
+    branches = (region, other) if region_first else (other, region)
+    cond = E.Gt(n, E.ConstInt(0), DataType.BOOL)
+    func = ir.Function("f", [n], [INDEX], S.SeqStmts([S.IfStmt(cond, *branches, [phi]), S.ReturnStmt([phi])]),
+                       type=FunctionType.InCore)
+    text = check_roundtrip(func).text
+    assert "            pl.yield_(x" in text  # bare, at region indentation
+    assert "        x__phi_v4: pl.Scalar[pl.INDEX] = pl.yield_(x" in text
+
+
+def test_op_names_and_kwarg_spellings():
+    t = E.Var("t", T.TileType([16], DataType.INT32, memory_space=MemorySpace.Vec))
+    call = E.Call(E.Op("tile.and"), [t, t], {"flag": True, "count": 3, "name": "a'b", "layout": TileLayout.col_major,
+                                             "dt": DataType.BF16, "mem": MemorySpace.Acc, "ratio": 0.25},
+                  {"core_placement": "aiv"}, t.type)
+    assert ir.python_print(call) == (
+        "pl.tile.and_(t, t, flag=True, count=3, name='a\\'b', layout=pl.TileLayout.col_major, dt=pl.BF16, "
+        'mem=pl.Mem.Acc, ratio=0.25, attrs={"core_placement": "aiv"})')
+    dist = E.Call(E.Op("pld.system.notify"), [t], {}, T.UnknownType())
+    assert ir.python_print(dist) == "system.notify(t)"
+
+
+def test_statement_and_expression_entry_points():
+    n = E.Var("n", INDEX)
+    stmt = S.ForStmt(E.Var("i", INDEX), 0, n, 1, [], S.AssignStmt(E.Var("k", INDEX), n), [])
+    assert ir.python_print(stmt) == "for i in pl.range(n):\n    k: pl.Scalar[pl.INDEX] = n"
+    assert ir.python_print(E.Min(n, E.ConstInt(4), DataType.INDEX)) == "pl.min(n, 4)"
+    assert ir.python_print(E.Cast(n, DataType.INT32)) == "pl.cast(n, pl.INT32)"
+    assert ir.python_print(E.Abs(n, DataType.INDEX)) == "abs(n)"
+    assert ir.python_print(E.MakeTuple([])) == "[]"
