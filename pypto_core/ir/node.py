@@ -107,7 +107,8 @@ class IRNode(metaclass=_NodeMeta):
 
     def _init(self, **values: Any) -> None:
         for name, value in values.items():
-            _set(self, name, _field_value(value))
+            t = type(value)
+            _set(self, name, FieldSeq(value) if t is tuple or t is list else value)
 
     def field_items(self) -> Iterator[tuple[FieldSpec, Any]]:
         for spec in self.FIELDS:

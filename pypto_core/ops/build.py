@@ -355,10 +355,14 @@ def dsl_entry(fn: Any) -> Any:
                     raise TypeError(f"got an unexpected keyword '{key}' (valid keywords: "
                                     f"{', '.join(keywords) or 'none'}){suggestion}")
         try:
-            sig.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{exc}; expected {fn.__name__}{_signature_text(params)}") from None
-        return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
+        except TypeError:
+            # Only now pay for binding: a call that does not fit the signature gets the signature.
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{exc}; expected {fn.__name__}{_signature_text(params)}") from None
+            raise
 
     call.__name__ = fn.__name__
     call.__qualname__ = fn.__qualname__

@@ -16,7 +16,7 @@ from typing import Any
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CastMode
 from pypto_core.ir.expr import Expr
-from pypto_core.ir.types import TensorType, Type
+from pypto_core.ir.types import TensorType, Type, dims_equal
 from pypto_core.ops.build import broadcast_shapes, promote_dtypes, require_scalar, require_tensor
 from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef
 from pypto_plugins.ops_tile.ops import tile_elementwise as tile_ew
@@ -28,6 +28,8 @@ UNARY = (*tile_ew.UNARY, "recip", "rsqrt")
 
 
 def _same_view(t: TensorType, shape: Sequence[Expr]) -> TensorType:
+    if shape is t.shape and t.memref is None:
+        return t  # types are immutable: the operand's type is the result's
     return TensorType(shape, t.dtype, None, t.tensor_view if len(shape) == len(t.shape) else None)
 
 
@@ -39,6 +41,9 @@ def binary_deducer(op: str):
         rhs = args[1].type
         integer_elements(op, lhs, "lhs")
         integer_elements(op, rhs, "rhs")
+        if (lhs is rhs or (lhs.dtype is rhs.dtype and dims_equal(lhs.shape, rhs.shape))) \
+                and lhs.memref is None and lhs.tensor_view is None:
+            return lhs  # the common `pl.add(x, y)` of one type: nothing to broadcast or promote
         return TensorType(broadcast_shapes(lhs.shape, rhs.shape, op), promote_dtypes(lhs.dtype, rhs.dtype, op))
 
     return deduce
