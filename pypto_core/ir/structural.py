@@ -214,6 +214,8 @@ def assert_structural_equal(lhs: Any, rhs: Any, enable_auto_mapping: bool = Fals
 
 
 def structural_equal(lhs: Any, rhs: Any, enable_auto_mapping: bool = False) -> bool:
+    if lhs is rhs:
+        return True
     try:
         _Equality(enable_auto_mapping).value(lhs, rhs, "")
     except _Mismatch:

@@ -117,9 +117,10 @@ def raw_registry() -> OpRegistry:
 
 def op_registry() -> OpRegistry:
     """The registry with every enabled plugin loaded."""
-    from pypto_core.plugins.host import ensure_plugins_loaded
+    from pypto_core.plugins import host
 
-    ensure_plugins_loaded()
+    if host._HOST is None:  # loaded once; this lookup is hot
+        host.ensure_plugins_loaded()
     return _REGISTRY
 
 
