@@ -24,10 +24,9 @@ class UserError(ValueError):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        span = self.span
-        if span is not None and getattr(span, "is_valid", lambda: False)():
-            return f"{self.message}\n  at {span.to_string()}"
-        return self.message
+        from pypto_core.diagnostics import render_located
+
+        return render_located(self.message, self.span)
 
 
 def internal_check(condition: object, message: str) -> None:

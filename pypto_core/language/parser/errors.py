@@ -94,36 +94,9 @@ def _as_span(span: Span | dict[str, Any] | None) -> Span | None:
 
 def render_error(err: ParserError) -> str:
     """`message`, then `--> file:line:col`, the source line and a caret under the column."""
-    lines = [err.message]
-    span = err.ir_span
-    if span is not None and span.is_valid():
-        lines.append(f"  --> {span.to_string()}")
-        text = _source_line(err, span)
-        if text is not None:
-            gutter = str(span.begin_line)
-            pad = " " * len(gutter)
-            width = 1
-            if span.end_line == span.begin_line and span.end_column > span.begin_column:
-                width = span.end_column - span.begin_column
-            lines += [f"{pad} |", f"{gutter} | {text.rstrip()}",
-                      f"{pad} | {' ' * max(0, span.begin_column - 1)}{'^' * max(1, width)}"]
-    if err.hint:
-        lines.append(f"  hint: {err.hint}")
-    if err.note:
-        lines.append(f"  note: {err.note}")
-    return "\n".join(lines)
+    from pypto_core.diagnostics import render_located
 
-
-def _source_line(err: ParserError, span: Span) -> str | None:
-    if err.source_lines is not None and 0 < span.begin_line <= len(err.source_lines):
-        return err.source_lines[span.begin_line - 1]
-    try:
-        import linecache
-
-        text = linecache.getline(span.filename, span.begin_line)
-    except Exception:  # a missing file only costs us the excerpt
-        return None
-    return text or None
+    return render_located(err.message, err.ir_span, err.source_lines, err.hint, err.note)
 
 
 class ErrorRenderer:

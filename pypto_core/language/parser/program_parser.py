@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.language.parser.context import ProgramContext
@@ -94,6 +95,7 @@ def parse_function_def(fdef: ast.FunctionDef, call: ast.AST | None, src: SourceI
 def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
     """Build IR from DSL source text by walking its AST; the text is never executed."""
     src = SourceInfo.from_text(code, filename)
+    remember_source(filename, code)
     try:
         tree = ast.parse(code, filename=filename)
     except SyntaxError as exc:
