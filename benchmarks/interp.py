@@ -2,22 +2,28 @@
 
 The program below (128x128 tiles in an i / j / k loop nest, the K loop carrying the Acc tile)
 runs on the numpy reference machine next to the same math written directly in numpy: the one-liner
-`np.exp(a @ b)` and the same loop nest over 128x128 tiles in plain numpy (what the machine cannot
-do faster than: BLAS is less efficient on 128x128 tiles than on one 1024x1024 product, and a tile
-load is a copy). Target: the machine within 3x of direct numpy.
+`np.exp(a @ b)` and the same loop nest over 128x128 tiles in plain numpy, loading tiles as copies
+and as views (what the machine cannot do faster than: BLAS is less efficient on 128x128 tiles than
+on one 1024x1024 product). Target: the machine within 3x of direct numpy.
 
     python benchmarks/interp.py [--repeat N]
-    OPENBLAS_NUM_THREADS=1 python benchmarks/interp.py   # per-core: the fair comparison
+    OPENBLAS_NUM_THREADS=1 python benchmarks/interp.py   # numpy on one core too: the work per core
 
-With several BLAS threads the single 1024x1024 product parallelises far better than 128x128 tile
-products, which no interpreter can make up for; one BLAS thread compares the work per core.
-Timings on a busy machine vary a lot: the rounds interleave the three so they share the load.
+The machine limits BLAS to one thread while it runs (pypto_core/interp/blas.py): 128x128 products
+gain little from a second thread and lose a lot when another process holds a core. The numpy sides
+use BLAS as configured; with several threads the single 1024x1024 product parallelises far better
+than 128x128 tile products, which no interpreter can make up for. The plain-numpy tiled sides keep
+the default threads, so on a busy machine they can be much slower than the machine.
+Timings on a busy machine vary a lot: the rounds interleave the sides so that they share the load;
+the median and the best round of each are shown.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
+from functools import partial
 
 import numpy as np
 
@@ -49,20 +55,20 @@ class MatmulExp:
 """
 
 
-def best_times(repeat: int, *fns) -> list[float]:
-    """The best time of each function; rounds interleave them so that all see the same machine load."""
-    best = [float("inf")] * len(fns)
+def timings(repeat: int, *fns) -> list[list[float]]:
+    """Each function's times, in seconds; rounds interleave them so that all see the same machine load."""
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for i, fn in enumerate(fns):
             start = time.perf_counter()
             fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
+            times[i].append(time.perf_counter() - start)
+    return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=10, help="runs of each side; the best time counts")
+    parser.add_argument("--repeat", type=int, default=15, help="rounds; each runs every side once")
     args = parser.parse_args()
 
     program = pl.parse(PROGRAM)
@@ -78,13 +84,16 @@ def main() -> None:
     def direct() -> np.ndarray:
         return np.exp(a @ b)
 
-    def tiled() -> np.ndarray:
+    def tiled(copy: bool) -> np.ndarray:
+        def tile(x: np.ndarray) -> np.ndarray:
+            return x.copy() if copy else x
+
         res = np.empty((N, N), np.float32)
         for i in range(0, N, T):
             for j in range(0, N, T):
-                acc = np.matmul(a[i:i + T, 0:T].copy(), b[0:T, j:j + T].copy())
+                acc = np.matmul(tile(a[i:i + T, 0:T]), tile(b[0:T, j:j + T]))
                 for k in range(T, N, T):
-                    p = np.matmul(a[i:i + T, k:k + T].copy(), b[k:k + T, j:j + T].copy())
+                    p = np.matmul(tile(a[i:i + T, k:k + T]), tile(b[k:k + T, j:j + T]))
                     p += acc
                     acc = p
                 res[i:i + T, j:j + T] = np.exp(acc)
@@ -94,13 +103,20 @@ def main() -> None:
     err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-30)))
     if err > 1e-4:
         raise SystemExit(f"the machine's result differs from numpy: max relative error {err:.3g}")
-    machine_s, numpy_s, tiled_s = best_times(args.repeat, on_machine, direct, tiled)
-    print(f"tiled {N}x{N} matmul + exp, {T}x{T} tiles ({(N // T) ** 3} tile matmuls), best of {args.repeat}; "
+    sides = [("reference machine", on_machine), ("numpy, np.exp(a @ b)", direct),
+             ("numpy, same tiling, copies", partial(tiled, True)), ("numpy, same tiling, views", partial(tiled, False))]
+    runs = timings(args.repeat, *(fn for _, fn in sides))
+    med = [statistics.median(t) for t in runs]
+    best = [min(t) for t in runs]
+    print(f"tiled {N}x{N} matmul + exp, {T}x{T} tiles ({(N // T) ** 3} tile matmuls), {args.repeat} rounds; "
           f"max relative error {err:.2g}")
-    print(f"  reference machine:           {machine_s * 1e3:8.1f} ms")
-    print(f"  numpy, np.exp(a @ b):        {numpy_s * 1e3:8.1f} ms   machine / this = {machine_s / numpy_s:5.2f}x "
-          f"(target <= 3x)")
-    print(f"  numpy, same 128x128 tiling:  {tiled_s * 1e3:8.1f} ms   machine / this = {machine_s / tiled_s:5.2f}x")
+    print(f"  {'':28} {'median':>8} {'best':>8}    machine / this: median, best")
+    for i, (name, _) in enumerate(sides):
+        line = f"  {name + ':':28} {med[i] * 1e3:8.1f} {best[i] * 1e3:8.1f} ms"
+        if i > 0:
+            line += f"  {med[0] / med[i]:5.2f}x {best[0] / best[i]:5.2f}x"
+            line += "  (target <= 3x)" if i == 1 else ""
+        print(line)
 
 
 if __name__ == "__main__":

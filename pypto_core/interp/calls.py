@@ -63,8 +63,37 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
                        f"'{owner}' registers no numpy semantics for it)", call.span)
     kwargs = {spec.name: spec.default for spec in opdef.kwargs}
     kwargs.update(call.kwargs)
+    # An evaluate may specialise itself for this call site once (types and constant operands known):
+    # `evaluate.specialize(code, call, kwargs)` returns an evaluate for this call only, or None.
+    specialize = getattr(evaluate, "specialize", None)
+    if specialize is not None:
+        evaluate = specialize(code, call, kwargs) or evaluate
     finish = _result_finisher(code, call)
+    plain = _plain_result(code, call)
     span = call.span
+
+    def failed(exc: Exception) -> MachineError:  # numpy / semantics errors: say which op and where
+        return MachineError(f"{name}: {type(exc).__name__}: {exc}", span)
+
+    if plain is not None:
+        # The result type has a constant shape and nothing outside a valid region: an array of that
+        # shape and dtype is the result as it is (anything else goes through the full check).
+        shape, dtype = plain
+        ndarray = np.ndarray
+
+        def run_plain(fr: list[Any]) -> Any:
+            args = [f(fr) for f in arg_fns]
+            try:
+                result = evaluate(fr[0], call, args, kwargs)
+            except MachineError:
+                raise
+            except Exception as exc:
+                raise failed(exc) from exc
+            if result.__class__ is ndarray and result.shape == shape and result.dtype == dtype:
+                return result
+            return finish(fr, result, args)
+
+        return run_plain
 
     def run(fr: list[Any]) -> Any:
         args = [f(fr) for f in arg_fns]
@@ -72,11 +101,28 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
             result = evaluate(fr[0], call, args, kwargs)
         except MachineError:
             raise
-        except Exception as exc:  # numpy / semantics errors: say which op and where
-            raise MachineError(f"{name}: {type(exc).__name__}: {exc}", span) from exc
+        except Exception as exc:
+            raise failed(exc) from exc
         return finish(fr, result, args)
 
     return run
+
+
+def _plain_result(code: FunctionCode, call: E.Call) -> tuple[tuple[int, ...], np.dtype] | None:
+    """(shape, dtype) of a tile / tensor result type with a constant shape and no narrower valid region."""
+    t = call.type
+    if not isinstance(t, (TileType, TensorType)):
+        return None
+    if not all(isinstance(d, E.ConstInt) for d in t.shape):
+        return None
+    shape = tuple(d.value for d in t.shape)
+    if isinstance(t, TileType) and t.tile_view is not None and t.tile_view.valid_shape:
+        if code.static_valid(t) != shape:
+            return None  # poison to write (or a valid region known only at run time)
+    try:
+        return shape, np_dtype(t.dtype)
+    except Exception:  # no numpy dtype: the full check reports it
+        return None
 
 
 def _result_finisher(code: FunctionCode, call: E.Call) -> Callable[[list[Any], Any, list[Any]], Any]:

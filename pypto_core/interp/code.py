@@ -10,6 +10,7 @@ import numpy as np
 from pypto_core.interp.dtypes import np_scalar_type
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.frame import UNSET, Return, Slots
+from pypto_core.interp.stable import read_only_params, read_only_view, stable_params
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.function import Function
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from pypto_core.interp.machine import Machine
 
 DimsFn = Callable[[list[Any]], tuple[int, ...]]
+_NONE_STABLE: frozenset[int] = frozenset()
 
 
 class FunctionCode:
@@ -43,6 +45,7 @@ class FunctionCode:
                     if isinstance(dim, E.Var):
                         dtype = dim.type.dtype if isinstance(dim.type, ScalarType) else DataType.INDEX
                         self.dim_binders.append((i, axis, self.slots(dim), np_scalar_type(dtype)))
+        self.read_only = read_only_params(func)
         self.body = compile_stmt(self, func.body, None)
         self.frozen = True
         self.nslots = len(self.slots)
@@ -90,6 +93,14 @@ class FunctionCode:
         ctx.frame = fr
         for slot, to, value in zip(self.param_slots, self.param_scalar_types, args):
             fr[slot] = to(value) if to is not None and not isinstance(value, to) else value
+        ctx.stable = _NONE_STABLE
+        if self.read_only and ctx.sched is None:  # a coroutine shares its tensors with concurrent tasks
+            stable = stable_params(self.read_only, args)
+            if stable:
+                # Bound as read-only views: every window of them is one too (tiles are values).
+                ctx.stable = frozenset(id(func.params[i]) for i in stable)
+                for i in stable:
+                    fr[self.param_slots[i]] = read_only_view(args[i])
         for i, axis, slot, to in self.dim_binders:
             arg = args[i]
             if isinstance(arg, np.ndarray) and axis < arg.ndim:

@@ -7,11 +7,17 @@ The evaluate signature (OpDef.evaluate, filled by op plugins):
 * `call` is the IR Call being executed (its `type` is the result type, `call.args[i].type` the
   operand types, `call.span` its location);
 * `args` are the evaluated operands: numpy arrays for tensors and tiles (tensors by reference:
-  writing one writes the caller's array; tiles are treated as values and never mutated), numpy
-  scalars of their dtype for scalars, tuples for MakeTuple operands (offsets, shapes);
+  writing one writes the caller's array; tiles are values that nothing mutates, and a loaded one
+  may be a read-only view of its tensor, see `unchanging`), numpy scalars of their dtype for
+  scalars, tuples for MakeTuple operands (offsets, shapes);
 * `kwargs` are the call's keyword arguments completed with the OpDef's declared defaults;
-* the result is a numpy array (a fresh one for tiles), a numpy scalar, a tuple for tuple-typed
-  results, or None for ops used as statements.
+* the result is a numpy array (for tiles a fresh one, an unchanged operand, or a view that
+  `unchanging` allows), a numpy scalar, a tuple for tuple-typed results, or None for ops used as
+  statements.
+
+An evaluate may carry `evaluate.specialize(code, call, kwargs)`: the machine calls it once per call
+site and uses the evaluate it returns (or the general one for None) there; it must compute the same
+result and may only assume what the call's types and constant operands say.
 
 The machine, not the op, applies the result type's valid region: elements of a tile result
 outside `valid_shape` are overwritten with poison (dtypes.poison_value) after evaluate returns.
@@ -42,7 +48,7 @@ if TYPE_CHECKING:
 
 class EvalContext:
     __slots__ = ("machine", "code", "frame", "lane", "lane_count", "core", "group", "lane_set", "sched",
-                 "task")
+                 "task", "stable")
 
     def __init__(self, machine: Machine, code: FunctionCode | None, *, lane: int = 0, lane_count: int = 1,
                  core: str = "host", group: CoreGroup | None = None, lane_set: LaneSet | None = None,
@@ -57,11 +63,13 @@ class EvalContext:
         self.lane_set = lane_set  # the lane barrier, inside a split execution
         self.sched = sched
         self.task = task
+        self.stable: frozenset[int] = frozenset()  # ids of the parameter Vars nothing writes (stable.py)
 
     def derive(self, code: FunctionCode | None = None, **changes: Any) -> EvalContext:
         new = EvalContext(self.machine, code if code is not None else self.code, lane=self.lane,
                           lane_count=self.lane_count, core=self.core, group=self.group,
                           lane_set=self.lane_set, sched=self.sched, task=self.task)
+        new.stable = self.stable  # a split region's lanes are the same invocation; invoke() recomputes it
         for key, value in changes.items():
             setattr(new, key, value)
         return new
@@ -95,6 +103,14 @@ class EvalContext:
                 return self.dims(view.valid_shape)
             return self.dims(t.shape)
         raise MachineError(f"expected a tensor or tile type, got {t}")
+
+    def unchanging(self, call: Any, index: int) -> bool:
+        """Whether operand `index` of `call` is a tensor that nothing writes while this invocation runs.
+
+        Then the operand is a read-only view of the argument, and a window of it reads the same values
+        as a copy would for as long as the current function runs (tiles cannot outlive it): stable.py.
+        """
+        return id(call.args[index]) in self.stable
 
     @staticmethod
     def np_dtype(dtype: DataType) -> np.dtype:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from pypto_core.interp.blas import blas_threads
 from pypto_core.interp.code import FunctionCode
 from pypto_core.interp.context import EvalContext
 from pypto_core.interp.errors import MachineError
@@ -43,14 +44,17 @@ def runs_on_lanes(func: Function) -> bool:
 
 class Machine:
     def __init__(self, program: Program | Function, *, shape: CoreGroupShape | None = None,
-                 backend: Any = None) -> None:
+                 backend: Any = None, blas_threads: int | None = 1) -> None:
+        """`blas_threads`: BLAS threads for the products while a run lasts (blas.py); None: leave BLAS alone."""
         if isinstance(program, Function):
             program = Program([program], program.name)
         self.program = program
         if shape is None:
             shape = shape_from_backend(backend) if backend is not None else active_shape()
         self.shape = shape
+        self.blas_threads = blas_threads
         self._codes: dict[int, tuple[Function, FunctionCode]] = {}
+        self._called: set[str] | None = None  # names of the called functions (the program never changes)
 
     # -- functions -----------------------------------------------------------------------------
     def program_function(self, name: str, span: Any = None) -> Function:
@@ -67,8 +71,9 @@ class Machine:
 
     def roots(self) -> list[Function]:
         """The functions no other function calls: the possible entries."""
-        called = _called_names(self.program)
-        return [f for f in self.program.functions.values() if f.name not in called]
+        if self._called is None:
+            self._called = _called_names(self.program)
+        return [f for f in self.program.functions.values() if f.name not in self._called]
 
     def default_entry(self) -> Function:
         """The function no other function calls (an Orchestration one if several)."""
@@ -97,7 +102,7 @@ class Machine:
         func = self.entry_function(entry)
         args = bind_arguments(func, inputs)
         ctx = EvalContext(self, self.code_of(func), task=func.name)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), blas_threads(self.blas_threads):
             return self.call(ctx, func, args, None)
 
     def call(self, ctx: EvalContext, callee: Function, args: list[Any], call: E.Call | None) -> Any:

@@ -276,6 +276,8 @@ UNARY_EXPR_CLASSES: tuple[type[UnaryExpr], ...] = (Abs, Neg, Not, BitNot, Cast)
 def _as_mapping(value: Any, what: str) -> dict[str, Any]:
     if value is None:
         return {}
+    if type(value) is dict:  # the usual case, without the slower ABC check below
+        return dict(value)
     if isinstance(value, Mapping):
         return dict(value)
     if isinstance(value, (list, tuple)):
@@ -290,25 +292,29 @@ class Call(Expr):
 
     def __init__(self, op: Op, args: Sequence[Expr], *rest: Any, kwargs: Any = None, attrs: Any = None,
                  type: Type | None = None, span: Span | None = None) -> None:
-        # Positional forms (API.md 4.3): (op, args, [kwargs, [attrs,]] [type,] span).
-        mappings: list[Any] = []
-        for item in rest:
-            if isinstance(item, Span):
-                span = item
-            elif isinstance(item, Type):
-                type = item
-            else:
-                mappings.append(item)
-        if len(mappings) > 2:
-            raise TypeError("Call takes at most kwargs and attrs as mappings")
-        if mappings:
-            kwargs = mappings[0]
-        if len(mappings) == 2:
-            attrs = mappings[1]
+        if rest:
+            # Positional forms (API.md 4.3): (op, args, [kwargs, [attrs,]] [type,] span).
+            mappings: list[Any] = []
+            for item in rest:
+                if isinstance(item, Span):
+                    span = item
+                elif isinstance(item, Type):
+                    type = item
+                else:
+                    mappings.append(item)
+            if len(mappings) > 2:
+                raise TypeError("Call takes at most kwargs and attrs as mappings")
+            if mappings:
+                kwargs = mappings[0]
+            if len(mappings) == 2:
+                attrs = mappings[1]
         if not isinstance(op, Op):
             raise TypeError(f"Call.op must be an Op or GlobalVar, got {op!r}")
+        # Copies of kwargs and attrs; the usual dict / None skip _as_mapping's checks.
+        kwargs = dict(kwargs) if isinstance(kwargs, dict) else _as_mapping(kwargs, "kwargs")
+        attrs = {} if attrs is None else _as_mapping(attrs, "attrs")
         self._init(type=type if type is not None else UnknownType(), span=span or Span.unknown(), op=op,
-                   args=tuple(args), kwargs=_as_mapping(kwargs, "kwargs"), attrs=_as_mapping(attrs, "attrs"))
+                   args=tuple(args), kwargs=kwargs, attrs=attrs)
 
     @property
     def arg_directions(self) -> list[Any]:

@@ -75,6 +75,38 @@ def _field_value(value: Any) -> Any:
     return FieldSeq(value) if type(value) is tuple or type(value) is list else value
 
 
+_ABSENT = object()  # a field not passed to a generated _init
+
+
+def _generated_init(cls: type, setters: dict[str, Any]) -> Any:
+    """`_init` of one node class written out as straight-line code, the way dataclasses write
+    `__init__`: it does what the generic `IRNode._init` does (set the fields given by keyword, a tuple
+    or list becoming a FieldSeq) without the loop over a kwargs dict, which costs more than the stores.
+    Every node built goes through `_init`, so this is a large part of parsing time. For a class with
+    fields `var` and `value` (and the inherited ones) the code reads:
+
+        def _init(self, *, ..., var=__absent, value=__absent):
+            ...
+            if var is not __absent:
+                __t = __type(var)
+                __set_var(self, __FieldSeq(var) if __t is __tuple or __t is __list else var)
+            ...
+    """
+    names = list(setters)  # none starts with "__", as the generated names below do
+    params = "".join(f", {n}=__absent" for n in names)
+    lines = [f"def _init(self, *{params}):" if names else "def _init(self):", "    pass"]
+    for n in names:
+        lines += [f"    if {n} is not __absent:",
+                  f"        __t = __type({n})",
+                  f"        __set_{n}(self, __FieldSeq({n}) if __t is __tuple or __t is __list else {n})"]
+    namespace: dict[str, Any] = {"__absent": _ABSENT, "__type": type, "__tuple": tuple, "__list": list,
+                                 "__FieldSeq": FieldSeq, **{f"__set_{n}": setter for n, setter in setters.items()}}
+    exec("\n".join(lines), namespace)  # code built from the class's own slot names only
+    init = namespace["_init"]
+    init.__qualname__ = f"{cls.__name__}._init"
+    return init
+
+
 class _NodeMeta(type):
     """Turns the `fields` declaration into `__slots__` and the inherited FIELDS tuple."""
 
@@ -89,6 +121,19 @@ class _NodeMeta(type):
         cls.FIELDS = inherited + own
         cls.COMPARED_FIELDS = tuple(f for f in cls.FIELDS if f.role is not FieldRole.IGNORED)
         cls.WALKED_NAMES = tuple(f.name for f in cls.COMPARED_FIELDS)
+        # Each slot's own setter: writes a field past the immutability guard (`__setattr__` raises) at
+        # a fraction of the cost of object.__setattr__, and every node built goes through _init.
+        setters: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            for slot in klass.__dict__.get("__slots__", ()):
+                if not slot.startswith("__"):  # not __weakref__ / __dict__ (nor a name-mangled private slot)
+                    setters[slot] = klass.__dict__[slot].__set__
+        cls._SLOT_SETTERS = setters
+        # Every class gets its own generated _init, except below a class that writes its own (Type).
+        if "_init" in ns:
+            cls._OWN_INIT = bool(bases)  # the root's generic _init is the reference the generated ones follow
+        elif not getattr(cls, "_OWN_INIT", False):
+            cls._init = _generated_init(cls, setters)
         return cls
 
 
@@ -96,6 +141,8 @@ class IRNode(metaclass=_NodeMeta):
     """Base of every IR object: nodes are immutable once built."""
 
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
+    _SLOT_SETTERS: ClassVar[dict[str, Any]] = {}
+    _OWN_INIT: ClassVar[bool] = False
     COMPARED_FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
     WALKED_NAMES: ClassVar[tuple[str, ...]] = ()  # names of the non-ignored fields, in order
 
@@ -106,9 +153,12 @@ class IRNode(metaclass=_NodeMeta):
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def _init(self, **values: Any) -> None:
+        """Set fields by keyword (constructors only: nodes are immutable). Each subclass gets a generated
+        equivalent, see `_generated_init`."""
+        setters = self._SLOT_SETTERS
         for name, value in values.items():
             t = type(value)
-            _set(self, name, FieldSeq(value) if t is tuple or t is list else value)
+            setters[name](self, FieldSeq(value) if t is tuple or t is list else value)
 
     def field_items(self) -> Iterator[tuple[FieldSpec, Any]]:
         for spec in self.FIELDS:

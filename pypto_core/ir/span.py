@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Span:
     """A source range. Lines and columns are 1-based; -1 means unknown."""
 
@@ -14,6 +15,17 @@ class Span:
     begin_column: int = -1
     end_line: int = -1
     end_column: int = -1
+
+    def __init__(self, filename: str = "", begin_line: int = -1, begin_column: int = -1, end_line: int = -1,
+                 end_column: int = -1) -> None:
+        # Written out rather than generated: a frozen dataclass sets each field through
+        # object.__setattr__, several times slower than the slot's own setter, and the parser builds a
+        # Span for nearly every node.
+        _set_filename(self, filename)
+        _set_begin_line(self, begin_line)
+        _set_begin_column(self, begin_column)
+        _set_end_line(self, end_line)
+        _set_end_column(self, end_column)
 
     @staticmethod
     def unknown() -> Span:
@@ -31,4 +43,13 @@ class Span:
         return self.to_string()
 
 
+def _slot_setter(name: str) -> Any:
+    return Span.__dict__[name].__set__  # the slot's descriptor: sets the field without going through __setattr__
+
+
+_set_filename = _slot_setter("filename")
+_set_begin_line = _slot_setter("begin_line")
+_set_begin_column = _slot_setter("begin_column")
+_set_end_line = _slot_setter("end_line")
+_set_end_column = _slot_setter("end_column")
 _UNKNOWN = Span()

@@ -7,16 +7,24 @@ from typing import Any
 
 from pypto_core.ir.enums import ForKind, Level, Role, ScopeKind, SplitMode
 from pypto_core.ir.expr import Expr, IterArg, Var
-from pypto_core.ir.node import Def, Ignored, IRNode, Usual
+from pypto_core.ir.node import Def, FieldSeq, Ignored, IRNode, Usual
 from pypto_core.ir.span import Span
+
+_NO_COMMENTS = FieldSeq()  # shared by the many statements without comments (immutable)
 
 
 def _attrs(value: Mapping[str, Any] | Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     if value is None:
         return {}
+    if type(value) is dict:  # the usual case, without the slower ABC check below
+        return dict(value)
     if isinstance(value, Mapping):
         return dict(value)
     return {str(k): v for k, v in value}
+
+
+def _split_mode(value: Any) -> SplitMode:
+    return value if type(value) is SplitMode else SplitMode(value)  # an Enum call costs more than the check
 
 
 class Stmt(IRNode):
@@ -24,8 +32,10 @@ class Stmt(IRNode):
 
     fields = (Ignored("span"), Ignored("leading_comments"))
 
-    def _base(self, span: Span | None, leading_comments: Sequence[str] | None = None) -> None:
-        self._init(span=span or Span.unknown(), leading_comments=tuple(leading_comments or ()))
+    def _base(self, span: Span | None, leading_comments: Sequence[str] | None = None, **values: Any) -> None:
+        """Set the common fields and the subclass's `values` (one `_init`: node construction is hot)."""
+        self._init(span=span or Span.unknown(),
+                   leading_comments=FieldSeq(leading_comments) if leading_comments else _NO_COMMENTS, **values)
 
     def with_comments(self, comments: Sequence[str]) -> Stmt:
         return self.with_fields(leading_comments=tuple(comments))  # type: ignore[return-value]
@@ -40,16 +50,14 @@ class AssignStmt(Stmt):
             raise TypeError(f"AssignStmt target must be a Var, got {type(var).__name__}")
         if not isinstance(value, Expr):
             raise TypeError(f"AssignStmt value must be an Expr, got {type(value).__name__}")
-        self._base(span, leading_comments)
-        self._init(var=var, value=value)
+        self._base(span, leading_comments, var=var, value=value)
 
 
 class EvalStmt(Stmt):
     fields = (Usual("expr"),)
 
     def __init__(self, expr: Expr, span: Span | None = None, leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(expr=expr)
+        self._base(span, leading_comments, expr=expr)
 
 
 def _value_list(value_list: Any, span: Span | None) -> tuple[tuple[Expr, ...], Span | None]:
@@ -66,8 +74,7 @@ class ReturnStmt(Stmt):
     def __init__(self, value_list: Sequence[Expr] | Span | None = None, span: Span | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
         values, span = _value_list(value_list, span)
-        self._base(span, leading_comments)
-        self._init(value=values)
+        self._base(span, leading_comments, value=values)
 
 
 class YieldStmt(Stmt):
@@ -76,8 +83,7 @@ class YieldStmt(Stmt):
     def __init__(self, value_list: Sequence[Expr] | Span | None = None, span: Span | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
         values, span = _value_list(value_list, span)
-        self._base(span, leading_comments)
-        self._init(value=values)
+        self._base(span, leading_comments, value=values)
 
 
 class SeqStmts(Stmt):
@@ -85,8 +91,7 @@ class SeqStmts(Stmt):
 
     def __init__(self, stmts: Sequence[Stmt], span: Span | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(stmts=tuple(stmts))
+        self._base(span, leading_comments, stmts=tuple(stmts))
 
     def __getitem__(self, i: int) -> Stmt:
         return self.stmts[i]
@@ -101,8 +106,8 @@ class IfStmt(Stmt):
     def __init__(self, condition: Expr, then_body: Stmt, else_body: Stmt | None = None,
                  return_vars: Sequence[Var] = (), span: Span | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(condition=condition, then_body=then_body, else_body=else_body, return_vars=tuple(return_vars))
+        self._base(span, leading_comments, condition=condition, then_body=then_body, else_body=else_body,
+                   return_vars=tuple(return_vars))
 
 
 class ForStmt(Stmt):
@@ -115,10 +120,9 @@ class ForStmt(Stmt):
                  leading_comments: Sequence[str] | None = None) -> None:
         from pypto_core.ir.scalar_ops import as_expr
 
-        self._base(span, leading_comments)
-        self._init(loop_var=loop_var, start=as_expr(start), stop=as_expr(stop), step=as_expr(step),
-                   iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars), kind=kind,
-                   attrs=_attrs(attrs))
+        self._base(span, leading_comments, loop_var=loop_var, start=as_expr(start), stop=as_expr(stop),
+                   step=as_expr(step), iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars),
+                   kind=kind, attrs=_attrs(attrs))
 
 
 class WhileStmt(Stmt):
@@ -126,8 +130,8 @@ class WhileStmt(Stmt):
 
     def __init__(self, condition: Expr, iter_args: Sequence[IterArg], body: Stmt, return_vars: Sequence[Var],
                  span: Span | None = None, leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(condition=condition, iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars))
+        self._base(span, leading_comments, condition=condition, iter_args=tuple(iter_args), body=body,
+                   return_vars=tuple(return_vars))
 
 
 class BreakStmt(Stmt):
@@ -158,8 +162,8 @@ class InCoreScopeStmt(ScopeStmt):
     def __init__(self, split: SplitMode = SplitMode.NONE, name_hint: str = "", *, body: Stmt,
                  span: Span | None = None, attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(split=SplitMode(split), name_hint=name_hint, body=body, attrs=_attrs(attrs))
+        self._base(span, leading_comments, split=_split_mode(split), name_hint=name_hint, body=body,
+                   attrs=_attrs(attrs))
 
 
 class SplitAivScopeStmt(ScopeStmt):
@@ -169,8 +173,8 @@ class SplitAivScopeStmt(ScopeStmt):
     def __init__(self, split: SplitMode, count: int = 2, name_hint: str = "", *, body: Stmt,
                  span: Span | None = None, attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(split=SplitMode(split), count=int(count), name_hint=name_hint, body=body, attrs=_attrs(attrs))
+        self._base(span, leading_comments, split=_split_mode(split), count=int(count), name_hint=name_hint,
+                   body=body, attrs=_attrs(attrs))
 
 
 class HierarchyScopeStmt(ScopeStmt):
@@ -180,8 +184,8 @@ class HierarchyScopeStmt(ScopeStmt):
     def __init__(self, level: Level, role: Role | None = None, name_hint: str = "", *, body: Stmt,
                  span: Span | None = None, attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(level=level, role=role, name_hint=name_hint, body=body, attrs=_attrs(attrs))
+        self._base(span, leading_comments, level=level, role=role, name_hint=name_hint, body=body,
+                   attrs=_attrs(attrs))
 
 
 class ClusterScopeStmt(ScopeStmt):
@@ -191,8 +195,7 @@ class ClusterScopeStmt(ScopeStmt):
     def __init__(self, name_hint: str = "", *, body: Stmt, span: Span | None = None,
                  attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
                  leading_comments: Sequence[str] | None = None) -> None:
-        self._base(span, leading_comments)
-        self._init(name_hint=name_hint, body=body, attrs=_attrs(attrs))
+        self._base(span, leading_comments, name_hint=name_hint, body=body, attrs=_attrs(attrs))
 
 
 __all__ = [

@@ -27,7 +27,10 @@ def make_body(stmts: Sequence[S.Stmt], span: Span | None = None) -> S.Stmt:
     """Normalised body: one statement stays bare, several become a flat SeqStmts (API.md 4.4)."""
     flat: list[S.Stmt] = []
     for s in stmts:
-        flat.extend(flatten_to_stmts(s))
+        if isinstance(s, S.SeqStmts):
+            flat.extend(flatten_to_stmts(s))
+        elif s is not None:
+            flat.append(s)
     if len(flat) == 1:
         return flat[0]
     return S.SeqStmts(flat, span or (flat[0].span if flat else None))

@@ -187,15 +187,16 @@ class OpDef:
     def check_signature(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         """TypeError for a wrong argument count or an unknown / ill-typed / missing keyword."""
         n = len(args)
-        if n < self.min_args or (self.max_args is not None and n > self.max_args):
+        # Every declared argument given is always in range: only other counts need the bounds.
+        if n != len(self.args) and (n < self.min_args or (self.max_args is not None and n > self.max_args)):
             expected = (f"{self.min_args}" if self.max_args == self.min_args
                         else f"{self.min_args} to {self.max_args if self.max_args is not None else 'any'}")
             names = ", ".join(a.name for a in self.args)
             raise TypeError(f"{self.name} takes {expected} positional argument(s) ({names}), got {n}")
-        known = [k.name for k in self.kwargs]
         for key, value in kwargs.items():
             spec = self.kwarg_spec(key)
             if spec is None:
+                known = [k.name for k in self.kwargs]
                 hint = difflib.get_close_matches(key, known, n=1)
                 suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
                 valid = ", ".join(known) if known else "none"

@@ -115,12 +115,18 @@ def raw_registry() -> OpRegistry:
     return _REGISTRY
 
 
+_host: Any = None  # pypto_core.plugins.host, imported on first use (it imports this module)
+
+
 def op_registry() -> OpRegistry:
     """The registry with every enabled plugin loaded."""
-    from pypto_core.plugins import host
+    global _host
+    if _host is None:
+        from pypto_core.plugins import host
 
-    if host._HOST is None:  # loaded once; this lookup is hot
-        host.ensure_plugins_loaded()
+        _host = host
+    if _host._HOST is None:  # loaded once; this lookup is hot
+        _host.ensure_plugins_loaded()
     return _REGISTRY
 
 
@@ -168,11 +174,13 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
             span = item
         elif item is not None:
             kwargs = item
-    kw: dict[str, Any] = dict(kwargs.items() if isinstance(kwargs, Mapping) else (kwargs or ()))
-    # Int-valued enums (SplitMode, AtomicType, PipeType) are stored as plain ints (API.md 3.1).
-    kw = {k: int(v) if isinstance(v, enum.IntEnum) else v for k, v in kw.items()}
+    kw: dict[str, Any] = {}
+    if kwargs:
+        # Int-valued enums (SplitMode, AtomicType, PipeType) are stored as plain ints (API.md 3.1).
+        for k, v in (kwargs if isinstance(kwargs, Mapping) else dict(kwargs)).items():
+            kw[k] = int(v) if isinstance(v, enum.IntEnum) else v
     registry = op_registry()
-    opdef = registry.get_opdef(op_name)
+    opdef = registry.ops.get(op_name) or registry.get_opdef(op_name)  # the method explains a missing op
     args = list(args)
     for i, a in enumerate(args):
         if not isinstance(a, Expr):
@@ -181,8 +189,10 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
     result = opdef.deduce_type(args, kw)
     if not isinstance(result, Type):
         raise InternalError(f"type deducer of {op_name} returned {type(result).__name__}, not a Type")
-    result = apply_output_memory(opdef, result, args, kw)
-    return Call(registry.get_op(op_name), args, kw, result, span or Span.unknown())
+    if opdef.output_memory is not None:
+        result = apply_output_memory(opdef, result, args, kw)
+    op = registry._op_handles.get(op_name) or registry.get_op(op_name)  # get_op makes the first handle
+    return Call(op, args, kwargs=kw, type=result, span=span or Span.unknown())
 
 
 def set_call_attrs(call: Call, attrs: Mapping[str, Any]) -> Call:

@@ -25,10 +25,12 @@ from pypto_plugins.ops_tile.ops import tensor_elementwise as ew
 
 
 def _binary(name: str) -> Builder:
+    on_tensors, on_scalar = f"tensor.{name}", f"tensor.{name}s"
+
     def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
         if is_tensor(rhs):
-            return create_op_call(f"tensor.{name}", [lhs, rhs], span=span)
-        return create_op_call(f"tensor.{name}s", [lhs, scalar_for(rhs, lhs, span)], span=span)
+            return create_op_call(on_tensors, [lhs, rhs], span=span)
+        return create_op_call(on_scalar, [lhs, scalar_for(rhs, lhs, span)], span=span)
 
     build.__name__ = name
     return dsl_entry(build)

@@ -17,10 +17,12 @@ from pypto_plugins.ops_tile.ops import tile_reduce as red
 
 
 def _binary(name: str) -> Builder:
+    on_tiles, on_scalar = f"tile.{name}", f"tile.{name}s"
+
     def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
         if is_tile(rhs):
-            return create_op_call(f"tile.{name}", [lhs, rhs], span=span)
-        return create_op_call(f"tile.{name}s", [lhs, scalar_for(rhs, lhs, span)], span=span)
+            return create_op_call(on_tiles, [lhs, rhs], span=span)
+        return create_op_call(on_scalar, [lhs, scalar_for(rhs, lhs, span)], span=span)
 
     build.__name__ = name
     return dsl_entry(build)

@@ -48,14 +48,21 @@ SCALAR_FORMS = {"add": scalar_ops.add, "sub": scalar_ops.sub, "mul": scalar_ops.
                 "shl": scalar_ops.bit_shift_left, "shr": scalar_ops.bit_shift_right}
 
 
+def _unchecked(fn: Builder) -> Builder:
+    """What a `dsl_entry` wrapper wraps. The wrapper only explains calls that do not fit the signature;
+    a call this module makes always fits, so it goes straight to the builder (the parser's hot path)."""
+    return getattr(fn, "dsl_target", fn)
+
+
 def binary(name: str) -> Builder:
     """`pl.add(a, b)`: tensor / tile (tile.adds for a scalar rhs) / two scalars -> a scalar expression."""
-    on_tiles, on_tensors = TILE_FNS[name], TENSOR[name]
+    on_tiles, on_tensors = _unchecked(TILE_FNS[name]), _unchecked(TENSOR[name])
     on_scalars = SCALAR_FORMS[name]
 
     def build(lhs: Any, rhs: Any, span: Span | None = None) -> Expr:
-        reject_tensor_tile_mix(lhs, rhs)
         kl, kr = operand_kind(lhs), operand_kind(rhs)
+        if kl != kr:
+            reject_tensor_tile_mix(lhs, rhs)
         if kl == "Tensor":
             return on_tensors(lhs, rhs, span=span)
         if kl == "Tile":

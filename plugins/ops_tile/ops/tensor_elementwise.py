@@ -20,7 +20,7 @@ from pypto_core.ir.types import TensorType, Type, dims_equal
 from pypto_core.ops.build import broadcast_shapes, promote_dtypes, require_scalar, require_tensor
 from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef
 from pypto_plugins.ops_tile.ops import tile_elementwise as tile_ew
-from pypto_plugins.ops_tile.ops.tile_elementwise import integer_elements
+from pypto_plugins.ops_tile.ops.tile_elementwise import integer_elements, is_bitwise
 
 BINARY = tile_ew.BINARY
 SCALAR = tile_ew.SCALAR
@@ -34,13 +34,16 @@ def _same_view(t: TensorType, shape: Sequence[Expr]) -> TensorType:
 
 
 def binary_deducer(op: str):
+    integers_only = is_bitwise(op)  # decided once per op rather than on every call
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         lhs = require_tensor(op, args[0], "lhs")
         if not isinstance(args[1].type, TensorType):
             raise TypeError(f"{op}: rhs must be a tensor, got {args[1].type}; use {op}s for a scalar")
         rhs = args[1].type
-        integer_elements(op, lhs, "lhs")
-        integer_elements(op, rhs, "rhs")
+        if integers_only:
+            integer_elements(op, lhs, "lhs")
+            integer_elements(op, rhs, "rhs")
         if (lhs is rhs or (lhs.dtype is rhs.dtype and dims_equal(lhs.shape, rhs.shape))) \
                 and lhs.memref is None and lhs.tensor_view is None:
             return lhs  # the common `pl.add(x, y)` of one type: nothing to broadcast or promote
@@ -50,9 +53,12 @@ def binary_deducer(op: str):
 
 
 def scalar_deducer(op: str):
+    integers_only = is_bitwise(op)
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         lhs = require_tensor(op, args[0], "lhs")
-        integer_elements(op, lhs, "lhs")
+        if integers_only:
+            integer_elements(op, lhs, "lhs")
         require_scalar(op, args[1], "rhs")
         return _same_view(lhs, lhs.shape)
 
@@ -60,9 +66,12 @@ def scalar_deducer(op: str):
 
 
 def unary_deducer(op: str):
+    integers_only = is_bitwise(op)
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         src = require_tensor(op, args[0], "the operand")
-        integer_elements(op, src, "the operand")
+        if integers_only:
+            integer_elements(op, src, "the operand")
         return _same_view(src, src.shape)
 
     return deduce

@@ -47,10 +47,14 @@ INTEGER_ONLY = ("and", "or", "xor", "shl", "shr", "not")
 CMP_MODES = ("eq", "ne", "lt", "gt", "ge", "le")  # pto-isa CmpMode order
 
 
-def integer_elements(op: str, t: TileType | TensorType, what: str) -> None:
+def is_bitwise(op: str) -> bool:
+    """`tile.and`, `tensor.shrs`, ...: ops whose operands must hold integers."""
     name = op.rpartition(".")[2]
-    bitwise = name in INTEGER_ONLY or (name.endswith("s") and name[:-1] in INTEGER_ONLY)
-    if bitwise and not (t.dtype.is_int() or t.dtype.is_bool()):
+    return name in INTEGER_ONLY or (name.endswith("s") and name[:-1] in INTEGER_ONLY)
+
+
+def integer_elements(op: str, t: TileType | TensorType, what: str) -> None:
+    if is_bitwise(op) and not (t.dtype.is_int() or t.dtype.is_bool()):
         raise TypeError(f"{op}: {what} must hold integers, got {t.dtype.name}")
 
 
@@ -72,10 +76,13 @@ def result_tile(shape: Sequence[Expr], dtype: DataType, *operands: TileType) -> 
 
 
 def binary_deducer(op: str):
+    integers_only = is_bitwise(op)  # decided once per op rather than on every call
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         lhs, rhs = vec_tile(op, args[0], "lhs"), vec_tile(op, args[1], "rhs")
-        integer_elements(op, lhs, "lhs")
-        integer_elements(op, rhs, "rhs")
+        if integers_only:
+            integer_elements(op, lhs, "lhs")
+            integer_elements(op, rhs, "rhs")
         shape = broadcast_shapes(lhs.shape, rhs.shape, op)
         return result_tile(shape, promote_dtypes(lhs.dtype, rhs.dtype, op), lhs, rhs)
 
@@ -83,9 +90,12 @@ def binary_deducer(op: str):
 
 
 def scalar_deducer(op: str):
+    integers_only = is_bitwise(op)
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         lhs = vec_tile(op, args[0], "lhs")
-        integer_elements(op, lhs, "lhs")
+        if integers_only:
+            integer_elements(op, lhs, "lhs")
         require_scalar(op, args[1], "rhs")
         return result_tile(lhs.shape, lhs.dtype, lhs)
 
@@ -93,9 +103,12 @@ def scalar_deducer(op: str):
 
 
 def unary_deducer(op: str):
+    integers_only = is_bitwise(op)
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         src = vec_tile(op, args[0], "the operand")
-        integer_elements(op, src, "the operand")
+        if integers_only:
+            integer_elements(op, src, "the operand")
         return result_tile(src.shape, src.dtype, src)
 
     return deduce

@@ -10,10 +10,50 @@ import numpy as np
 from pypto_core.interp.context import EvalContext
 from pypto_core.interp.dtypes import COMPUTE_IN_FP32, is_float_dtype, np_dtype, poisoned
 from pypto_core.interp.errors import MachineError
-from pypto_core.ir.expr import Call
+from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TileType
 
 Evaluate = Callable[[EvalContext, Call, list, dict], Any]
+# evaluate.specialize(code, call, kwargs) -> an evaluate for that one call site, or None (calls.py).
+Specializer = Callable[[Any, Call, dict], "Evaluate | None"]
+
+
+def specialized_by(specializer: Specializer) -> Callable[[Evaluate], Evaluate]:
+    """Decorator: the machine asks `specializer` once per call site for a faster equivalent evaluate.
+
+    A specialised evaluate computes exactly what the general one does; it may assume what the call's
+    types and constant operands say, and hands anything else back to the general evaluate.
+    """
+    def attach(evaluate: Evaluate) -> Evaluate:
+        evaluate.specialize = specializer  # type: ignore[attr-defined]
+        return evaluate
+
+    return attach
+
+
+def const_ints(e: Expr) -> tuple[int, ...] | None:
+    """The values of a MakeTuple of integer constants (an offsets / shapes operand), else None."""
+    if isinstance(e, MakeTuple) and all(isinstance(x, ConstInt) for x in e.elements):
+        return tuple(x.value for x in e.elements)
+    return None
+
+
+def static_type_dtype(t: Any) -> np.dtype | None:
+    """The numpy dtype of a tile / tensor / scalar type, or None."""
+    dtype = getattr(t, "dtype", None)
+    if dtype is None:
+        return None
+    try:
+        return np_dtype(dtype)
+    except Exception:  # no numpy representation: the general evaluate reports it
+        return None
+
+
+def full_valid(code: Any, t: Any) -> bool:
+    """A tile / tensor type whose constant valid region is its whole constant shape."""
+    if not isinstance(t, (TileType, TensorType)) or not all(isinstance(d, ConstInt) for d in t.shape):
+        return False
+    return code.static_valid(t) == tuple(d.value for d in t.shape)
 
 
 def result_np_dtype(call: Call) -> np.dtype:
@@ -54,17 +94,21 @@ def valid_of(ctx: EvalContext, call: Call, index: int) -> tuple[int, ...]:
 
 
 def read_window(src: np.ndarray, offsets: Sequence[int], extents: Sequence[int], shape: Sequence[int],
-                what: str) -> np.ndarray:
+                what: str, view: bool = False) -> np.ndarray:
     """A fresh array of `shape`: src[offsets : offsets + extents] at its origin, poison elsewhere.
 
     Extents are clipped to what the source holds (a window hanging off the end reads poison there).
+    With `view` (the caller knows that nothing writes `src` while the result lives: EvalContext.
+    unchanging) a window that lies inside the source and fills the shape is a view instead (read-only:
+    the machine binds such a source as a read-only view).
     """
     if len(offsets) != src.ndim:
         raise MachineError(f"{what}: {len(offsets)} offset(s) for a {src.ndim}-D source")
     lead = src.ndim - len(shape)
     if lead == 0 and tuple(extents) == tuple(shape) and all(
             0 <= o and o + e <= d for o, e, d in zip(offsets, extents, src.shape)):
-        return src[window(offsets, extents)].copy()  # the common case: one copy, nothing to poison
+        part = src[window(offsets, extents)]  # the common case: nothing to poison
+        return part if view else part.copy()
     out = poisoned(tuple(shape), src.dtype)
     clipped = []
     for axis, (o, e) in enumerate(zip(offsets, extents)):

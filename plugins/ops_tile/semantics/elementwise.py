@@ -70,20 +70,24 @@ CMP_FNS: tuple[Callable[[Any, Any], Any], ...] = (np.equal, np.not_equal, np.les
                                                   np.greater_equal, np.less_equal)
 
 
-def _finish(value: Any, dt: np.dtype) -> np.ndarray:
+def _finish(value: Any, dt: np.dtype, operands: tuple[Any, ...] = ()) -> np.ndarray:
+    """The result as a fresh array of dtype `dt`: an array the op just made is kept as it is."""
+    if (value.__class__ is np.ndarray and value.dtype == dt and value.base is None
+            and all(value is not x for x in operands)):
+        return value
     return np.asarray(value).astype(dt)  # astype copies: the result is always a fresh array
 
 
 def binary(fn: Callable[[Any, Any], Any]) -> Evaluate:
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        return _finish(fn(wide(args[0]), wide(args[1])), result_np_dtype(call))
+        return _finish(fn(wide(args[0]), wide(args[1])), result_np_dtype(call), (args[0], args[1]))
 
     return evaluate
 
 
 def unary(fn: Callable[[Any], Any]) -> Evaluate:
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        return _finish(fn(wide(args[0])), result_np_dtype(call))
+        return _finish(fn(wide(args[0])), result_np_dtype(call), (args[0],))
 
     return evaluate
 

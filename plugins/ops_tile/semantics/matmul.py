@@ -12,7 +12,14 @@ from typing import Any
 import numpy as np
 
 from pypto_core.interp.dtypes import is_float_dtype
-from pypto_plugins.ops_tile.semantics.common import Evaluate, result_np_dtype, valid_of
+from pypto_plugins.ops_tile.semantics.common import (
+    Evaluate,
+    full_valid,
+    result_np_dtype,
+    specialized_by,
+    static_type_dtype,
+    valid_of,
+)
 
 
 def _accumulation_dtype(dt: np.dtype) -> type:
@@ -30,10 +37,48 @@ def _tile_k(ctx: Any, call: Any, lhs: int, rhs: int) -> int:
     return min(valid_of(ctx, call, lhs)[1], valid_of(ctx, call, rhs)[0])
 
 
+def _specialize_tile_matmul(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+    """FP32 operands, FP32 result, the whole K valid: np.matmul (and the accumulator added in place).
+
+    The same numbers as the general evaluate: an FP32 product accumulated in FP32 (BLAS sgemm)."""
+    acc = call.op.name == "tile.matmul_acc"
+    operands = call.args[1:3] if acc else call.args[0:2]
+    if len(call.args) != (3 if acc else 2):
+        return None  # matmul_acc with init_cond
+    f32 = np.dtype(np.float32)
+    if static_type_dtype(call.type) != f32 or any(static_type_dtype(a.type) != f32 for a in call.args):
+        return None
+    if not all(full_valid(code, a.type) for a in operands):
+        return None  # a K extent known only at run time, or poison to leave out
+    general = tile_matmul_acc if acc else tile_matmul
+    matmul = np.matmul
+
+    if acc:
+        def matmul_acc_f32(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+            c, a, b = args
+            if a.dtype == f32 and b.dtype == f32 and c.dtype == f32:
+                p = matmul(a, b)
+                p += c  # p is fresh: accumulate in place
+                return p
+            return general(ctx, call, args, kwargs)
+
+        return matmul_acc_f32
+
+    def matmul_f32(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        a, b = args
+        if a.dtype == f32 and b.dtype == f32:
+            return matmul(a, b)
+        return general(ctx, call, args, kwargs)
+
+    return matmul_f32
+
+
+@specialized_by(_specialize_tile_matmul)
 def tile_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return product(args[0], args[1], _tile_k(ctx, call, 0, 1)).astype(result_np_dtype(call), copy=False)
 
 
+@specialized_by(_specialize_tile_matmul)
 def tile_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """acc + lhs @ rhs; with a true init_cond the accumulator starts from zero."""
     p = product(args[1], args[2], _tile_k(ctx, call, 1, 2))

@@ -17,19 +17,49 @@ from pypto_core.interp.errors import MachineError
 from pypto_plugins.ops_tile.semantics.common import (
     Evaluate,
     as_ints,
+    const_ints,
     read_window,
     result_np_dtype,
+    specialized_by,
+    static_type_dtype,
     valid_of,
     write_window,
 )
 
 
+def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+    """A load of a constant 2-D shape that is all valid: slicing, with the general load for the rest."""
+    shape = const_ints(call.args[2])
+    valid = const_ints(call.args[3]) if len(call.args) > 3 else shape
+    if shape is None or valid != shape or len(shape) != 2:
+        return None
+    rows, cols = shape
+
+    def load_2d(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        src, offsets = args[0], args[1]
+        if src.__class__ is np.ndarray and src.ndim == 2 and len(offsets) == 2:
+            r, c = offsets
+            if r >= 0 and c >= 0:
+                part = src[r:r + rows, c:c + cols]
+                if part.shape == shape:  # inside the source (numpy clips a window hanging off the end)
+                    return part if ctx.unchanging(call, 0) else part.copy()  # a read-only view, see read_window
+        return load(ctx, call, args, kwargs)  # past the end (poison), errors
+
+    return load_2d
+
+
+@specialized_by(_specialize_load)
 def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.load(tensor, offsets, shapes, valid_shape): the valid window, poison around it."""
+    """tile.load(tensor, offsets, shapes, valid_shape): the valid window, poison around it.
+
+    A snapshot: a later store to the tensor does not change the tile. It is a read-only numpy view
+    of the tensor when the machine knows that nothing writes the tensor while the tile can be read
+    (EvalContext.unchanging), else a copy."""
     src, offsets, shape = args[0], as_ints(args[1]), as_ints(args[2])
     valid = as_ints(args[3]) if len(args) > 3 else shape
     extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
-    return read_window(src, offsets, extents, shape, "tile.load")
+    # A view when nothing writes the source while this function runs (tiles cannot outlive it).
+    return read_window(src, offsets, extents, shape, "tile.load", view=ctx.unchanging(call, 0))
 
 
 def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
@@ -40,6 +70,19 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return out
 
 
+def _specialize_move(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+    dt = static_type_dtype(call.type)
+    if dt is None:
+        return None
+
+    def move_to(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        x = args[0]
+        return x if x.dtype == dt else x.astype(dt)
+
+    return move_to
+
+
+@specialized_by(_specialize_move)
 def move(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.move: the same values in another memory space (layouts are not modelled).
 

@@ -12,7 +12,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.span import Span
 from pypto_core.language.parser.context import Frame, ProgramContext
-from pypto_core.language.parser.env import Env
+from pypto_core.language.parser.env import MISSING, Env
 from pypto_core.language.parser.errors import (
     ParserError,
     ParserSyntaxError,
@@ -69,6 +69,11 @@ class ParserBase:
         self._pl_paths: dict[ast.AST, str | None] = {}
         self._spans: dict[ast.AST, Span] = {}
         self._module_names: dict[str, Any] = {}
+        self._pl_values: dict[str, Any] = {}
+        # Handlers by AST node class: `_stmt_<Class>` / `_value_<Class>` as plain functions (no bound
+        # methods kept, so the parser holds no reference cycle through them).
+        self._stmt_handlers: dict[type, Any] = {}
+        self._value_handlers: dict[type, Any] = {}
         self.dim_aliases: set[str] = set()  # names bound to a folded pl.tensor.dim (no statement)
         self.other_branch_names: list[set[str]] = []  # per enclosing else: names only the then-branch defines
         from pypto_core.ops.registry import op_registry
@@ -130,11 +135,14 @@ class ParserBase:
         start = node.lineno
         if getattr(node, "decorator_list", None):
             start = min([start] + [d.lineno for d in node.decorator_list])  # type: ignore[attr-defined]
-        self.pending_comments.extend(self.src.comments_between(self.last_line, start))
+        if start > self.last_line + 1:  # there are lines in between (usually there are none)
+            self.pending_comments.extend(self.src.comments_between(self.last_line, start))
         self.last_line = start
 
     def note_statement_end(self, node: ast.stmt) -> None:
-        self.last_line = max(self.last_line, getattr(node, "end_lineno", node.lineno) or node.lineno)
+        end = getattr(node, "end_lineno", None) or node.lineno
+        if end > self.last_line:
+            self.last_line = end
 
     # -- symbols -------------------------------------------------------------------------------
     def lookup_var(self, name: str) -> E.Var | None:
@@ -167,6 +175,19 @@ class ParserBase:
             self._pl_paths[node] = path  # a local variable may shadow `pl` later: only cache module paths
         return path
 
+    def pl_value(self, path: str) -> Any:
+        """`pl.<path>` in the pypto.language module (MISSING when it has no such name), looked up once per
+        path and parse: the module does not change while parsing."""
+        value = self._pl_values.get(path, _UNSET)
+        if value is _UNSET:
+            value = _PL_MODULE
+            for part in path.split("."):
+                value = getattr(value, part, MISSING)
+                if value is MISSING:
+                    break
+            self._pl_values[path] = value
+        return value
+
     def _pl_path(self, node: ast.AST) -> str | None:
         parts: list[str] = []
         cur = node
@@ -178,9 +199,10 @@ class ParserBase:
         base = self._module_names.get(cur.id, _UNSET)
         if base is _UNSET:  # names outside the body do not change while parsing: look each up once
             base = self._module_names[cur.id] = self.env.lookup(cur.id)
-        parts.reverse()
         if base is _PL_MODULE:
-            return ".".join(parts)
+            # `pl.add` (one attribute) is by far the most common spelling: no join needed.
+            return parts[0] if len(parts) == 1 else ".".join(reversed(parts))
+        parts.reverse()
         if base is _PYPTO_MODULE and parts[:1] == ["language"] and len(parts) > 1:
             return ".".join(parts[1:])
         return None

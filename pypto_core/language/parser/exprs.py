@@ -68,7 +68,8 @@ class ExprParser(TypeParser):
         self.fail(ParserSyntaxError, f"expected {what}, got '{ast.unparse(node)}'", node)
 
     def parse_expr(self, node: ast.AST, what: str = "an expression") -> E.Expr:
-        return self.to_expr(self.parse_value(node), node, what)
+        value = self.parse_value(node)
+        return value if isinstance(value, E.Expr) else self.to_expr(value, node, what)
 
     def parse_scalar_expr(self, node: ast.AST, what: str = "a scalar expression") -> E.Expr:
         e = self.parse_expr(node, what)
@@ -88,11 +89,14 @@ class ExprParser(TypeParser):
 
     # -- values ----------------------------------------------------------------------------------
     def parse_value(self, node: ast.AST) -> Any:
-        method = getattr(self, "_value_" + type(node).__name__, None)
-        if method is None:
-            self.fail(UnsupportedFeatureError, f"'{ast.unparse(node)}' ({type(node).__name__}) is not supported "
-                                               f"in a pl function", node)
-        return method(node)
+        handler = self._value_handlers.get(type(node))
+        if handler is None:  # `_value_<NodeClass>`, looked up once per node class and parse
+            handler = getattr(type(self), "_value_" + type(node).__name__, None)
+            if handler is None:
+                self.fail(UnsupportedFeatureError, f"'{ast.unparse(node)}' ({type(node).__name__}) is not "
+                                                   f"supported in a pl function", node)
+            self._value_handlers[type(node)] = handler
+        return handler(self, node)
 
     def _value_Constant(self, node: ast.Constant) -> Any:  # noqa: N802
         if isinstance(node.value, (bool, int, float, str)) or node.value is None:
@@ -100,7 +104,7 @@ class ExprParser(TypeParser):
         self.fail(UnsupportedFeatureError, f"unsupported literal {node.value!r}", node)
 
     def _value_Name(self, node: ast.Name) -> Any:  # noqa: N802
-        var = self.lookup_var(node.id)
+        var = self.symbols.get(node.id)
         if var is not None:
             return var
         return self.resolve_global(node.id, node)
@@ -121,13 +125,7 @@ class ExprParser(TypeParser):
     def _value_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
         path = self.pl_path(node)
         if path is not None:
-            import pypto.language as pl_module
-
-            value: Any = pl_module
-            for part in path.split("."):
-                value = getattr(value, part, MISSING)
-                if value is MISSING:
-                    break
+            value = self.pl_value(path)
             if isinstance(value, (enum.Enum, int, float, str)) and not isinstance(value, bool):
                 return value
             self.fail(ParserSyntaxError, f"'{ast.unparse(node)}' cannot be used as a value here", node)
@@ -252,7 +250,8 @@ class ExprParser(TypeParser):
         if path in REGION_BOUNDARY:
             return self.region_boundary(path, node)
         result = self.call_dsl(path, node)
-        return self.fold_tensor_dim(result)
+        # Only an Orchestration body folds pl.tensor.dim: elsewhere the call is skipped.
+        return self.fold_tensor_dim(result) if self.func_type is FunctionType.Orchestration else result
 
     def _const(self, node: ast.Call) -> E.Expr:
         if len(node.args) != 2 or node.keywords:
@@ -266,7 +265,7 @@ class ExprParser(TypeParser):
         return E.ConstFloat(value, dtype, self.span(node))
 
     def dsl_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
-        args = [self.parse_value(a) for a in node.args]
+        args = list(map(self.parse_value, node.args))
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg is None:
@@ -293,16 +292,15 @@ class ExprParser(TypeParser):
         if args is None or kwargs is None:
             args, kwargs = self.dsl_arguments(node)
         fn = entry.function
-        if getattr(fn, "wants_dsl_context", False):
+        sig, target, wants_ctx = _CALL_PLANS.get(fn) or _call_plan(fn)
+        if wants_ctx:
             kwargs = {**kwargs, "ctx": self}
         span = self.span(node)
-        sig = _strict_signature(fn)
         if sig is not None:
             try:
                 sig.bind(*args, span=span, **kwargs)
             except TypeError as exc:
                 self.fail(InvalidOperationError, f"pl operation '{path}': {fn.__name__}() {exc}", node)
-        target = getattr(fn, "dsl_target", None)
         try:
             if target is None:
                 result = fn(*args, span=span, **kwargs)
@@ -321,7 +319,7 @@ class ExprParser(TypeParser):
             self.fail(InvalidOperationError, text if text.startswith(prefix) else f"{prefix}: {text}", node)
         if not isinstance(result, E.Expr):
             self.fail(InvalidOperationError, f"pl.{path} did not produce an expression", node)
-        attrs = self.call_attrs_of(node)
+        attrs = self.call_attrs_of(node) if getattr(node, "keywords", None) else None
         if attrs:
             if not isinstance(result, E.Call):
                 self.fail(InvalidOperationError, f"pl.{path} with attrs= must build an op call", node)
@@ -396,16 +394,22 @@ class ExprParser(TypeParser):
         return out
 
 
-_SIGNATURES: dict[Any, inspect.Signature | None] = {}
+_CallPlan = tuple[inspect.Signature | None, Any, bool]
+_CALL_PLANS: dict[Any, _CallPlan] = {}
+
+
+def _call_plan(fn: Any) -> _CallPlan:
+    """How to call a DSL function: (the signature to check the call against, what a `dsl_entry` wrapper
+    wraps, whether it wants the parser as `ctx`). Worked out on first use and kept in _CALL_PLANS, keyed
+    by the function object itself (looking signatures up dominated parse time)."""
+    plan = _CALL_PLANS[fn] = (_strict_signature(fn), getattr(fn, "dsl_target", None),
+                              bool(getattr(fn, "wants_dsl_context", False)))
+    return plan
 
 
 def _strict_signature(fn: Any) -> inspect.Signature | None:
     """The signature to check a DSL call against, or None when the function takes anything (it then
-    checks its own arguments). Cached: looking signatures up dominated parse time."""
-    try:
-        return _SIGNATURES[fn]
-    except KeyError:
-        pass
+    checks its own arguments)."""
     try:
         sig: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -414,7 +418,6 @@ def _strict_signature(fn: Any) -> inspect.Signature | None:
         kinds = {p.kind for p in sig.parameters.values()}
         if inspect.Parameter.VAR_POSITIONAL in kinds and inspect.Parameter.VAR_KEYWORD in kinds:
             sig = None
-    _SIGNATURES[fn] = sig
     return sig
 
 

@@ -80,10 +80,12 @@ class ScopeParser(LoopParser):
                 var_list = self._var_list(args[key][0], key)
                 if var_list:  # an empty list says nothing (and prints as nothing)
                     attrs[attr] = var_list
-        split, slot_num = self._optimizations(args.get("optimizations", (None, None))[0], level)
+        split, slot_num = None, None
+        if "optimizations" in args:
+            split, slot_num = self._optimizations(args["optimizations"][0], level)
         if level is not Level.CORE_GROUP:
-            with self.frame(Frame("hierarchy")) as frame:
-                body = self.parse_body(node.body)
+            frame = Frame("hierarchy")
+            body = self.parse_body(node.body, frame)
             if frame.cache_policy_vars:
                 attrs["cache_policy_vars"] = list(frame.cache_policy_vars)
             self.emit(S.HierarchyScopeStmt(level, role, name_hint, body=make_body(body, self.span(node)),
@@ -91,8 +93,8 @@ class ScopeParser(LoopParser):
             return
         if role is not None:
             self.syntax_error("role= is not allowed with level=pl.Level.CORE_GROUP", args["role"][0])
-        with self.frame(Frame("incore")) as frame:
-            body = self.parse_body(node.body)
+        frame = Frame("incore")
+        body = self.parse_body(node.body, frame)
         if split is not None and frame.split_aiv_seen:
             self.syntax_error("pl.split(...) and pl.split_aiv regions are mutually exclusive: the scope asks for "
                               "an AUTO split and also splits by hand", args["optimizations"][0],
@@ -102,8 +104,9 @@ class ScopeParser(LoopParser):
             attrs["cache_policy_vars"] = list(frame.cache_policy_vars)
         if slot_num is not None:
             attrs["slot_num"] = slot_num
+        span = self.span(node)
         self.emit(S.InCoreScopeStmt(split if split is not None else SplitMode.NONE, name_hint,
-                                    body=make_body(body, self.span(node)), span=self.span(node), attrs=attrs))
+                                    body=make_body(body, span), span=span, attrs=attrs))
 
     def _var_list(self, node: ast.AST, key: str) -> list[E.Var]:
         value = self.parse_value(node)
@@ -175,6 +178,5 @@ class ScopeParser(LoopParser):
             if kw.arg != "name_hint":
                 self.syntax_error(f"pl.cluster does not accept '{kw.arg}='", kw)
             name_hint = self.parse_value(kw.value)
-        with self.frame(Frame("cluster")):
-            body = self.parse_body(node.body)
+        body = self.parse_body(node.body, Frame("cluster"))
         self.emit(S.ClusterScopeStmt(name_hint, body=make_body(body, self.span(node)), span=self.span(node)))

@@ -37,27 +37,35 @@ class StmtParser(ExprParser):
         raise NotImplementedError
 
     # -- bodies ------------------------------------------------------------------------------------
-    def parse_body(self, stmts: list[ast.stmt]) -> list[S.Stmt]:
+    def parse_body(self, stmts: list[ast.stmt], frame: Frame | None = None) -> list[S.Stmt]:
+        """The statements of a body, parsed inside `frame` when one is given."""
         out: list[S.Stmt] = []
         self.blocks.append(out)
+        if frame is not None:
+            self.frames.append(frame)
         try:
             for node in stmts:
                 self.parse_stmt(node)
         finally:
             self.blocks.pop()
+            if frame is not None:
+                self.frames.pop()
         return out
 
     def parse_stmt(self, node: ast.stmt) -> None:
         self.note_statement_start(node)
         self.current_stmt = node  # where an unexpected failure is reported (function_parser)
-        method = getattr(self, "_stmt_" + type(node).__name__, None)
-        if method is None:
-            self.fail(UnsupportedFeatureError, f"'{type(node).__name__}' statements are not supported in a pl "
-                                               f"function", node)
+        handler = self._stmt_handlers.get(type(node))
+        if handler is None:  # `_stmt_<NodeClass>`, looked up once per node class and parse
+            handler = getattr(type(self), "_stmt_" + type(node).__name__, None)
+            if handler is None:
+                self.fail(UnsupportedFeatureError, f"'{type(node).__name__}' statements are not supported in a "
+                                                   f"pl function", node)
+            self._stmt_handlers[type(node)] = handler
         comments, self.pending_comments = self.pending_comments, []
         block = self.blocks[-1]
         first = len(block)
-        method(node)
+        handler(self, node)
         self.current_stmt = node
         if comments:
             # Comments above a statement belong to the first IR statement it emits here (a loop or an if
@@ -192,13 +200,15 @@ class StmtParser(ExprParser):
         self.assign(node.target, value, None, node)
 
     def assign(self, target: ast.AST, value_node: ast.AST, annotation: ast.AST | None, node: ast.stmt) -> None:
-        if is_pl_call(self, value_node, "yield_"):
+        func = value_node.func if isinstance(value_node, ast.Call) else None
+        # Only an attribute `.yield_` can name pl.yield_: other calls skip the path lookup.
+        if isinstance(func, ast.Attribute) and func.attr == "yield_" and self.pl_path(func) == "yield_":
             targets = target.elts if isinstance(target, ast.Tuple) else [target]
             self.parse_yield(value_node, targets, annotation, node)  # type: ignore[arg-type]
             return
         if isinstance(target, ast.Name):
             value = self.parse_expr(value_node, "the assigned value")
-            if annotation is None and self.is_folded_dim(value_node, value):
+            if annotation is None and isinstance(value, E.Var) and self.is_folded_dim(value_node, value):
                 # `m = pl.tensor.dim(a, 0)` folded onto the pl.dynamic symbol: `m` names the symbol and the
                 # binding disappears (seed 000), as it does when the printed text is parsed again.
                 self.symbols[target.id] = value  # type: ignore[assignment]
@@ -224,25 +234,26 @@ class StmtParser(ExprParser):
         if name in self.dim_aliases:  # a name for a dynamic dim: a new value gets a Var of its own
             self.dim_aliases.discard(name)
             existing = None
+        span = self.span(node)
         if existing is not None:
             if self.strict_ssa:
                 self.fail(SSAViolationError, f"variable '{name}' is assigned twice (strict SSA)", node,
                           hint="use a new name for the new value", previous_span=self.span(self.def_nodes.get(name)))
-            if types_match(existing.type, var_type):
+            if existing.type is var_type or types_match(existing.type, var_type):
                 var = existing
             elif any(name in names for names in self.other_branch_names):
-                var = E.Var(name, var_type, self.span(node))
+                var = E.Var(name, var_type, span)
                 self.symbols[name] = var
                 self.def_nodes[name] = node
             else:
                 self.fail(ParserTypeError, f"Cannot reassign '{name}' of type {existing.type} with a value of "
                                            f"type {var_type}", node, hint="use a new name for a value of another type")
         else:
-            var = E.Var(name, var_type, self.span(node))
+            var = E.Var(name, var_type, span)
             self.symbols[name] = var
             self.def_nodes[name] = node
         if emit:
-            self.emit(S.AssignStmt(var, value, self.span(node)))
+            self.emit(S.AssignStmt(var, value, span))
         return var
 
     def apply_annotation(self, value: E.Expr, ann: T.Type, node: ast.AST) -> tuple[E.Expr, T.Type]:
@@ -396,8 +407,7 @@ class StmtParser(ExprParser):
         if node.orelse:
             self.fail(UnsupportedFeatureError, "while ... else is not supported", node)
         cond = self.parse_condition(node.test)
-        with self.frame(Frame("while")):
-            body = self.parse_body(node.body)
+        body = self.parse_body(node.body, Frame("while"))
         self.emit(S.WhileStmt(cond, [], make_body(body, self.span(node)), [], self.span(node)))
 
     def _stmt_For(self, node: ast.For) -> None:  # noqa: N802
