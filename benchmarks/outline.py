@@ -2,13 +2,16 @@
 
 Workload: one function with N sequential `pl.at(level=pl.Level.CORE_GROUP)` scopes, each two chained
 `pl.add`/`pl.mul` on `pl.Tensor[[64], pl.FP32]`. Prints per-stage seconds and the growth factor of
-the whole chain per 4x step of N (linear algorithms keep it near 4).
+the whole chain per 4x step of N (linear algorithms keep it near 4). The garbage collector is paused
+while a chain runs, as in parse_print.py: its cost depends on everything the process holds, not on
+the algorithms measured here.
 
     python benchmarks/outline.py [N ...]
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 
@@ -37,6 +40,15 @@ def workload(n: int) -> str:
 
 def measure(n: int) -> dict[str, float]:
     text = workload(n)
+    gc.collect()
+    gc.disable()
+    try:
+        return _chain(text)
+    finally:
+        gc.enable()
+
+
+def _chain(text: str) -> dict[str, float]:
     times: dict[str, float] = {}
     t0 = time.perf_counter()
     program = pl.parse(text)

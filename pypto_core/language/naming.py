@@ -55,6 +55,7 @@ class VarOrder:
         self.uses: list[E.Var] = []
         self.type_vars: list[E.Var] = []
         self.callees: list[str] = []
+        self._callee_set: set[str] = set()
         self._def_ids: set[int] = set()
         self._in_type = 0
 
@@ -78,7 +79,8 @@ class VarOrder:
             elif isinstance(value, _LEAVES):
                 pass
             elif isinstance(value, E.Op):
-                if isinstance(value, E.GlobalVar) and value.name not in self.callees:
+                if isinstance(value, E.GlobalVar) and value.name not in self._callee_set:
+                    self._callee_set.add(value.name)
                     self.callees.append(value.name)
             else:
                 self._walk_fields(value)
