@@ -55,3 +55,13 @@ def clip_valid(valid: Sequence[Expr], offsets: Sequence[Expr], src_valid: Sequen
         else:
             out.append(v)
     return out
+
+
+def check_indices(op: str, e: Expr, rank: int) -> None:
+    """Element indices of read/write: one integer scalar per dimension."""
+    idx = tuple_elements(e)
+    if len(idx) != rank:
+        raise TypeError(f"{op}: {len(idx)} indices for a {rank}-D operand")
+    for i in idx:
+        if not isinstance(i.type, ScalarType) or not i.type.dtype.is_int():
+            raise TypeError(f"{op}: indices must be integer scalars, got {i.type}")

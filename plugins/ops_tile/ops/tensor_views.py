@@ -34,7 +34,13 @@ from pypto_core.ops.build import (
     tuple_elements,
 )
 from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OpTraits
-from pypto_plugins.ops_tile.ops.shapes import clip_valid, product, rescale_extent, shape_operand
+from pypto_plugins.ops_tile.ops.shapes import (
+    check_indices,
+    clip_valid,
+    product,
+    rescale_extent,
+    shape_operand,
+)
 
 
 def tensor_valid(t: TensorType) -> tuple[Expr, ...]:
@@ -144,24 +150,15 @@ def deduce_dim(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return ScalarType(DataType.INT64)
 
 
-def _indices(op: str, e: Expr, rank: int) -> None:
-    idx = tuple_elements(e)
-    if len(idx) != rank:
-        raise TypeError(f"{op}: {len(idx)} indices for a {rank}-D tensor")
-    for i in idx:
-        if not isinstance(i.type, ScalarType) or not i.type.dtype.is_int():
-            raise TypeError(f"{op}: indices must be integer scalars, got {i.type}")
-
-
 def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     src = require_tensor("tensor.read", args[0], "the operand")
-    _indices("tensor.read", args[1], len(src.shape))
+    check_indices("tensor.read", args[1], len(src.shape))
     return ScalarType(src.dtype)
 
 
 def deduce_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     dst = require_tensor("tensor.write", args[0], "the target")
-    _indices("tensor.write", args[1], len(dst.shape))
+    check_indices("tensor.write", args[1], len(dst.shape))
     require_scalar("tensor.write", args[2], "the value")
     return dst
 

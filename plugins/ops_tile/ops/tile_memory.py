@@ -41,6 +41,7 @@ from pypto_core.ops.opdef import (
     OpTraits,
     OutputMemory,
 )
+from pypto_plugins.ops_tile.ops.shapes import check_indices
 from pypto_plugins.ops_tile.ops.views import same_view
 
 _MEMORY = (MemorySpace,)
@@ -151,24 +152,15 @@ def deduce_extract(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return TileType(shape, src.dtype, None, None, kwargs["target_memory"])
 
 
-def _indices(op: str, e: Expr, rank: int) -> None:
-    idx = tuple_elements(e)
-    if len(idx) != rank:
-        raise TypeError(f"{op}: {len(idx)} indices for a {rank}-D operand")
-    for i in idx:
-        if not isinstance(i.type, ScalarType) or not i.type.dtype.is_int():
-            raise TypeError(f"{op}: indices must be integer scalars, got {i.type}")
-
-
 def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     tile = require_tile("tile.read", args[0], "the operand")
-    _indices("tile.read", args[1], len(tile.shape))
+    check_indices("tile.read", args[1], len(tile.shape))
     return ScalarType(tile.dtype)
 
 
 def deduce_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     tile = require_tile("tile.write", args[0], "the operand")
-    _indices("tile.write", args[1], len(tile.shape))
+    check_indices("tile.write", args[1], len(tile.shape))
     require_scalar("tile.write", args[2], "the value")
     return TileType(tile.shape, tile.dtype, None, same_view(tile, tile.shape), None)
 
