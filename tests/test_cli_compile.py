@@ -198,3 +198,12 @@ def test_console_script_exit_code_for_a_bad_program(tmp_path):
     result = _pypto("compile", "bad.py", cwd=tmp_path)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and "pypto: error:" in result.stderr
+
+
+def test_a_file_that_is_not_utf8_is_rejected_naming_it(tmp_path, capsys):
+    from pypto_core import cli
+
+    bad = tmp_path / "bin.py"
+    bad.write_bytes(b"\xff\xfe")
+    assert cli.main(["compile", str(bad)]) == 1
+    assert f"{bad}: not UTF-8 text" in capsys.readouterr().err

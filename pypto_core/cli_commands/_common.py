@@ -36,3 +36,14 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
                                                         "{opt=1}' (overrides the config file)")
     parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
     parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")
+
+
+def read_program_source(path: str) -> str:
+    """The text of a program file; an unreadable or non-UTF-8 file is a user error naming it."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); pl programs are "
+                         f"Python source files") from None

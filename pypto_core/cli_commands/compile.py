@@ -7,7 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pypto_core.cli_commands._common import add_pipeline_options, add_plugin_blocking, blocked_plugins
+from pypto_core.cli_commands._common import (
+    add_pipeline_options,
+    add_plugin_blocking,
+    blocked_plugins,
+    read_program_source,
+)
 from pypto_core.cli_commands._errors import EXIT_OK
 
 
@@ -41,7 +46,7 @@ def run_compile(args: argparse.Namespace) -> int:
                              timing=args.timing, disable_plugins=blocked_plugins(args))
     # The configuration first: blocking a plugin changes which ops the parser knows.
     resolved = resolve_config(load_config(args.config), overrides)
-    source = Path(args.file).read_text(encoding="utf-8")
+    source = read_program_source(args.file)
     program = parse(source, args.file)
     if isinstance(program, Function):  # passes transform programs; one function is a program of one
         program = Program([program], program.name, program.span)

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from pypto_core.cli_commands._common import add_pipeline_options, add_plugin_blocking, blocked_plugins
+from pypto_core.cli_commands._common import (
+    add_pipeline_options,
+    add_plugin_blocking,
+    blocked_plugins,
+    read_program_source,
+)
 from pypto_core.cli_commands._errors import EXIT_OK, EXIT_REJECTED
 
 INPUT_PREFIX, OUTPUT_PREFIX, EXPECTED_PREFIX = "input.", "output.", "expected."
@@ -56,7 +60,7 @@ def run_command(args: argparse.Namespace) -> int:
     overrides = CliOverrides(pipeline=args.pipeline, backend=args.backend, verify=args.verify,
                              disable_plugins=blocked_plugins(args))
     resolved = resolve_config(load_config(args.config), overrides)
-    program = parse(Path(args.file).read_text(encoding="utf-8"), args.file)
+    program = parse(read_program_source(args.file), args.file)
     compiled = build_pass_manager(resolved, stream=sys.stderr).run(program)
 
     shape = shape_from_backend(resolved.backend)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import runpy
 import warnings
 from pathlib import Path
 
@@ -21,8 +22,7 @@ from pypto.language.parser.diagnostics import (
 )
 from pypto.language.parser.text_parser import parse
 
-GOLDEN: dict = {}
-exec(Path(__file__).with_name("appendix_golden.py").read_text(), GOLDEN)
+GOLDEN = runpy.run_path(str(Path(__file__).with_name("appendix_golden.py")))
 
 M = pl.dynamic("M")
 N_ROWS = 32

@@ -6,6 +6,9 @@ convert_to_ssa before the structural comparison (seed 000 + API.md A.1-A.3).
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
+
 import pytest
 
 import pypto
@@ -39,58 +42,11 @@ def _dirs(func: ir.Function) -> dict[str, ir.ParamDirection]:
     return {p.name_hint.split("__")[0]: d for p, d in zip(func.params, func.param_directions)}
 
 
-A1_TEXT = '''# pypto.program: Basic
-import pypto.language as pl
-
-@pl.program
-class Basic:
-    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
-    def main_incore_0(y__ssa_v0: pl.Tensor[[64], pl.FP32], x__ssa_v0: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        tile__ssa_v0: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.load(y__ssa_v0, [0], [64], [64], target_memory=pl.Mem.Vec)
-        tile_sq__ssa_v0: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.mul(tile__ssa_v0, tile__ssa_v0)
-        result_tile__ssa_v0: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(tile_sq__ssa_v0, 1.0)
-        result__ssa_v0: pl.Tensor[[64], pl.FP32] = pl.tile.store(result_tile__ssa_v0, [0], x__ssa_v0)
-        x__store: pl.Tensor[[64], pl.FP32] = result__ssa_v0
-        return x__ssa_v0
-    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
-    def main(self, x__ssa_v0: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        y__ssa_v0: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x__ssa_v0, 1.0)
-        x__ssa_v1: pl.Tensor[[64], pl.FP32] = self.main_incore_0(y__ssa_v0, x__ssa_v0)
-        z__ssa_v0: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x__ssa_v1, 2.0)
-        return z__ssa_v0'''
-
-A3_PARSED_TEXT = '''# pypto.program: Region
-import pypto.language as pl
-
-@pl.program
-class Region:
-    @pl.function
-    def main(self, a: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)], name_hint="half_exp"):
-            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
-                base: pl.Scalar[pl.INDEX] = aiv_id * 64
-                t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [base, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
-                out: pl.Tensor[[128, 64], pl.FP32] = pl.tile.store(pl.tile.exp(t), [base, 0], out)
-        return out'''
-
-A3_OUTLINED_TEXT = '''# pypto.program: Region
-import pypto.language as pl
-
-@pl.program
-class Region:
-    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
-    def half_exp(a__ssa_v0: pl.Tensor[[128, 64], pl.FP32], out__ssa_v0: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        pl.func_attr({"slot_num": 4, "split_aiv": True, "split": pl.SplitMode.UP_DOWN})
-        for aiv_id__ssa_v0 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
-            base__ssa_v0: pl.Scalar[pl.INDEX] = aiv_id__ssa_v0 * 64
-            t__ssa_v0: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a__ssa_v0, [base__ssa_v0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
-            out__ssa_v1: pl.Tensor[[128, 64], pl.FP32] = pl.tile.store(pl.tile.exp(t__ssa_v0), [base__ssa_v0, 0], out__ssa_v0)
-            out__store: pl.Tensor[[128, 64], pl.FP32] = out__ssa_v1
-        return out__ssa_v0
-    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
-    def main(self, a__ssa_v0: pl.Tensor[[128, 64], pl.FP32], out__ssa_v0: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        out__ssa_v2: pl.Tensor[[128, 64], pl.FP32] = self.half_exp(a__ssa_v0, out__ssa_v0)
-        return out__ssa_v2'''
+# The Appendix A golden texts live in one place (tests/acceptance/appendix_golden.py).
+GOLDEN = runpy.run_path(str(Path(__file__).resolve().parents[1] / "appendix_golden.py"))
+A1_TEXT = GOLDEN["A1_OUTLINED"]
+A3_PARSED_TEXT = GOLDEN["A3_AS_PARSED"]
+A3_OUTLINED_TEXT = GOLDEN["A3_OUTLINED"]
 
 
 def _region_program():
