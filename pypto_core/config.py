@@ -253,6 +253,17 @@ def _pass_class(name: str, fail: Any) -> type:
     return cls
 
 
+def _expand_presets(steps: list[PipelineStep]) -> list[PipelineStep]:
+    """A step naming a preset (and no pass) stands for the preset's passes: `--pipeline tile,run_verifier`."""
+    from pypto_core.passes.registry import PASSES, PIPELINES
+
+    out: list[PipelineStep] = []
+    for step in steps:
+        names = PIPELINES.get(step.name) if PASSES.get(step.name) is None and not step.options else None
+        out.extend([PipelineStep(n) for n in names] if names is not None else [step])
+    return out
+
+
 def _steps(loaded: LoadedConfig, cli: CliOverrides) -> tuple[list[PipelineStep], str, Any]:
     """The pipeline steps, where they came from, and how to report an error about one of them."""
     from pypto_core.passes.registry import PIPELINES
@@ -262,7 +273,7 @@ def _steps(loaded: LoadedConfig, cli: CliOverrides) -> tuple[list[PipelineStep],
             return ConfigError(f"--pipeline: {msg}")
 
         try:
-            return parse_pipeline(cli.pipeline), "--pipeline", fail_cli
+            return _expand_presets(parse_pipeline(cli.pipeline)), "--pipeline", fail_cli
         except PipelineSpecError as exc:
             raise ConfigError(f"--pipeline: {exc.message}") from None
 
@@ -277,7 +288,7 @@ def _steps(loaded: LoadedConfig, cli: CliOverrides) -> tuple[list[PipelineStep],
                 parsed = parse_pipeline(entry)
             except PipelineSpecError as exc:
                 raise fail_file(exc.message) from None
-            steps.extend(parsed)
+            steps.extend(_expand_presets(parsed))
         if not steps:
             raise fail_file("the pipeline names no pass")
         return steps, f"{loaded.source} [pipeline] passes", fail_file

@@ -13,6 +13,9 @@ from pypto_core.plugins import hookimpl
 PRESETS: dict[str, list[str]] = {
     # What `pypto compile` runs with no pypto.toml (DESIGN.md, "Config").
     "default": ["convert_to_ssa", "outline_incore_scopes"],
+    # Outlining, then the tile lowering every split pass needs (issue 8).
+    "tile": ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
+             "flatten_tile_nd_to_2d", "infer_tile_memory_space"],
 }
 
 

@@ -33,6 +33,7 @@ from pypto_core.ir.enums import (
     TileLayout,
 )
 from pypto_core.language.naming import VarOrder, assign_names, dynamic_dim_vars, function_var_order
+from pypto_core.ops.registry import find_opdef
 
 INDENT = "    "
 
@@ -687,12 +688,22 @@ class Printer:
             extra = [f"valid_shape={self.expr(args[5])}"]
         parts = [self.expr(a) for a in positional] + extra
         parts += [f"{k}={self.kwarg(k, v)}" for k, v in kwargs.items()]
+        parts += [f"{k}=None" for k in _deferred_kwargs(name) if k not in kwargs]
         return f"{self.op_name(name)}({', '.join(parts)}{self.attrs_suffix(c)})"
 
     def attrs_suffix(self, c: E.Call) -> str:
         if not c.attrs:
             return ""
         return f", attrs={self.call_attrs(dict(c.attrs))}"
+
+
+def _deferred_kwargs(op_name: str) -> tuple[str, ...]:
+    """Kwargs whose absence the DSL spells `name=None` (KwargSpec.deferred): a tile.load whose memory
+    space is not chosen yet prints `target_memory=None` and re-parses as itself."""
+    opdef = find_opdef(op_name)
+    if opdef is None:
+        return ()
+    return tuple(k.name for k in opdef.kwargs if k.deferred)
 
 
 def python_print(node: Any, prefix: str = "pl", concise: bool = False, format: bool = True,

@@ -34,6 +34,23 @@ def intrinsic_affinity(call: Expr) -> CoreAffinity:
     return CoreAffinity.SHARED
 
 
+def stated_lane(call: Expr) -> CoreAffinity | None:
+    """The lane a call states itself (seed 003, "显式声明 lane"), or None.
+
+    An op registered with a fixed affinity states it (tile.create is SHARED by declaration); an op
+    with a lane kwarg (`core_type` of syncall / sync_set / sync_wait) states its lane when the kwarg
+    is given. Region placement respects a stated lane instead of pinning the call to AIV.
+    """
+    opdef = opdef_of(call)
+    if opdef is None:
+        return None
+    if isinstance(opdef.affinity, CoreAffinity):
+        return opdef.affinity
+    if opdef.lane_kwarg is not None and opdef.lane_kwarg in call.kwargs:  # type: ignore[attr-defined]
+        return intrinsic_affinity(call)
+    return None
+
+
 def classify_call_affinity(call: Expr) -> CoreAffinity:
     """Intrinsic affinity, with the region override: `core_placement="aiv"` pins VECTOR/SHARED calls."""
     affinity = intrinsic_affinity(call)

@@ -252,6 +252,35 @@ def ceil_half_extent(extent: Expr) -> Expr:
     return floordiv(add(extent, 1), 2)
 
 
+def dims_product(dims: Sequence[Expr]) -> Expr:
+    """The product of dims, folded when they are constants (an INDEX 1 for no dims)."""
+    from pypto_core.ir.scalar_ops import mul
+
+    out: Expr = ConstInt(1)
+    for d in dims:
+        a, b = static_int(out), static_int(d)
+        out = ConstInt(a * b) if a is not None and b is not None else (d if a == 1 else mul(out, d))
+    return out
+
+
+def merged_2d(dims: Sequence[Expr]) -> list[Expr]:
+    """N-D dims (N > 2) as 2-D: the leading dims merged into rows, the last kept (FlattenTileNdTo2D)."""
+    if len(dims) <= 2:
+        return list(dims)
+    return [dims_product(dims[:-1]), dims[-1]]
+
+
+def flat_valid(shape: Sequence[Expr], valid: Sequence[Expr]) -> list[Expr]:
+    """N-D valid extents as 2-D rows: only a region whose middle dims are whole stays a rectangle."""
+    if len(shape) <= 2:
+        return list(valid)
+    for i in range(1, len(shape) - 1):
+        if not same_dim(valid[i], shape[i]):
+            raise ValueError(f"the valid region {shape_text(valid)} of a {shape_text(shape)} tile is not whole "
+                             f"rows once the leading dims merge (dim {i} is only partly valid)")
+    return [dims_product([valid[0], *shape[1:-1]]), valid[-1]]
+
+
 def doubled(dim: Expr) -> Expr:
     from pypto_core.ir.scalar_ops import mul
 

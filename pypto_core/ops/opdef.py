@@ -17,6 +17,7 @@ from pypto_core.ir.enums import MemorySpace
 if TYPE_CHECKING:
     from pypto_core.ir.expr import Call, Expr
     from pypto_core.ir.types import Type
+    from pypto_core.ops.tile_form import TileForm
 
 
 class Effect(enum.Enum):
@@ -76,6 +77,9 @@ class KwargSpec:
     required: bool = False
     doc: str = ""
     choices: tuple[Any, ...] = ()
+    # Absent means "decided later" (a tile.load / tile.create whose memory InferTileMemorySpace picks):
+    # the DSL spells the absence `name=None`, so a deferred call prints and re-parses as itself.
+    deferred: bool = False
 
     def check(self, op_name: str, value: Any) -> None:
         # bool is an int subclass: an int kwarg must not silently accept True.
@@ -97,7 +101,11 @@ def _show_choice(v: Any) -> str:
 
 @dataclass(frozen=True)
 class OutputMemory:
-    """Where a TileType result lives: a fixed space, the value of a kwarg, or an input's space."""
+    """Where a TileType result lives: a fixed space, the value of a kwarg, or an input's space.
+
+    An op whose space comes `from_kwarg` is retargetable: InferTileMemorySpace may rewrite the kwarg.
+    With no `kwarg_default`, a call without the kwarg leaves the space unset until that pass.
+    """
 
     fixed: MemorySpace | None = None
     from_kwarg: str | None = None
@@ -136,6 +144,7 @@ class OpTraits:
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]
+Flatten2D = Callable[["Call", Sequence["Expr"]], "Call"]
 AffinityClassifier = Callable[["Call"], CoreAffinity]
 TypeDeducer = Callable[[Sequence["Expr"], Mapping[str, Any]], "Type"]
 Evaluator = Callable[..., Any]
@@ -154,6 +163,17 @@ class OpDef:
     lane_invariant: Mapping[int, LaneCategory] = field(default_factory=dict)
     affinity: CoreAffinity | AffinityClassifier | None = None
     output_memory: OutputMemory | None = None
+    # Memory spaces each tile operand may be in, preferred first (OPS.md `mem:` lines). Deducers do not
+    # check them: InferTileMemorySpace places operands and TileMemoryInferred reports what is misplaced.
+    input_memory: Mapping[int, tuple[MemorySpace, ...]] = field(default_factory=dict)
+    # A kwarg that, when given, states the lane the call runs on (`core_type` of the sync ops).
+    lane_kwarg: str | None = None
+    # How ConvertTensorToTileOps lowers this tensor op (pypto_core.ops.tile_form).
+    tile_form: TileForm | None = None
+    # How FlattenTileNdTo2D rewrites a call whose tiles are N-D: (call, its operands already flattened)
+    # -> the 2-D call; ValueError when the access has no 2-D form. None: the same call on the
+    # flattened operands, accepted when its result is the flattened result.
+    flatten_2d: Flatten2D | None = None
     no_duplicate: bool = False
     cross_core_role: CrossCoreRole | None = None
     traits: OpTraits = field(default_factory=OpTraits)
@@ -217,3 +237,19 @@ class OpDef:
 
     def lane_category(self, index: int) -> LaneCategory | None:
         return self.lane_invariant.get(index)
+
+    # -- memory --------------------------------------------------------------------------------
+    def accepted_spaces(self, index: int) -> tuple[MemorySpace, ...] | None:
+        """The spaces operand `index` may be in; None when the op does not constrain it."""
+        return self.input_memory.get(index)
+
+    @property
+    def retarget_kwarg(self) -> KwargSpec | None:
+        """The kwarg that sets the result's memory space (target_memory), if the op has one."""
+        om = self.output_memory
+        return self.kwarg_spec(om.from_kwarg) if om is not None and om.from_kwarg else None
+
+    @property
+    def is_tensor_op(self) -> bool:
+        """An op of the tensor (GM-level) family: InCore functions hold none after tile lowering."""
+        return self.name.startswith("tensor.")

@@ -52,7 +52,8 @@ class PipelineCheckError(UserError):
 def producers_of(prop: str) -> list[str]:
     from pypto_core.passes.registry import PASSES
 
-    return sorted(name for name, cls in PASSES.items() if prop in cls.produced)
+    # A pass that requires the property only keeps it: it cannot establish it.
+    return sorted(name for name, cls in PASSES.items() if prop in cls.produced and prop not in cls.required)
 
 
 def no_program_input(prop: str) -> tuple[bool, str]:

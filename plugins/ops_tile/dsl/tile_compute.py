@@ -1,5 +1,6 @@
-"""DSL / builders of the tile compute ops: element-wise, cast, selects, reductions, broadcasts, matmul,
-and the index-addressed ops (API.md 3.3). `pl.tile.add(t, 1.0)` builds `tile.adds` (API.md 3.2)."""
+"""DSL / builders of the tile compute ops: element-wise, cast, selects, reductions, broadcasts, the
+matmul family, and the index-addressed ops (API.md 3.3). `pl.tile.add(t, 1.0)` builds `tile.adds`
+(API.md 3.2). gemv's `acc_phase` is recorded only when it is not 'unspecified' (so it is not printed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
 from pypto_core.ops.build import is_tile, to_bool, to_dtype, to_enum_int, to_expr, to_int, to_tuple
 from pypto_core.ops.registry import create_op_call
-from pypto_plugins.ops_tile.dsl.common import Builder, dsl_entry, dsl_name, scalar_for, to_cmp_mode
+from pypto_plugins.ops_tile.dsl.common import Builder, dsl_entry, dsl_name, scalar_for, set_if, to_cmp_mode
 from pypto_plugins.ops_tile.ops import tile_elementwise as ew
 from pypto_plugins.ops_tile.ops import tile_reduce as red
 
@@ -124,6 +125,42 @@ def matmul_acc(acc: Expr, lhs: Expr, rhs: Expr, init_cond: Any = None, span: Spa
 
 
 @dsl_entry
+def matmul_bias(lhs: Expr, rhs: Expr, bias: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.matmul_bias", [lhs, rhs, bias], span=span)
+
+
+def _acc_phase(acc_phase: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    set_if(kwargs, "acc_phase", acc_phase, "unspecified")
+    return kwargs
+
+
+@dsl_entry
+def gemv(lhs: Expr, rhs: Expr, acc_phase: str = "unspecified", span: Span | None = None) -> Call:
+    return create_op_call("tile.gemv", [lhs, rhs], _acc_phase(acc_phase), span=span)
+
+
+@dsl_entry
+def gemv_acc(acc: Expr, lhs: Expr, rhs: Expr, acc_phase: str = "unspecified", span: Span | None = None) -> Call:
+    return create_op_call("tile.gemv_acc", [acc, lhs, rhs], _acc_phase(acc_phase), span=span)
+
+
+@dsl_entry
+def gemv_bias(lhs: Expr, rhs: Expr, bias: Expr, acc_phase: str = "unspecified", span: Span | None = None) -> Call:
+    return create_op_call("tile.gemv_bias", [lhs, rhs, bias], _acc_phase(acc_phase), span=span)
+
+
+@dsl_entry
+def batch_matmul(lhs: Expr, rhs: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.batch_matmul", [lhs, rhs], span=span)
+
+
+@dsl_entry
+def batch_matmul_acc(acc: Expr, lhs: Expr, rhs: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tile.batch_matmul_acc", [acc, lhs, rhs], span=span)
+
+
+@dsl_entry
 def gather(src: Expr, indices: Expr, tmp: Expr, span: Span | None = None) -> Call:
     return create_op_call("tile.gather", [src, indices, tmp], span=span)
 
@@ -169,7 +206,8 @@ TILE: dict[str, Builder] = {
     **{n: _row_reduce(n) for n in (*red.ROW, "row_argmax")},
     **{n: _col_reduce(n) for n in red.COL},
     **{f"{d}_expand_{n}": _expand(f"{d}_expand_{n}") for d in ("row", "col") for n in red.EXPAND},
-    "matmul": matmul, "matmul_acc": matmul_acc,
+    "matmul": matmul, "matmul_acc": matmul_acc, "matmul_bias": matmul_bias, "gemv": gemv, "gemv_acc": gemv_acc,
+    "gemv_bias": gemv_bias, "batch_matmul": batch_matmul, "batch_matmul_acc": batch_matmul_acc,
     "gather": gather, "gatherb": gatherb, "scatter": scatter, "scatter_update": scatter_update,
     "gather_compare": gather_compare, "gather_row": gather_row,
 }

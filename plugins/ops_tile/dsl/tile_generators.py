@@ -21,9 +21,12 @@ def full(shape: Any, dtype: DataType, value: Any, span: Span | None = None) -> C
 
 
 @dsl_entry
-def create(shape: Any, dtype: DataType, target_memory: MemorySpace = MemorySpace.Vec, transpose: Any = None,
+def create(shape: Any, dtype: DataType, target_memory: MemorySpace | None = MemorySpace.Vec, transpose: Any = None,
            span: Span | None = None, *, flat_layout: Any = None) -> Call:
-    kwargs: dict[str, Any] = {"dtype": to_dtype(dtype), "target_memory": target_memory}
+    """An unwritten target_memory is Vec; `target_memory=None` defers the choice (printed so)."""
+    kwargs: dict[str, Any] = {"dtype": to_dtype(dtype)}
+    if target_memory is not None:
+        kwargs["target_memory"] = target_memory
     if transpose is not None:
         kwargs["transpose"] = to_bool(transpose, "transpose")
     if flat_layout is not None:

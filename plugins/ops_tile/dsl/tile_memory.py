@@ -1,4 +1,7 @@
-"""DSL / builders of tile.load, store, move, extract, read, write (API.md 3.3, 3.6)."""
+"""DSL / builders of tile.load, store, move, extract, read, write (API.md 3.3, 3.6).
+
+`pl.tile.load` without target_memory loads into Vec (PyPTO's default); `target_memory=None` is the
+deferred form the printer writes for a load whose space InferTileMemorySpace has not chosen yet."""
 
 from __future__ import annotations
 
@@ -14,11 +17,13 @@ from pypto_plugins.ops_tile.dsl.common import dsl_entry, scalar_for, set_if
 
 @dsl_entry
 def load(tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
-         target_memory: MemorySpace = MemorySpace.Vec, clamp: Any = False, span: Span | None = None) -> Call:
-    """`tile.load` always carries four operands: valid_shape defaults to shapes (API.md 3.6)."""
+         target_memory: MemorySpace | None = MemorySpace.Vec, clamp: Any = False, span: Span | None = None) -> Call:
+    """`tile.load` always carries four operands: valid_shape defaults to shapes (API.md 3.6).
+
+    An unwritten target_memory is Vec; `target_memory=None` defers the choice to InferTileMemorySpace."""
     shape_t = to_tuple(shapes, span)
     valid_t = shape_t if valid_shape is None else to_tuple(valid_shape, span)
-    kwargs: dict[str, Any] = {"target_memory": target_memory}
+    kwargs: dict[str, Any] = {} if target_memory is None else {"target_memory": target_memory}
     if to_bool(clamp, "clamp"):
         kwargs["clamp"] = True
     return create_op_call("tile.load", [tensor, to_tuple(offsets, span), shape_t, valid_t], kwargs, span=span)

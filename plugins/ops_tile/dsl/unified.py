@@ -114,7 +114,8 @@ _DISPATCHED = (*ew.SCALAR, *map(dsl_name, ew.UNARY), "cast", "cmp", "cmps", "sel
                "reshape", "transpose", "reinterpret_view", "assemble", "read", "write", "matmul_acc",
                *[f"{d}_expand_{n}" for d in ("row", "col") for n in tc.EXPAND])
 _TILE_ONLY = ("store", "move", "extract", "gather", "gatherb", "scatter", "scatter_update", "gather_compare",
-              "gather_row", "transpose_view", "set_validshape")
+              "gather_row", "transpose_view", "set_validshape", "matmul_bias", "gemv", "gemv_acc", "gemv_bias",
+              "batch_matmul")
 
 UNIFIED: dict[str, Builder] = {
     **{dsl_name(n): binary(dsl_name(n)) for n in ew.BINARY},

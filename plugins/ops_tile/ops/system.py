@@ -12,7 +12,8 @@ IR layouts (API.md 3.4):
   `system.cacheinvalid([t[, shapes, offsets]])`; `system.task_invalid()` -> Scalar[TASK_ID].
 
 Choices where API.md is silent: the buffer / pipe ops have cross-core role PIPE_SETUP; sync ops'
-`core_type` is "aic" / "aiv" (syncall: "mix" / "aic_only" / "aiv_only") and decides their affinity;
+`core_type` is "aic" / "aiv" (syncall: "mix" / "aic_only" / "aiv_only") and decides their affinity
+(their `lane_kwarg`: a call that gives it states its lane);
 soft syncall needs a gm_workspace operand; event ids are integer scalars.
 """
 
@@ -124,16 +125,16 @@ OPDEFS = [
           doc="Set up the cross-core pipes on a vector lane."),
     OpDef("system.sync_set", _event("system.sync_set"), args=(ArgSpec("event_id"),),
           kwargs=(KwargSpec("pipe", (int,), required=True, choices=_PIPES), KwargSpec("ffts_mode", (int,)), _CORE),
-          affinity=classify_sync, doc="Signal an event after a pipe."),
+          affinity=classify_sync, lane_kwarg="core_type", doc="Signal an event after a pipe."),
     OpDef("system.sync_wait", _event("system.sync_wait"), args=(ArgSpec("event_id"),),
           kwargs=(KwargSpec("pipe", (int,), required=True, choices=_PIPES), _CORE),
-          affinity=classify_sync, doc="Wait for an event before a pipe."),
+          affinity=classify_sync, lane_kwarg="core_type", doc="Wait for an event before a pipe."),
     OpDef("system.set_ffts", deduce_set_ffts, args=(ArgSpec("ws"),), doc="Set the FFTS base address."),
     OpDef("system.syncall", deduce_syncall,
           args=(ArgSpec("gm_workspace", optional=True), ArgSpec("used_cores", optional=True)),
           kwargs=(KwargSpec("core_type", (str,), "mix", choices=("mix", "aic_only", "aiv_only")),
                   KwargSpec("mode", (str,), "hard", choices=("hard", "soft"))),
-          affinity=classify_syncall, doc="Barrier across cores."),
+          affinity=classify_syncall, lane_kwarg="core_type", doc="Barrier across cores."),
     OpDef("system.cacheinvalid", deduce_cacheinvalid,
           args=(ArgSpec("tensor", optional=True), ArgSpec("shapes", optional=True), ArgSpec("offsets", optional=True)),
           doc="Invalidate cached global memory (optionally one window of a tensor)."),

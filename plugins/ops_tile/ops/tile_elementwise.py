@@ -5,7 +5,9 @@ IR layouts (API.md 3.3): `tile.add(lhs, rhs)`, `tile.adds(lhs, scalar)`, `tile.e
 `target_type`, `mode` int 0..6), `tile.cmp(lhs, rhs)` / `tile.cmps(lhs, scalar)` (kwarg `cmp_mode`
 0..5 = eq, ne, lt, gt, ge, le), `tile.sel(mask, lhs, rhs, tmp)`, `tile.sels(mask, src, tmp, scalar)`.
 `and`, `or` and `not` print as `pl.tile.and_` / `or_` / `not_` (API.md 8.6).
-All read and write Vec tiles (VECTOR affinity through the Vec output rule).
+Every tile operand is declared Vec (`input_memory`, OPS.md `mem:` lines) and the result is Vec
+(VECTOR affinity through the Vec output rule). The deducers accept an operand in any space:
+InferTileMemorySpace moves misplaced operands and TileMemoryInferred reports what it could not.
 
 Lanes (seed 003, "条件 2"): `tile.rsqrt`'s tmp must have exactly the input's shape, so the deducer
 decides it and it carries no declaration. The `tmp` of sel / sels is Scratch. The masks of
@@ -58,13 +60,9 @@ def integer_elements(op: str, t: TileType | TensorType, what: str) -> None:
         raise TypeError(f"{op}: {what} must hold integers, got {t.dtype.name}")
 
 
-def vec_tile(op: str, e: Expr, what: str) -> TileType:
-    """A tile operand of a vector op: it must live in Vec (or not be placed yet)."""
-    t = require_tile(op, e, what)
-    if t.memory_space not in (None, MemorySpace.Vec):
-        raise TypeError(f"{op}: {what} must be a Vec tile, got one in {t.memory_space.name}; move it first "
-                        f"(pl.move(x, target_memory=pl.Mem.Vec))")
-    return t
+def vec_operands(*indices: int) -> dict[int, tuple[MemorySpace, ...]]:
+    """`input_memory` of a vector op: these operands are read from Vec."""
+    return {i: (MemorySpace.Vec,) for i in indices}
 
 
 def result_tile(shape: Sequence[Expr], dtype: DataType, *operands: TileType) -> TileType:
@@ -79,7 +77,7 @@ def binary_deducer(op: str):
     integers_only = is_bitwise(op)  # decided once per op rather than on every call
 
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        lhs, rhs = vec_tile(op, args[0], "lhs"), vec_tile(op, args[1], "rhs")
+        lhs, rhs = require_tile(op, args[0], "lhs"), require_tile(op, args[1], "rhs")
         if integers_only:
             integer_elements(op, lhs, "lhs")
             integer_elements(op, rhs, "rhs")
@@ -93,7 +91,7 @@ def scalar_deducer(op: str):
     integers_only = is_bitwise(op)
 
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        lhs = vec_tile(op, args[0], "lhs")
+        lhs = require_tile(op, args[0], "lhs")
         if integers_only:
             integer_elements(op, lhs, "lhs")
         require_scalar(op, args[1], "rhs")
@@ -106,7 +104,7 @@ def unary_deducer(op: str):
     integers_only = is_bitwise(op)
 
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        src = vec_tile(op, args[0], "the operand")
+        src = require_tile(op, args[0], "the operand")
         if integers_only:
             integer_elements(op, src, "the operand")
         return result_tile(src.shape, src.dtype, src)
@@ -115,22 +113,22 @@ def unary_deducer(op: str):
 
 
 def deduce_cmp(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    lhs, rhs = vec_tile("tile.cmp", args[0], "lhs"), vec_tile("tile.cmp", args[1], "rhs")
+    lhs, rhs = require_tile("tile.cmp", args[0], "lhs"), require_tile("tile.cmp", args[1], "rhs")
     shape = broadcast_shapes(lhs.shape, rhs.shape, "tile.cmp")
     promote_dtypes(lhs.dtype, rhs.dtype, "tile.cmp")
     return result_tile(shape, DataType.BOOL, lhs, rhs)
 
 
 def deduce_cmps(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    lhs = vec_tile("tile.cmps", args[0], "lhs")
+    lhs = require_tile("tile.cmps", args[0], "lhs")
     require_scalar("tile.cmps", args[1], "rhs")
     return result_tile(lhs.shape, DataType.BOOL, lhs)
 
 
 def deduce_rsqrt(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = vec_tile("tile.rsqrt", args[0], "the operand")
+    src = require_tile("tile.rsqrt", args[0], "the operand")
     if len(args) > 1:
-        tmp = vec_tile("tile.rsqrt", args[1], "tmp")
+        tmp = require_tile("tile.rsqrt", args[1], "tmp")
         if not dims_equal(tmp.shape, src.shape) or tmp.dtype is not src.dtype:
             raise TypeError(f"tile.rsqrt: tmp must have the operand's shape and dtype "
                             f"({shape_text(src.shape)} {src.dtype.name}), got {shape_text(tmp.shape)} "
@@ -139,22 +137,22 @@ def deduce_rsqrt(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 
 def deduce_cast(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = vec_tile("tile.cast", args[0], "the operand")
+    src = require_tile("tile.cast", args[0], "the operand")
     return result_tile(src.shape, kwargs["target_type"], src)
 
 
 def deduce_sel(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    vec_tile("tile.sel", args[0], "the mask")
-    lhs, rhs = vec_tile("tile.sel", args[1], "lhs"), vec_tile("tile.sel", args[2], "rhs")
-    vec_tile("tile.sel", args[3], "tmp")
+    require_tile("tile.sel", args[0], "the mask")
+    lhs, rhs = require_tile("tile.sel", args[1], "lhs"), require_tile("tile.sel", args[2], "rhs")
+    require_tile("tile.sel", args[3], "tmp")
     shape = broadcast_shapes(lhs.shape, rhs.shape, "tile.sel")
     return result_tile(shape, promote_dtypes(lhs.dtype, rhs.dtype, "tile.sel"), lhs, rhs)
 
 
 def deduce_sels(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    mask = vec_tile("tile.sels", args[0], "the mask")
-    src = vec_tile("tile.sels", args[1], "src")
-    vec_tile("tile.sels", args[2], "tmp")
+    mask = require_tile("tile.sels", args[0], "the mask")
+    src = require_tile("tile.sels", args[1], "src")
+    require_tile("tile.sels", args[2], "tmp")
     require_scalar("tile.sels", args[3], "the scalar")
     rows, need = static_int(mask.shape[0]), static_int(src.valid_shape[0])
     if rows is not None and need is not None and rows < need:
@@ -162,30 +160,34 @@ def deduce_sels(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return result_tile(src.shape, src.dtype, src)
 
 
-def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, **extra: Any) -> OpDef:
-    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_VEC, doc=doc, **extra)
+def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, vec: tuple[int, ...] = (0,),
+        **extra: Any) -> OpDef:
+    """A Vec -> Vec op; `vec` lists its tile operands (the others are scalars)."""
+    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_VEC, input_memory=vec_operands(*vec), doc=doc,
+                 **extra)
 
 
 _CAST_MODES = tuple(int(m) for m in CastMode)
 
 OPDEFS = [
     *[_op(n, binary_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
-          f"Element-wise {n} of two tiles (numpy broadcasting).") for n in BINARY],
+          f"Element-wise {n} of two tiles (numpy broadcasting).", vec=(0, 1)) for n in BINARY],
     *[_op(n, scalar_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
           f"Element-wise {n[:-1]} of a tile and a scalar.") for n in SCALAR],
     *[_op(n, unary_deducer(f"tile.{n}"), (ArgSpec("tile"),), f"Element-wise {n}.") for n in UNARY],
     _op("recip", unary_deducer("tile.recip"), (ArgSpec("tile"),), "Element-wise 1 / x.",
         kwargs=(KwargSpec("high_precision", (bool,), False),)),
-    _op("rsqrt", deduce_rsqrt, (ArgSpec("tile"), ArgSpec("tmp", optional=True)), "Element-wise 1 / sqrt(x)."),
+    _op("rsqrt", deduce_rsqrt, (ArgSpec("tile"), ArgSpec("tmp", optional=True)), "Element-wise 1 / sqrt(x).",
+        vec=(0, 1)),
     _op("cast", deduce_cast, (ArgSpec("tile"),), "Element-wise dtype conversion with a rounding mode.",
         kwargs=(KwargSpec("target_type", (DataType,), required=True),
                 KwargSpec("mode", (int,), int(CastMode.round), choices=_CAST_MODES))),
     _op("cmp", deduce_cmp, (ArgSpec("lhs"), ArgSpec("rhs")), "Element-wise comparison -> a BOOL mask.",
-        kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(CMP_MODES)))),)),
+        vec=(0, 1), kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(CMP_MODES)))),)),
     _op("cmps", deduce_cmps, (ArgSpec("lhs"), ArgSpec("rhs")), "Comparison with a scalar -> a BOOL mask.",
         kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(CMP_MODES)))),)),
     _op("sel", deduce_sel, (ArgSpec("mask"), ArgSpec("lhs"), ArgSpec("rhs"), ArgSpec("tmp")),
-        "Pick lhs where the mask is set, else rhs.", lane_invariant={3: LaneCategory.SCRATCH}),
+        "Pick lhs where the mask is set, else rhs.", vec=(0, 1, 2, 3), lane_invariant={3: LaneCategory.SCRATCH}),
     _op("sels", deduce_sels, (ArgSpec("mask"), ArgSpec("src"), ArgSpec("tmp"), ArgSpec("scalar")),
-        "Pick src where the mask is set, else the scalar.", lane_invariant={2: LaneCategory.SCRATCH}),
+        "Pick src where the mask is set, else the scalar.", vec=(0, 1, 2), lane_invariant={2: LaneCategory.SCRATCH}),
 ]

@@ -3,6 +3,7 @@
 IR layouts (API.md 3.3):
 * `tile.full(shape, value)` - kwarg `dtype`; printed `pl.tile.full(shape, dtype=.., value=..)`.
 * `tile.create(shape)` - kwargs `dtype`, `target_memory` (+ `transpose`, `flat_layout` when given).
+  Without `target_memory` the space is deferred to InferTileMemorySpace (printed `target_memory=None`).
 * `tile.ci(start, shape)` - kwargs `dtype`, `descending`.
 * `tile.random(k0, k1, c0, c1, c2, c3, shape[, valid_shape])` - kwargs `dtype`, `rounds`.
 
@@ -40,7 +41,7 @@ def deduce_full(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 def deduce_create(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     shape = shape_operand("tile.create", args[0])
-    return TileType(shape, kwargs["dtype"], None, None, kwargs.get("target_memory", MemorySpace.Vec))
+    return TileType(shape, kwargs["dtype"], None, None, kwargs.get("target_memory"))  # absent: deferred
 
 
 def deduce_ci(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -82,10 +83,10 @@ OPDEFS = [
         "tile.create", deduce_create,
         args=(ArgSpec("shape"),),
         kwargs=(KwargSpec("dtype", (DataType,), required=True),
-                KwargSpec("target_memory", (MemorySpace,), MemorySpace.Vec),
+                KwargSpec("target_memory", (MemorySpace,), None, deferred=True),
                 KwargSpec("transpose", (bool,), False), KwargSpec("flat_layout", (bool,), False)),
         affinity=CoreAffinity.SHARED,
-        output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
+        output_memory=OutputMemory(from_kwarg="target_memory"),
         traits=OpTraits(pure_generator=True, shape_describing=True, shape_args=(0,)),
         doc="Allocate an uninitialised tile.",
     ),

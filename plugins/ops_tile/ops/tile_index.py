@@ -11,6 +11,10 @@ AbsoluteIndexedDestination (kept even where the deducer reads it: the property i
 relation), tmp operands are Scratch. scatter_update checks the relations the tensor path asserts
 (src rows == b * s, equal widths) instead of declaring index / src.
 
+Memory: every tile operand of gather / gatherb / scatter / scatter_update / gather_compare is
+declared Vec (OPS.md); gather_row's dst may be Mat or Vec and is undeclared, as in PyPTO. The
+deducers do not check spaces (InferTileMemorySpace places the operands).
+
 Choices where API.md is silent: indices / offsets must be integer tiles; gatherb's output_dtype
 defaults to the table's dtype; scatter needs src and indices of one shape; scatter_update's index
 is [b, s] (or [n]) and `dim` must address rows (-2 or 0); gather_compare's k is a scalar and it
@@ -32,13 +36,14 @@ from pypto_core.ops.build import (
     require_rank,
     require_scalar,
     require_tensor,
+    require_tile,
     same_dim,
     shape_text,
     static_int,
     tuple_elements,
 )
 from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, LaneCategory, OpDef, OpTraits, OutputMemory
-from pypto_plugins.ops_tile.ops.tile_elementwise import vec_tile
+from pypto_plugins.ops_tile.ops.tile_elementwise import vec_operands
 from pypto_plugins.ops_tile.ops.views import is_partial, same_view, valid_view
 
 _VEC = OutputMemory(fixed=MemorySpace.Vec)
@@ -47,7 +52,7 @@ _DST = LaneCategory.ABSOLUTE_INDEXED_DESTINATION
 
 
 def _index_tile(op: str, e: Expr, what: str) -> TileType:
-    t = vec_tile(op, e, what)
+    t = require_tile(op, e, what)
     if not t.dtype.is_int():
         raise TypeError(f"{op}: {what} must hold integers, got {t.dtype.name}")
     return t
@@ -59,21 +64,21 @@ def _indexed_result(idx: TileType, dtype: DataType) -> TileType:
 
 
 def deduce_gather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = vec_tile("tile.gather", args[0], "src")
+    src = require_tile("tile.gather", args[0], "src")
     idx = _index_tile("tile.gather", args[1], "indices")
-    vec_tile("tile.gather", args[2], "tmp")
+    require_tile("tile.gather", args[2], "tmp")
     return _indexed_result(idx, src.dtype)
 
 
 def deduce_gatherb(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = vec_tile("tile.gatherb", args[0], "src")
+    src = require_tile("tile.gatherb", args[0], "src")
     off = _index_tile("tile.gatherb", args[1], "offsets")
     return _indexed_result(off, kwargs.get("output_dtype") or src.dtype)
 
 
 def deduce_scatter(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     op = "tile.scatter"
-    dst, src = vec_tile(op, args[0], "dst"), vec_tile(op, args[1], "src")
+    dst, src = require_tile(op, args[0], "dst"), require_tile(op, args[1], "src")
     idx = _index_tile(op, args[2], "indices")
     if len(src.shape) != len(idx.shape) or not all(map(same_dim, src.shape, idx.shape)):
         raise TypeError(f"{op}: src {shape_text(src.shape)} and indices {shape_text(idx.shape)} must have "
@@ -85,7 +90,7 @@ def deduce_scatter(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 def deduce_scatter_update(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     op = "tile.scatter_update"
-    table, src = vec_tile(op, args[0], "input"), vec_tile(op, args[2], "src")
+    table, src = require_tile(op, args[0], "input"), require_tile(op, args[2], "src")
     index = _index_tile(op, args[1], "index")
     require_rank(op, table.shape, 2, "input")
     require_rank(op, src.shape, 2, "src")
@@ -114,10 +119,10 @@ def deduce_scatter_update(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Ty
 
 def deduce_gather_compare(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     op = "tile.gather_compare"
-    src = vec_tile(op, args[0], "src")
+    src = require_tile(op, args[0], "src")
     require_rank(op, src.shape, 2, "src")
     require_scalar(op, args[1], "k")
-    vec_tile(op, args[2], "tmp")
+    require_tile(op, args[2], "tmp")
     out_cols = kwargs["out_cols"]
     if out_cols <= 0:
         raise ValueError(f"{op}: out_cols must be positive, got {out_cols}")
@@ -129,7 +134,7 @@ def deduce_gather_compare(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Ty
 
 def deduce_gather_row(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     op = "tile.gather_row"
-    dst = vec_tile(op, args[0], "dst")
+    dst = require_tile(op, args[0], "dst")
     src = require_tensor(op, args[1], "src")
     dst_off, src_off, shape = (tuple_elements(a) for a in args[2:5])
     if len(dst_off) != len(dst.shape) or len(shape) != len(dst.shape):
@@ -153,20 +158,21 @@ def deduce_gather_row(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 OPDEFS = [
     OpDef("tile.gather", deduce_gather, args=(ArgSpec("src"), ArgSpec("indices"), ArgSpec("tmp")),
-          lane_invariant={0: _SRC, 2: LaneCategory.SCRATCH}, output_memory=_VEC,
+          lane_invariant={0: _SRC, 2: LaneCategory.SCRATCH}, output_memory=_VEC, input_memory=vec_operands(0, 1, 2),
           doc="out[i] = src.flat[indices[i]]."),
     OpDef("tile.gatherb", deduce_gatherb, args=(ArgSpec("src"), ArgSpec("offsets")),
           kwargs=(KwargSpec("output_dtype", (DataType,)),), lane_invariant={0: _SRC}, output_memory=_VEC,
+          input_memory=vec_operands(0, 1),
           doc="out[i] = the element at byte offset offsets[i] of src."),
     OpDef("tile.scatter", deduce_scatter, args=(ArgSpec("dst"), ArgSpec("src"), ArgSpec("indices")),
-          effects={0: Effect.WRITE}, lane_invariant={0: _DST}, output_memory=_VEC,
+          effects={0: Effect.WRITE}, lane_invariant={0: _DST}, output_memory=_VEC, input_memory=vec_operands(0, 1, 2),
           doc="dst.flat[indices[i, j]] = src[i, j]."),
     OpDef("tile.scatter_update", deduce_scatter_update, args=(ArgSpec("input"), ArgSpec("index"), ArgSpec("src")),
           kwargs=(KwargSpec("dim", (int,), -2),), effects={0: Effect.WRITE}, lane_invariant={0: _DST},
-          output_memory=_VEC, doc="input[index.flat[r], :] = src[r, :]."),
+          output_memory=_VEC, input_memory=vec_operands(0, 1, 2), doc="input[index.flat[r], :] = src[r, :]."),
     OpDef("tile.gather_compare", deduce_gather_compare, args=(ArgSpec("src"), ArgSpec("k"), ArgSpec("tmp")),
           kwargs=(KwargSpec("cmp_mode", (int,), required=True), KwargSpec("out_cols", (int,), required=True)),
-          lane_invariant={2: LaneCategory.SCRATCH}, output_memory=_VEC,
+          lane_invariant={2: LaneCategory.SCRATCH}, output_memory=_VEC, input_memory=vec_operands(0, 2),
           doc="Per row, gather the elements that compare against k; returns (dst, cdst counts)."),
     OpDef("tile.gather_row", deduce_gather_row,
           args=(ArgSpec("dst"), ArgSpec("src"), ArgSpec("dst_offset"), ArgSpec("src_offset"), ArgSpec("shapes"),

@@ -1,7 +1,11 @@
 """Data movement between tensors and tiles: tile.load / store / move / extract / read / write.
 
 IR layouts (API.md 3.3):
-* `tile.load(t, offsets, shapes, valid_shape)` - always 4 args; kwargs `target_memory` (Vec/Mat), `clamp`.
+* `tile.load(t, offsets, shapes, valid_shape)` - always 4 args; kwargs `target_memory` (Vec/Mat; absent =
+  chosen by InferTileMemorySpace), `clamp`, `cache` (a CachePolicy int, seed 000). With N-D offsets and
+  shapes but 2-D valid extents (FlattenTileNdTo2D's form) the tile is 2-D: the leading dims merged.
+  Without `target_memory` the space is deferred: the result has none until InferTileMemorySpace
+  picks one (printed `target_memory=None`, KwargSpec.deferred).
 * `tile.store(tile, offsets, out[, shapes])` - kwarg `atomic` (1 = Add) only when set; result: out's type.
 * `tile.move(tile)` - kwargs `target_memory`, optional `blayout`, `slayout`.
 * `tile.extract(src, row, col, shape)` - kwarg `target_memory`.
@@ -14,6 +18,10 @@ Choices where API.md is silent:
 * tile.extract reads a window of a tile; its result takes the target space's implicit layout.
 * tile.write writes one element in place: arg 0 is Write, the result is the tile's type.
 * tile.store requires the tile's dtype to be the target's, except from Acc (the fixpipe converts).
+
+Memory (OPS.md `mem:` lines): store reads Vec or Acc, read / write Vec; load, move and extract take
+any space. The deducers do not check operand spaces: InferTileMemorySpace places the operands and
+TileMemoryInferred reports what is misplaced.
 """
 
 from __future__ import annotations
@@ -21,11 +29,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pypto_core.ir.enums import AtomicType, MemorySpace, TileLayout
+from pypto_core.ir.enums import AtomicType, CachePolicy, MemorySpace, TileLayout
 from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.types import ScalarType, TileType, TileView, Type, implicit_layout
 from pypto_core.ops.build import (
     check_window,
+    merged_2d,
     require_scalar,
     require_tensor,
     require_tile,
@@ -47,6 +56,7 @@ from pypto_plugins.ops_tile.ops.views import same_view
 _MEMORY = (MemorySpace,)
 _TILE_SPACES = (MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc,
                 MemorySpace.Bias, MemorySpace.LeftScale, MemorySpace.RightScale)
+_VEC_TILE = {0: (MemorySpace.Vec,)}  # read / write address one element of a Vec tile
 
 
 def _readable_valid(requested: Sequence[Expr], offsets: Sequence[Expr], source: Sequence[Expr]) -> list[Expr]:
@@ -62,8 +72,10 @@ def _readable_valid(requested: Sequence[Expr], offsets: Sequence[Expr], source: 
     return out
 
 
-def load_view(shape: Sequence[Expr], valid: Sequence[Expr], target: MemorySpace) -> TileView:
-    """Mat loads are NZ (col/row) unless one row; Vec loads with last dim 1 are col_major."""
+def load_view(shape: Sequence[Expr], valid: Sequence[Expr], target: MemorySpace | None) -> TileView:
+    """Mat loads are NZ (col/row) unless one row; Vec loads with last dim 1 are col_major.
+
+    A deferred load (no target yet) takes the shape-implied layout of an unplaced tile."""
     blayout, slayout, fractal = implicit_layout(shape, target)
     rows = static_int(shape[0]) if len(shape) == 2 else None
     if target is MemorySpace.Mat and rows == 1:
@@ -77,10 +89,14 @@ def deduce_load(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     src = require_tensor("tile.load", args[0], "the source")
     offsets, shape = tuple_elements(args[1]), tuple_elements(args[2])
     valid = tuple_elements(args[3]) if len(args) > 3 else shape
+    target = kwargs.get("target_memory")  # absent: deferred to InferTileMemorySpace
+    if len(shape) > 2 and len(valid) == 2 and len(offsets) == len(shape) == len(src.shape):
+        # FlattenTileNdTo2D's form: an N-D window of the tensor read into a 2-D tile (leading dims merged).
+        flat = merged_2d(shape)
+        return TileType(flat, src.dtype, None, load_view(flat, list(valid), target), target)
     if not (len(offsets) == len(shape) == len(valid) == len(src.shape)):
         raise TypeError(f"tile.load: offsets ({len(offsets)}-D), shapes ({len(shape)}-D), valid_shape "
                         f"({len(valid)}-D) and the source ({len(src.shape)}-D) must have the same rank")
-    target = kwargs.get("target_memory", MemorySpace.Vec)
     # The readable window ends at the source's valid region when it has one.
     window = src.tensor_view.valid_shape if src.tensor_view is not None and src.tensor_view.valid_shape \
         else src.shape
@@ -91,9 +107,6 @@ def deduce_load(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 def deduce_store(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     tile = require_tile("tile.store", args[0], "the stored value")
     out = require_tensor("tile.store", args[2], "the target")
-    if tile.memory_space not in (None, MemorySpace.Vec, MemorySpace.Acc):
-        raise TypeError(f"tile.store: the stored tile must be in Vec or Acc, got {tile.memory_space.name}; "
-                        f"move it first (pl.move(t, target_memory=pl.Mem.Vec))")
     # An Acc tile converts on the way out (fixpipe); a Vec tile is stored as it is.
     if tile.dtype is not out.dtype and tile.memory_space is not MemorySpace.Acc:
         raise TypeError(f"tile.store: the tile is {tile.dtype.name} but the target is {out.dtype.name}; "
@@ -169,9 +182,11 @@ OPDEFS = [
     OpDef(
         "tile.load", deduce_load,
         args=(ArgSpec("tensor"), ArgSpec("offsets"), ArgSpec("shapes"), ArgSpec("valid_shape", optional=True)),
-        kwargs=(KwargSpec("target_memory", _MEMORY, MemorySpace.Vec, choices=(MemorySpace.Vec, MemorySpace.Mat)),
-                KwargSpec("clamp", (bool,), False)),
-        output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
+        kwargs=(KwargSpec("target_memory", _MEMORY, None, choices=(MemorySpace.Vec, MemorySpace.Mat), deferred=True),
+                KwargSpec("clamp", (bool,), False),
+                # seed 000: a pl.set_cache_policy of the parameter, set by ConvertTensorToTileOps.
+                KwargSpec("cache", (int,), int(CachePolicy.DEFAULT), choices=tuple(int(c) for c in CachePolicy))),
+        output_memory=OutputMemory(from_kwarg="target_memory"),
         traits=OpTraits(read_address_args=(1,), shape_args=(1, 2, 3)),
         doc="Load a window of a tensor into a tile.",
     ),
@@ -180,6 +195,7 @@ OPDEFS = [
         args=(ArgSpec("tile"), ArgSpec("offsets"), ArgSpec("output_tensor"), ArgSpec("shapes", optional=True)),
         kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),),
         effects=store_effects,
+        input_memory={0: (MemorySpace.Vec, MemorySpace.Acc)},
         traits=OpTraits(shape_args=(1, 3)),
         doc="Store a tile into a window of a tensor; returns the (updated) tensor.",
     ),
@@ -203,6 +219,7 @@ OPDEFS = [
     OpDef(
         "tile.read", deduce_read,
         args=(ArgSpec("tile"), ArgSpec("indices")),
+        input_memory=_VEC_TILE,
         traits=OpTraits(shape_args=(1,)),
         doc="Read one element of a tile.",
     ),
@@ -211,6 +228,7 @@ OPDEFS = [
         args=(ArgSpec("tile"), ArgSpec("indices"), ArgSpec("value")),
         effects={0: Effect.WRITE},
         output_memory=OutputMemory(inherit_input=0),
+        input_memory=_VEC_TILE,
         traits=OpTraits(shape_args=(1,)),
         doc="Write one element of a tile in place.",
     ),

@@ -7,8 +7,14 @@ with v [1, N] -> x's type.
 
 Lanes (seed 003): the tmp of row_sum / row_max / row_min / col_* is Scratch (the deducer never reads
 it); row_argmax requires a tmp of exactly the source's shape, so the deducer decides it and it has
-no declaration. Choices where API.md is silent: row_argmax yields INT32 indices; col_* accept an
-optional tmp, also Scratch; the broadcast vector must match the tile's rows (cols) exactly.
+no declaration.
+
+Memory: both operands of every op are declared Vec (OPS.md `mem:` lines); the deducers do not check
+spaces, InferTileMemorySpace places the operands.
+
+Choices where API.md is silent: row_argmax yields INT32 indices; col_* accept an optional tmp, also
+Scratch and Vec (PyPTO's col_max / col_min take none); the broadcast vector must match the tile's
+rows (cols) exactly.
 """
 
 from __future__ import annotations
@@ -20,9 +26,9 @@ from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import ConstInt, Expr
 from pypto_core.ir.types import TileType, Type, dims_equal
-from pypto_core.ops.build import require_rank, same_dim, shape_text, static_int
+from pypto_core.ops.build import require_rank, require_tile, same_dim, shape_text, static_int
 from pypto_core.ops.opdef import ArgSpec, LaneCategory, OpDef, OpTraits, OutputMemory
-from pypto_plugins.ops_tile.ops.tile_elementwise import result_tile, vec_tile
+from pypto_plugins.ops_tile.ops.tile_elementwise import result_tile, vec_operands
 from pypto_plugins.ops_tile.ops.views import is_partial, valid_view
 
 _VEC = OutputMemory(fixed=MemorySpace.Vec)
@@ -40,10 +46,10 @@ def _reduced(src: TileType, axis: int, dtype: DataType) -> TileType:
 
 def reduce_deducer(op: str, axis: int, exact_tmp: bool = False, dtype: DataType | None = None):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        src = vec_tile(op, args[0], "the operand")
+        src = require_tile(op, args[0], "the operand")
         require_rank(op, src.shape, 2, "the operand")
         if len(args) > 1:
-            tmp = vec_tile(op, args[1], "tmp")
+            tmp = require_tile(op, args[1], "tmp")
             if exact_tmp and (not dims_equal(tmp.shape, src.shape) or tmp.dtype is not src.dtype):
                 raise TypeError(f"{op}: tmp must have the operand's shape and dtype ({shape_text(src.shape)} "
                                 f"{src.dtype.name}), got {shape_text(tmp.shape)} {tmp.dtype.name}")
@@ -56,8 +62,8 @@ def expand_deducer(op: str, axis: int):
     """`v` holds one value per row (axis 0: [M, 1]) or per column (axis 1: [1, N])."""
 
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        src = vec_tile(op, args[0], "the tile")
-        vec = vec_tile(op, args[1], "the vector")
+        src = require_tile(op, args[0], "the tile")
+        vec = require_tile(op, args[1], "the vector")
         require_rank(op, src.shape, 2, "the tile")
         require_rank(op, vec.shape, 2, "the vector")
         other = 1 - axis
@@ -73,7 +79,9 @@ def expand_deducer(op: str, axis: int):
 
 
 def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, **extra: Any) -> OpDef:
-    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_VEC, doc=doc, **extra)
+    """Both operands (the tile and its tmp / vector) are read from Vec."""
+    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_VEC, input_memory=vec_operands(0, 1), doc=doc,
+                 **extra)
 
 
 _SCRATCH_TMP = {1: LaneCategory.SCRATCH}

@@ -1,8 +1,10 @@
-"""Cube matmul: tile.matmul / matmul_acc (Left x Right -> Acc) and tensor.matmul / matmul_acc.
+"""Cube matmul: the tile.matmul family (Left x Right -> Acc) and tensor.matmul / matmul_acc.
 
 Float operands (FP16 / BF16 / FP32) are multiplied and accumulated in FP32, integer ones in INT64
 and then narrowed to the accumulator dtype (INT32 on the device). Only the valid K extent shared by
-both operands is summed, so poison in the padding of K never reaches the product.
+both operands is summed, so poison in the padding of K never reaches the product. The `_bias` forms
+add their [1, N] row to every product row; gemv writes row 0 of its 16-row result and leaves the
+other rows poison (they are outside its valid region); batch_matmul broadcasts the batch dims.
 """
 
 from __future__ import annotations
@@ -27,14 +29,20 @@ def _accumulation_dtype(dt: np.dtype) -> type:
 
 
 def product(a: np.ndarray, b: np.ndarray, k: int | None = None) -> np.ndarray:
+    """a @ b over the first k of K (the last axis of a), batch dims broadcast."""
     acc = _accumulation_dtype(a.dtype)
-    if k is not None and k < a.shape[1]:
-        a, b = a[:, :k], b[:k, :]
+    if k is not None and k < a.shape[-1]:
+        a, b = a[..., :k], b[..., :k, :]
     return np.matmul(a.astype(acc, copy=False), b.astype(acc, copy=False))
 
 
 def _tile_k(ctx: Any, call: Any, lhs: int, rhs: int) -> int:
-    return min(valid_of(ctx, call, lhs)[1], valid_of(ctx, call, rhs)[0])
+    return min(valid_of(ctx, call, lhs)[-1], valid_of(ctx, call, rhs)[-2])
+
+
+def _tile_product(ctx: Any, call: Any, args: list, lhs: int) -> np.ndarray:
+    """The product of operands lhs and lhs + 1 in the accumulation dtype."""
+    return product(args[lhs], args[lhs + 1], _tile_k(ctx, call, lhs, lhs + 1))
 
 
 def _specialize_tile_matmul(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
@@ -75,15 +83,54 @@ def _specialize_tile_matmul(code: Any, call: Any, kwargs: dict) -> Evaluate | No
 
 @specialized_by(_specialize_tile_matmul)
 def tile_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return product(args[0], args[1], _tile_k(ctx, call, 0, 1)).astype(result_np_dtype(call), copy=False)
+    return _tile_product(ctx, call, args, 0).astype(result_np_dtype(call), copy=False)
 
 
 @specialized_by(_specialize_tile_matmul)
 def tile_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """acc + lhs @ rhs; with a true init_cond the accumulator starts from zero."""
-    p = product(args[1], args[2], _tile_k(ctx, call, 1, 2))
+    p = _tile_product(ctx, call, args, 1)
     if not (len(args) > 3 and bool(args[3])):
         p += args[0]  # p is fresh: accumulate in place
+    return p.astype(result_np_dtype(call), copy=False)
+
+
+def tile_matmul_bias(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 0)
+    p += args[2][:1]  # the bias row, broadcast down the rows
+    return p.astype(result_np_dtype(call), copy=False)
+
+
+def _gemv_result(ctx: Any, call: Any, row: np.ndarray) -> np.ndarray:
+    """The gemv tile (16 rows): the product in row 0, poison below (outside the valid region)."""
+    out = ctx.poisoned(ctx.shape(call.type), result_np_dtype(call))
+    out[:1] = row
+    return out
+
+
+def tile_gemv(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return _gemv_result(ctx, call, _tile_product(ctx, call, args, 0))
+
+
+def tile_gemv_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 1)
+    p += args[0][:1]  # only row 0 of the accumulator is valid
+    return _gemv_result(ctx, call, p)
+
+
+def tile_gemv_bias(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 0)
+    p += args[2][:1]
+    return _gemv_result(ctx, call, p)
+
+
+def tile_batch_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return _tile_product(ctx, call, args, 0).astype(result_np_dtype(call), copy=False)
+
+
+def tile_batch_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 1)
+    p += args[0]  # acc has the product's shape (the deducer checks it)
     return p.astype(result_np_dtype(call), copy=False)
 
 
@@ -110,5 +157,7 @@ def tensor_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarr
 
 
 def evaluators() -> dict[str, Evaluate]:
-    return {"tile.matmul": tile_matmul, "tile.matmul_acc": tile_matmul_acc, "tensor.matmul": tensor_matmul,
-            "tensor.matmul_acc": tensor_matmul_acc}
+    return {"tile.matmul": tile_matmul, "tile.matmul_acc": tile_matmul_acc, "tile.matmul_bias": tile_matmul_bias,
+            "tile.gemv": tile_gemv, "tile.gemv_acc": tile_gemv_acc, "tile.gemv_bias": tile_gemv_bias,
+            "tile.batch_matmul": tile_batch_matmul, "tile.batch_matmul_acc": tile_batch_matmul_acc,
+            "tensor.matmul": tensor_matmul, "tensor.matmul_acc": tensor_matmul_acc}

@@ -57,15 +57,28 @@ def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     (EvalContext.unchanging), else a copy."""
     src, offsets, shape = args[0], as_ints(args[1]), as_ints(args[2])
     valid = as_ints(args[3]) if len(args) > 3 else shape
+    if len(valid) == 2 < len(shape):
+        return _load_flat(src, offsets, shape, valid)
     extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
     # A view when nothing writes the source while this function runs (tiles cannot outlive it).
     return read_window(src, offsets, extents, shape, "tile.load", view=ctx.unchanging(call, 0))
+
+
+def _load_flat(src: np.ndarray, offsets: tuple, shape: tuple, valid: tuple) -> np.ndarray:
+    """An N-D window read into a 2-D tile (FlattenTileNdTo2D): valid rows are whole leading blocks."""
+    middle = int(np.prod(shape[1:-1]))
+    extents = (min(-(-valid[0] // middle), shape[0]), *shape[1:-1], min(valid[1], shape[-1]))
+    window_nd = read_window(src, offsets, extents, shape, "tile.load")
+    return window_nd.reshape(int(np.prod(shape[:-1])), shape[-1])
 
 
 def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.store(tile, offsets, out[, shapes], atomic=): write the valid region into `out` in place."""
     tile, offsets, out = args[0], as_ints(args[1]), args[2]
     extents = as_ints(args[3]) if len(args) > 3 else valid_of(ctx, call, 0)
+    if tile.ndim == 2 < len(extents):
+        # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
+        tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
     write_window(out, offsets, tile, extents, "tile.store", accumulate=int(kwargs.get("atomic") or 0) == 1)
     return out
 

@@ -73,6 +73,12 @@ for _n in ("col_sum", "col_max", "col_min"):
     CASES[f"tensor.{_n}"] = (f"x = pl.tensor.{_n}(a)", f"pl.tensor.{_n}(")
     CASES[_n] = (f"x = pl.{_n}(v)\ny = pl.{_n}(a)", f"pl.tensor.{_n}(")
 
+# Matmul-family operands the shared signature does not have.
+_BIAS = "bias = pl.tile.create([1, 32], dtype=pl.FP32, target_memory=pl.Mem.Bias)"
+_ROW = "row_l = pl.tile.create([1, 64], dtype=pl.FP16, target_memory=pl.Mem.Left)"
+_BATCH = ("bl = pl.tile.create([2, 16, 64], dtype=pl.FP16, target_memory=pl.Mem.Left)\n"
+          "br = pl.tile.create([2, 64, 32], dtype=pl.FP16, target_memory=pl.Mem.Right)")
+
 CASES.update({
     # -- data movement --
     "tile.load": ("t = pl.tile.load(a, [0, 0], [16, 128], [8, 128], target_memory=pl.Mem.Mat, clamp=True)",
@@ -174,6 +180,21 @@ CASES.update({
     "matmul": ("c = pl.matmul(lhs, rhs)\nd = pl.matmul(ta, tb, out_dtype=pl.FP32)", "pl.tile.matmul(lhs, rhs)"),
     "matmul_acc": ("c = pl.matmul_acc(acc, lhs, rhs)\nd = pl.matmul_acc(tacc, ta, tb, b_trans=False)",
                    "pl.tensor.matmul_acc(tacc, ta, tb)"),
+    "tile.matmul_bias": (f"{_BIAS}\nc = pl.tile.matmul_bias(lhs, rhs, bias)", "pl.tile.matmul_bias(lhs, rhs, bias)"),
+    "matmul_bias": (f"{_BIAS}\nc = pl.matmul_bias(lhs, rhs, bias)", "pl.tile.matmul_bias(lhs, rhs, bias)"),
+    "tile.gemv": (f"{_ROW}\nc = pl.tile.gemv(row_l, rhs)\nd = pl.tile.gemv(row_l, rhs, acc_phase='partial')",
+                  "pl.tile.gemv(row_l, rhs, acc_phase='partial')"),
+    "gemv": (f"{_ROW}\nc = pl.gemv(row_l, rhs, 'final')", "pl.tile.gemv(row_l, rhs, acc_phase='final')"),
+    "tile.gemv_acc": (f"{_ROW}\nc = pl.tile.gemv(row_l, rhs)\nd = pl.tile.gemv_acc(c, row_l, rhs, acc_phase='final')",
+                      "pl.tile.gemv_acc(c, row_l, rhs, acc_phase='final')"),
+    "gemv_acc": (f"{_ROW}\nc = pl.gemv(row_l, rhs)\nd = pl.gemv_acc(c, row_l, rhs)", "pl.tile.gemv_acc(c, row_l, rhs)"),
+    "tile.gemv_bias": (f"{_ROW}\n{_BIAS}\nc = pl.tile.gemv_bias(row_l, rhs, bias, acc_phase='partial')",
+                       "pl.tile.gemv_bias(row_l, rhs, bias, acc_phase='partial')"),
+    "gemv_bias": (f"{_ROW}\n{_BIAS}\nc = pl.gemv_bias(row_l, rhs, bias)", "pl.tile.gemv_bias(row_l, rhs, bias)"),
+    "tile.batch_matmul": (f"{_BATCH}\nc = pl.tile.batch_matmul(bl, br)", "pl.tile.batch_matmul(bl, br)"),
+    "batch_matmul": (f"{_BATCH}\nc = pl.batch_matmul(bl, rhs)", "pl.tile.batch_matmul(bl, rhs)"),
+    "tile.batch_matmul_acc": (f"{_BATCH}\nc = pl.tile.batch_matmul(bl, br)\nd = pl.tile.batch_matmul_acc(c, bl, br)",
+                              "pl.tile.batch_matmul_acc(c, bl, br)"),
     # -- index-addressed --
     "tile.gather": ("x = pl.tile.gather(v, vi, w)", "pl.tile.gather(v, vi, w)"),
     "gather": ("x = pl.gather(v, vi, w)", "pl.tile.gather(v, vi, w)"),

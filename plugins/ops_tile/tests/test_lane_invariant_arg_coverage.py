@@ -66,6 +66,16 @@ def _scalar(int_only: bool = False) -> Callable[[], Call]:
     return lambda: ([V(INT32), i(3, INT32)] if int_only else [V(), f(2.0)], {})
 
 
+def _bias() -> ir.Var:
+    return tile([1, 32], FP32, pl.Mem.Bias)
+
+
+def _gemv_acc() -> ir.Var:
+    """A gemv accumulator: [16, 32] in Acc with row 0 valid (the type tile.gemv gives)."""
+    product = get_opdef("tile.gemv").deduce_type([tile([1, 64], FP16, Left), tile([64, 32], FP16, Right)], {})
+    return ir.Var("acc", product)
+
+
 # op -> a representative call (args, kwargs). One readable place for every tile.* op.
 FIXTURES: dict[str, Callable[[], Call]] = {
     "tile.load": lambda: ([tensor([64, 128]), dims(0, 0), dims(16, 128), dims(16, 128)], {"target_memory": Vec}),
@@ -96,6 +106,13 @@ FIXTURES: dict[str, Callable[[], Call]] = {
     "tile.matmul": lambda: ([tile([16, 64], FP16, Left), tile([64, 32], FP16, Right)], {}),
     "tile.matmul_acc": lambda: ([tile([16, 32], FP32, Acc), tile([16, 64], FP16, Left), tile([64, 32], FP16, Right)],
                                 {}),
+    "tile.matmul_bias": lambda: ([tile([16, 64], FP16, Left), tile([64, 32], FP16, Right), _bias()], {}),
+    "tile.gemv": lambda: ([tile([1, 64], FP16, Left), tile([64, 32], FP16, Right)], {}),
+    "tile.gemv_acc": lambda: ([_gemv_acc(), tile([1, 64], FP16, Left), tile([64, 32], FP16, Right)], {}),
+    "tile.gemv_bias": lambda: ([tile([1, 64], FP16, Left), tile([64, 32], FP16, Right), _bias()], {}),
+    "tile.batch_matmul": lambda: ([tile([2, 16, 64], FP16, Left), tile([2, 64, 32], FP16, Right)], {}),
+    "tile.batch_matmul_acc": lambda: ([tile([2, 16, 32], FP32, Acc), tile([2, 16, 64], FP16, Left),
+                                       tile([2, 64, 32], FP16, Right)], {}),
     "tile.gather": lambda: ([V(), V(INT32), V()], {}),
     "tile.gatherb": lambda: ([V(), V(INT32)], {}),
     "tile.scatter": lambda: ([tile([64, 128]), V(), V(INT32)], {}),

@@ -1,0 +1,95 @@
+"""Tile forms of the tensor compute ops: element-wise, casts, selects, reductions, broadcasts, matmul.
+
+Most map one to one (`tensor.add` -> `tile.add`, same operands and kwargs). The others:
+* `tensor.sel` / `tensor.sels` take no scratch; their tile forms need one (a [1, 32] UINT8 tile, the
+  size PyPTO's tile.sel asks for).
+* row reductions need a scratch tile of the operand's shape (tile.row_sum(x, tmp)); column
+  reductions need none.
+* `tensor.matmul`: `a_trans` / `b_trans` transpose the operand tile first (its memory space follows the
+  matmul's demand through the transpose); the product is the accumulator dtype (FP32 / INT32), so a
+  different `out_dtype` (or promoted dtype) is a `tile.cast` of the product; `c_matrix_nz` selects an
+  accumulator layout, which values do not see.
+"""
+
+from __future__ import annotations
+
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
+from pypto_core.ir.types import TensorType, TileType
+from pypto_core.ops.tile_form import TileForm, TileLowering
+from pypto_plugins.ops_tile.ops import tensor_compute, tensor_elementwise
+
+
+def same(op: str) -> TileForm:
+    return TileForm(op=op)
+
+
+def _scratch(ctx: TileLowering, shape: list[Expr] | tuple[Expr, ...], dtype: DataType, hint: str) -> Expr:
+    return ctx.bind(ctx.call("tile.create", [MakeTuple(list(shape))], {"dtype": dtype}), hint)
+
+
+def _sel(ctx: TileLowering, call: Call) -> Expr:
+    mask, lhs, rhs = (ctx.tile(a) for a in call.args)
+    tmp = _scratch(ctx, [ConstInt(1), ConstInt(32)], DataType.UINT8, "sel_tmp")
+    return ctx.call("tile.sel", [mask, lhs, rhs, tmp])
+
+
+def _sels(ctx: TileLowering, call: Call) -> Expr:
+    mask, src = ctx.tile(call.args[0]), ctx.tile(call.args[1])
+    tmp = _scratch(ctx, [ConstInt(1), ConstInt(32)], DataType.UINT8, "sel_tmp")
+    return ctx.call("tile.sels", [mask, src, tmp, call.args[2]])
+
+
+def row_reduction(op: str) -> TileForm:
+    def lower(ctx: TileLowering, call: Call) -> Expr:
+        src = ctx.tile(call.args[0])
+        t = src.type
+        assert isinstance(t, TileType)
+        tmp = _scratch(ctx, t.shape, t.dtype, "reduce_tmp")
+        return ctx.call(op, [src, tmp])
+
+    return TileForm(lower=lower)
+
+
+def _transposed(ctx: TileLowering, operand: Expr, transpose: bool) -> Expr:
+    tile = ctx.tile(operand)
+    if not transpose:
+        return tile
+    return ctx.call("tile.transpose", [tile, ConstInt(0), ConstInt(1)])
+
+
+def _matmul(ctx: TileLowering, call: Call) -> Expr:
+    lhs = _transposed(ctx, call.args[0], bool(call.kwargs.get("a_trans")))
+    rhs = _transposed(ctx, call.args[1], bool(call.kwargs.get("b_trans")))
+    product = ctx.call("tile.matmul", [lhs, rhs])
+    want = call.type.dtype if isinstance(call.type, TensorType) else None
+    if want is None or want is product.type.dtype:  # type: ignore[attr-defined]
+        return product
+    return ctx.call("tile.cast", [ctx.bind(product, "matmul_acc")], {"target_type": want})
+
+
+def _matmul_acc(ctx: TileLowering, call: Call) -> Expr:
+    acc = ctx.tile(call.args[0])
+    lhs = _transposed(ctx, call.args[1], bool(call.kwargs.get("a_trans")))
+    rhs = _transposed(ctx, call.args[2], bool(call.kwargs.get("b_trans")))
+    return ctx.call("tile.matmul_acc", [acc, lhs, rhs, *(ctx.tile(a) for a in call.args[3:])])
+
+
+def tile_forms() -> dict[str, TileForm]:
+    forms: dict[str, TileForm] = {}
+    for n in (*tensor_elementwise.BINARY, *tensor_elementwise.SCALAR, *tensor_elementwise.UNARY,
+              "cmp", "cmps", "cast"):
+        forms[f"tensor.{n}"] = same(f"tile.{n}")
+    forms["tensor.sel"] = TileForm(lower=_sel)
+    forms["tensor.sels"] = TileForm(lower=_sels)
+    for n in tensor_compute.ROW:
+        forms[f"tensor.{n}"] = row_reduction(f"tile.{n}")
+    forms["tensor.row_argmax"] = row_reduction("tile.row_argmax")
+    for n in tensor_compute.COL:
+        forms[f"tensor.{n}"] = same(f"tile.{n}")
+    for n in tensor_compute.EXPAND:
+        forms[f"tensor.row_expand_{n}"] = same(f"tile.row_expand_{n}")
+        forms[f"tensor.col_expand_{n}"] = same(f"tile.col_expand_{n}")
+    forms["tensor.matmul"] = TileForm(lower=_matmul)
+    forms["tensor.matmul_acc"] = TileForm(lower=_matmul_acc)
+    return forms

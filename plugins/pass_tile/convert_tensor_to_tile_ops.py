@@ -1,0 +1,83 @@
+"""ConvertTensorToTileOps (issue 8): inside InCore functions every tensor op becomes tile ops.
+
+Per InCore function: tensor ops are replaced by their registry tile forms (tensor_to_tile/
+function_lowering.py says where the loads go); returned tiles are stored into new Out parameters
+that every caller allocates (tensor_to_tile/outputs.py); the function attr `cache_policy` (seed 000,
+a list of (parameter index, CachePolicy)) becomes the `cache` kwarg of every tile.load of those
+parameters and is erased. Orchestration and Opaque functions are only touched where they call a
+function that gained Out parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.visitor import IRMutator
+from pypto_core.ops.registry import create_op_call
+from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import FunctionLowering
+from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
+    AddedOutputs,
+    pass_new_outputs,
+    store_returned_tiles,
+)
+
+
+def cache_policy_of(func: F.Function) -> dict[int, int]:
+    return {int(i): int(policy) for i, policy in func.attrs.get("cache_policy", ())}
+
+
+class _CacheKwargs(IRMutator):
+    """tile.loads the user wrote of a parameter with a cache policy get its `cache` kwarg too."""
+
+    def __init__(self, func: F.Function, policy: dict[int, int]) -> None:
+        self.policy = {id(func.params[i]): p for i, p in policy.items() if i < len(func.params)}
+
+    def visit_call(self, call: E.Call) -> E.Expr:
+        call = super().visit_call(call)  # type: ignore[assignment]
+        if isinstance(call.op, E.GlobalVar) or call.op.name != "tile.load" or "cache" in call.kwargs:
+            return call
+        policy = self.policy.get(id(call.args[0]))
+        if policy is None:
+            return call
+        rebuilt = create_op_call("tile.load", list(call.args), {**call.kwargs, "cache": policy}, span=call.span)
+        return rebuilt.with_fields(attrs=dict(call.attrs)) if call.attrs else rebuilt
+
+
+def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
+    policy = cache_policy_of(func)
+    body = FunctionLowering(func, policy).run()
+    attrs = {k: v for k, v in func.attrs.items() if k != "cache_policy"}
+    lowered = func.with_fields(body=body, attrs=attrs)
+    if policy:
+        lowered = _CacheKwargs(lowered, policy).visit_function(lowered)  # type: ignore[assignment]
+    return store_returned_tiles(lowered)  # type: ignore[arg-type]
+
+
+class ConvertTensorToTileOps(Pass):
+    """Lower the tensor ops of InCore functions to tile ops (issue 8)."""
+
+    name = "ConvertTensorToTileOps"
+    factory_name = "convert_tensor_to_tile_ops"
+    required = ("SSAForm", "SplitIncoreOrch", "NormalizedStmtStructure")
+    produced = ("SSAForm", "IncoreTileOps", "NormalizedStmtStructure", "AivSplitValid")
+    invalidated = ("AivSplitValid",)
+    description = ("Inside InCore functions, tensor ops become tile ops: parameters are loaded, results "
+                   "stored, returned tiles go out through new Out parameters.")
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        funcs: list[F.Function] = []
+        added: dict[str, AddedOutputs] = {}
+        for func in program.functions.values():
+            if func.func_type is not FunctionType.InCore:
+                funcs.append(func)
+                continue
+            lowered, outputs = lower_function(func)
+            funcs.append(lowered)
+            if outputs.params:
+                added[func.name] = outputs
+        funcs = pass_new_outputs(funcs, added)
+        return program.with_functions(funcs)

@@ -1,0 +1,53 @@
+"""InferTileMemorySpace (issue 8): every tile of an InCore function gets a memory space.
+
+Two steps per function, both driven by registry data (OpDef.input_memory / output_memory): the
+demands of the consumers (memory_space/demands.py), then a forward walk deciding each result's space
+and moving operands their op does not accept (memory_space/placement.py). A loop whose body yields a
+carry in another space than its init forces that space on the init; the function is then walked
+again from its input (a couple of walks at most: each init is forced once).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.errors import InternalError
+from pypto_core.ir import function as F
+from pypto_core.ir.enums import FunctionType, MemorySpace
+from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_tile.memory_space.demands import collect_demands
+from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
+
+_MAX_WALKS = 16  # each walk forces at least one more loop init; real kernels need two or three
+
+
+def place_function(func: F.Function) -> F.Function:
+    check_params(func.params, func.name)
+    demands = collect_demands(func.body)
+    forced: dict[int, MemorySpace] = {}
+    for _ in range(_MAX_WALKS):
+        placement = Placement(demands, forced, func.name)
+        body = placement.body(func.body)
+        if not placement.changed:
+            return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
+    raise InternalError(f"InferTileMemorySpace: the loop carries of '{func.name}' did not settle in "
+                        f"{_MAX_WALKS} walks")
+
+
+class InferTileMemorySpace(Pass):
+    """Give every tile in InCore functions a memory space, moving operands where their op needs (issue 8)."""
+
+    name = "InferTileMemorySpace"
+    factory_name = "infer_tile_memory_space"
+    required = ("SSAForm", "IncoreTileOps", "SplitIncoreOrch", "NormalizedStmtStructure")
+    produced = ("SSAForm", "TileMemoryInferred", "NormalizedStmtStructure", "AivSplitValid", "AccToGmStoreValid")
+    invalidated = ("AivSplitValid",)
+    description = ("Decide the memory space of every tile from its producer and consumers; insert tile.move "
+                   "where an operand is in a space its op does not accept.")
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        funcs = [place_function(f) if f.func_type is FunctionType.InCore else f
+                 for f in program.functions.values()]
+        if all(a is b for a, b in zip(funcs, program.functions.values())):
+            return program
+        return program.with_functions(funcs)

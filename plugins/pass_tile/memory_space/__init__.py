@@ -1,0 +1,1 @@
+"""InferTileMemorySpace's steps: demands (a reverse sweep), then placement (a forward walk)."""

@@ -1,0 +1,299 @@
+"""Result spaces and operand moves (InferTileMemorySpace, step 2): one forward walk of a function.
+
+Result spaces (issue 8):
+* an op with a fixed output space or a given `target_memory`-like kwarg: that;
+* a retargetable producer without the kwarg (a tile.load / tile.create ConvertTensorToTileOps made):
+  its demand clamped to the kwarg's choices (Left / Right demands give a Mat load), else Vec; the kwarg
+  is written into the call;
+* otherwise the result inherits its first tile argument's space (the registry may name the input),
+  else Vec; `y = x` inherits x's space.
+Loops: carries start from their init's space; a body that yields another space forces that space on
+the init (`Placement.forced`), and the caller walks the function again (a Vec tile.create accumulator
+that tile.matmul_acc updates becomes Acc). An if merge has a space only when both branches agree.
+
+Moves: an operand in a space its op does not accept gets `tile.move` to the first accepted space, bound
+to `<x>_<Space>` right before its first consumer and reused by later consumers in the same statement
+block. Acc -> Vec moves are written `blayout=row_major, slayout=none_box`. A variable whose space
+changes is replaced by a retyped copy (layout refreshed for the space, valid region kept) and every
+call using it is typed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pypto_core.errors import InternalError, UserError
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import MemorySpace, TileLayout
+from pypto_core.ir.structural import structural_equal
+from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
+from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ir.visitor import IRMutator
+from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
+from pypto_plugins.pass_tile.names import base_name
+
+PASS = "InferTileMemorySpace"
+
+
+def in_space(t: TileType, space: MemorySpace | None) -> TileType:
+    """`t` in another space: the layout is the new space's implicit one, the valid region is kept."""
+    if t.memory_space is space:
+        return t
+    blayout, slayout, fractal = implicit_layout(t.shape, space)
+    valid = t.tile_view.valid_shape if t.tile_view is not None else ()
+    view = TileView(valid_shape=list(valid), blayout=blayout, slayout=slayout, fractal=fractal)
+    return TileType(t.shape, t.dtype, t.memref, view, space)
+
+
+def clamp(space: MemorySpace, choices: Sequence[Any]) -> MemorySpace:
+    """A demand a producer can satisfy: the space itself, else the cube staging space, else Vec."""
+    if not choices or space in choices:
+        return space
+    if space.is_cube() and MemorySpace.Mat in choices:
+        return MemorySpace.Mat
+    return MemorySpace.Vec if MemorySpace.Vec in choices else choices[0]
+
+
+class _Subst(IRMutator):
+    def __init__(self, owner: Placement) -> None:
+        self.owner = owner
+
+    def visit_var(self, var: E.Var) -> E.Expr:
+        return self.owner.subst.get(id(var), var)
+
+    def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
+        return self.owner.subst.get(id(var), var)
+
+    def visit_call(self, call: E.Call) -> E.Expr:
+        return self.owner.call(call, None)
+
+
+class Placement:
+    """One forward walk; `forced` (init expr id -> space) survives between walks of a function."""
+
+    def __init__(self, demands: Demands, forced: dict[int, MemorySpace], func_name: str) -> None:
+        self.demands = demands
+        self.forced = forced
+        self.func_name = func_name
+        self.subst: dict[int, E.Expr] = {}
+        self.changed = False  # a loop forced a new space: walk again
+        self.pending: list[S.Stmt] = []
+        self.moves: list[dict[tuple[int, MemorySpace], E.Var]] = [{}]
+        self.span: Any = None
+        self.exprs = _Subst(self)
+
+    # -- calls -----------------------------------------------------------------------------------
+    def _moved(self, operand: E.Expr, target: MemorySpace) -> E.Expr:
+        key = (id(operand), target)
+        cached = self.moves[-1].get(key)
+        if cached is not None:
+            return cached
+        src = operand.type
+        assert isinstance(src, TileType)
+        kwargs: dict[str, Any] = {"target_memory": target}
+        if src.memory_space is MemorySpace.Acc and target is MemorySpace.Vec:
+            kwargs.update(blayout=TileLayout.row_major, slayout=TileLayout.none_box)
+        move = create_op_call("tile.move", [operand], kwargs, span=self.span)
+        if not isinstance(operand, E.Var):
+            return move  # an operand written inline stays inline
+        var = E.Var(f"{base_name(operand)}_{target.name}", move.type, self.span)
+        self.pending.append(S.AssignStmt(var, move, self.span))
+        self.moves[-1][key] = var
+        return var
+
+    def call(self, call: E.Call, result: E.Var | None) -> E.Expr:
+        """The call with substituted, placed operands, typed again; its result space decided."""
+        args = [self.exprs.visit_expr(a) for a in call.args]
+        opdef = opdef_of(call)
+        if opdef is None:  # a call of a function
+            return call if all(a is b for a, b in zip(args, call.args)) else call.with_fields(args=tuple(args))
+        for i, a in enumerate(args):
+            allowed = opdef.accepted_spaces(i)
+            t = a.type
+            if allowed and isinstance(t, TileType) and t.memory_space is not None and t.memory_space not in allowed:
+                args[i] = self._moved(a, allowed[0])
+        kwargs = dict(call.kwargs)
+        retarget = opdef.retarget_kwarg
+        if retarget is not None:
+            forced = self.forced.get(id(result)) if result is not None else None
+            if forced is not None:
+                kwargs[retarget.name] = clamp(forced, retarget.choices)
+            elif retarget.name not in kwargs and retarget.deferred:
+                demand = self.demands.get(result) if result is not None else None
+                kwargs[retarget.name] = clamp(demand, retarget.choices) if demand is not None else MemorySpace.Vec
+        same = all(a is b for a, b in zip(args, call.args)) and kwargs == dict(call.kwargs)
+        rebuilt = call if same else self._typed(call, args, kwargs)
+        return self._result_space(rebuilt, args)
+
+    def _typed(self, call: E.Call, args: list[E.Expr], kwargs: dict[str, Any]) -> E.Call:
+        try:
+            rebuilt = create_op_call(call.op.name, args, kwargs, span=call.span)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"{PASS}: {call.op.name} does not type-check once its operands are placed in "
+                            f"function '{self.func_name}': {exc}", call.span) from None
+        return rebuilt.with_fields(attrs=dict(call.attrs)) if call.attrs else rebuilt  # type: ignore[return-value]
+
+    def _result_space(self, call: E.Call, args: list[E.Expr]) -> E.Call:
+        """A tile result with no space yet takes its inherited operand's space, else Vec."""
+        t = call.type
+        if not isinstance(t, TileType) or t.memory_space is not None:
+            return call
+        j = inherited_operand(call)
+        source = args[j].type if j is not None and j < len(args) else None
+        space = source.memory_space if isinstance(source, TileType) else None
+        opdef = opdef_of(call)
+        declared_inherit = opdef is not None and opdef.output_memory is not None \
+            and opdef.output_memory.inherit_input is not None
+        if space is None and not declared_inherit:
+            space = MemorySpace.Vec
+        return call.with_fields(type=in_space(t, space)) if space is not None else call  # type: ignore[return-value]
+
+    # -- variables -------------------------------------------------------------------------------
+    def define(self, var: E.Var, new_type: Type) -> E.Var:
+        if new_type is var.type or not isinstance(new_type, TileType) or structural_equal(new_type, var.type):
+            return var
+        new = E.Var(var.name_hint, new_type, var.span)
+        self.subst[id(var)] = new
+        return new
+
+    def expr(self, e: E.Expr, span: Any, result: E.Var | None = None) -> E.Expr:
+        self.span = span
+        if isinstance(e, E.Call):
+            return self.call(e, result)
+        return self.exprs.visit_expr(e)
+
+    def take_pending(self) -> list[S.Stmt]:
+        out, self.pending = self.pending, []
+        return out
+
+    # -- statements ------------------------------------------------------------------------------
+    def body(self, stmt: S.Stmt) -> S.Stmt:
+        self.moves.append({})
+        out: list[S.Stmt] = []
+        for s in flatten_to_stmts(stmt):
+            out.extend(self.stmt(s))
+        self.moves.pop()
+        return make_body(out, stmt.span)
+
+    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        if isinstance(s, S.AssignStmt):
+            value = self.expr(s.value, s.span, s.var)
+            if isinstance(value, E.Call) or isinstance(value.type, TileType):
+                var = self.define(s.var, value.type)
+            else:
+                var = s.var
+            if var is s.var and value is s.value:
+                return [*self.take_pending(), s]
+            return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
+        if isinstance(s, S.EvalStmt):
+            value = self.expr(s.expr, s.span)
+            return [*self.take_pending(), s if value is s.expr else S.EvalStmt(value, s.span, s.leading_comments)]
+        if isinstance(s, (S.ReturnStmt, S.YieldStmt)):
+            values = [self.expr(v, s.span) for v in s.value]
+            if all(a is b for a, b in zip(values, s.value)):
+                return [*self.take_pending(), s]
+            return [*self.take_pending(), type(s)(values, s.span, s.leading_comments)]
+        if isinstance(s, (S.ForStmt, S.WhileStmt)):
+            return self.loop(s)
+        if isinstance(s, S.IfStmt):
+            return self.if_stmt(s)
+        if isinstance(s, S.ScopeStmt):
+            return [s.with_fields(body=self.body(s.body))]  # type: ignore[list-item]
+        if isinstance(s, S.SeqStmts):
+            return [self.body(s)]
+        return [s]
+
+    def _init(self, ia: E.IterArg, span: Any) -> E.Expr:
+        init = self.expr(ia.initValue, span)
+        forced = self.forced.get(id(ia.initValue))
+        t = init.type
+        if forced is not None and isinstance(t, TileType) and t.memory_space is not forced:
+            return self._moved(init, forced)  # its producer could not be retargeted
+        return init
+
+    def loop(self, s: S.ForStmt | S.WhileStmt) -> list[S.Stmt]:
+        header: dict[str, Any] = {}
+        if isinstance(s, S.ForStmt):
+            header = {k: self.expr(getattr(s, k), s.span) for k in ("start", "stop", "step")}
+        inits = [self._init(ia, s.span) for ia in s.iter_args]
+        iter_args: list[E.IterArg] = []
+        for ia, init in zip(s.iter_args, inits):
+            new = ia if init is ia.initValue and init.type is ia.type else \
+                E.IterArg(ia.name_hint, init.type, init, ia.span)
+            if new is not ia:
+                self.subst[id(ia)] = new
+            iter_args.append(new)
+        pre = self.take_pending()
+        if isinstance(s, S.WhileStmt):
+            header["condition"] = self.expr(s.condition, s.span)
+            pre += self.take_pending()
+        body = self.body(s.body)
+        body = self._settle_carries(s, iter_args, body)
+        return_vars = self._merged(s.return_vars, [body])
+        loop = s.with_fields(iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars), **header)
+        return [*pre, loop]  # type: ignore[list-item]
+
+    def _settle_carries(self, s: S.ForStmt | S.WhileStmt, iter_args: list[E.IterArg], body: S.Stmt) -> S.Stmt:
+        """A yield in another space than its carry forces that space on the init (first time), or is moved."""
+        stmts = flatten_to_stmts(body)
+        if not stmts or not isinstance(stmts[-1], S.YieldStmt):
+            return body
+        last = stmts[-1]
+        values = list(last.value)
+        self.span = last.span
+        self.moves.append({})
+        for i, (ia, v) in enumerate(zip(iter_args, values)):
+            want, got = ia.type, v.type
+            if not (isinstance(want, TileType) and isinstance(got, TileType)) or got.memory_space is None:
+                continue
+            if want.memory_space is got.memory_space:
+                continue
+            original = s.iter_args[i].initValue
+            if id(original) not in self.forced:
+                self.forced[id(original)] = got.memory_space
+                self.changed = True
+            elif want.memory_space is not None:
+                values[i] = self._moved(v, want.memory_space)
+        self.moves.pop()
+        if all(a is b for a, b in zip(values, last.value)):
+            return body
+        return make_body([*stmts[:-1], *self.take_pending(), S.YieldStmt(values, last.span, last.leading_comments)])
+
+    def _merged(self, return_vars: Sequence[E.Var], bodies: list[S.Stmt | None]) -> list[E.Var]:
+        """Each merge variable takes its yields' type; in a space only when all of them agree."""
+        yields = []
+        for b in bodies:
+            stmts = flatten_to_stmts(b)
+            yields.append(stmts[-1].value if stmts and isinstance(stmts[-1], S.YieldStmt) else ())
+        out: list[E.Var] = []
+        for i, rv in enumerate(return_vars):
+            types = [y[i].type for y in yields if i < len(y)]
+            if not types or not all(isinstance(t, TileType) for t in types):
+                out.append(rv)
+                continue
+            spaces = {t.memory_space for t in types}  # type: ignore[union-attr]
+            first = types[0]
+            assert isinstance(first, TileType)
+            merged = first if len(spaces) == 1 else in_space(first, None)
+            out.append(self.define(rv, merged))
+        return out
+
+    def if_stmt(self, s: S.IfStmt) -> list[S.Stmt]:
+        condition = self.expr(s.condition, s.span)
+        pre = self.take_pending()
+        then_body = self.body(s.then_body)
+        else_body = self.body(s.else_body) if s.else_body is not None else None
+        return_vars = self._merged(s.return_vars, [then_body, else_body])
+        new = s.with_fields(condition=condition, then_body=then_body, else_body=else_body,
+                            return_vars=tuple(return_vars))
+        return [*pre, new]  # type: ignore[list-item]
+
+
+def check_params(params: Sequence[E.Var], func_name: str) -> None:
+    for p in params:
+        if isinstance(p.type, TileType) and p.type.memory_space is None:
+            raise InternalError(f"{PASS}: InCore function '{func_name}' has a tile parameter '{p.name_hint}' with "
+                                f"no memory space; kernels take tensors (or tiles in a known space)")

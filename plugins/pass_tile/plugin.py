@@ -1,0 +1,24 @@
+"""Entry point of the pass_tile plugin: the tile-lowering passes and the properties they establish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_tile.convert_tensor_to_tile_ops import ConvertTensorToTileOps
+from pypto_plugins.pass_tile.flatten_tile_nd_to_2d import FlattenTileNdTo2D
+from pypto_plugins.pass_tile.infer_tile_memory_space import InferTileMemorySpace
+from pypto_plugins.pass_tile.verifiers import VERIFIERS
+
+
+@hookimpl
+def pypto_register_passes(registry: Any) -> None:
+    registry.register_pass(ConvertTensorToTileOps)
+    registry.register_pass(FlattenTileNdTo2D)
+    registry.register_pass(InferTileMemorySpace)
+
+
+@hookimpl
+def pypto_register_properties(registry: Any) -> None:
+    for name, (verifier, doc) in VERIFIERS.items():
+        registry.register_property(name, verifier, doc)
