@@ -26,7 +26,7 @@ def place_function(func: F.Function) -> F.Function:
     demands = collect_demands(func.body)
     forced: dict[int, MemorySpace] = {}
     for _ in range(_MAX_WALKS):
-        placement = Placement(demands, forced, func.name)
+        placement = Placement(demands, forced, func)
         body = placement.body(func.body)
         if not placement.changed:
             return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]

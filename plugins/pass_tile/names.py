@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir.utils import collect_def_vars
 
 # ConvertToSSA's suffixes (x__ssa_v3, i__idx_v0, acc__iter_v1, acc__rv_v1, y__phi_v2).
 _SSA_SUFFIX = re.compile(r"__(ssa|idx|iter|rv|phi)_v\d+$")
@@ -14,3 +16,22 @@ def base_name(var: E.Expr) -> str:
     """The name a user wrote for a variable: `x__ssa_v3` -> `x` (a helper's name builds on it)."""
     hint = getattr(var, "name_hint", "") or "v"
     return _SSA_SUFFIX.sub("", hint) or hint
+
+
+class FreshNames:
+    """Names no variable of a function has yet, for the variables a pass adds.
+
+    SSAForm's verifier rejects a name that shadows one in an enclosing scope, so `x_Left` made in a
+    loop body must not repeat an `x_Left` of the function body: the second one is `x_Left_1`.
+    """
+
+    def __init__(self, func: F.Function) -> None:
+        self.taken = {p.name_hint for p in func.params} | {v.name_hint for v in collect_def_vars(func.body)}
+
+    def __call__(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name

@@ -14,7 +14,7 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.structural import structural_equal
-from pypto_core.ir.types import Type
+from pypto_core.ir.types import TileType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 
@@ -55,8 +55,11 @@ class BodyRewriter:
         return var
 
     def define(self, var: E.Var, new_type: Type) -> E.Var:
-        """The variable a definition binds: the old one when its type holds, else a retyped copy."""
-        if new_type is var.type or structural_equal(new_type, var.type):
+        """The variable a definition binds: the old one when its type holds, else a retyped copy.
+
+        Only tiles are retyped: a scalar keeps the dtype its definition declared (an INT64 variable bound
+        to an INDEX dim, say)."""
+        if new_type is var.type or not isinstance(new_type, TileType) or structural_equal(new_type, var.type):
             return var
         new = E.Var(var.name_hint, new_type, var.span)
         self.subst[id(var)] = new

@@ -263,6 +263,17 @@ def dims_product(dims: Sequence[Expr]) -> Expr:
     return out
 
 
+def dims_sum(terms: Sequence[Expr]) -> Expr:
+    """The sum of index terms, folded when they are constants (an INDEX 0 for none)."""
+    from pypto_core.ir.scalar_ops import add
+
+    out: Expr = ConstInt(0)
+    for t in terms:
+        a, b = static_int(out), static_int(t)
+        out = ConstInt(a + b) if a is not None and b is not None else (t if a == 0 else add(out, t))
+    return out
+
+
 def merged_2d(dims: Sequence[Expr]) -> list[Expr]:
     """N-D dims (N > 2) as 2-D: the leading dims merged into rows, the last kept (FlattenTileNdTo2D)."""
     if len(dims) <= 2:

@@ -80,6 +80,9 @@ class KwargSpec:
     # Absent means "decided later" (a tile.load / tile.create whose memory InferTileMemorySpace picks):
     # the DSL spells the absence `name=None`, so a deferred call prints and re-parses as itself.
     deferred: bool = False
+    # Always present on a call: the DSL records it even when not written (`mode` of cast, `layout` of
+    # tensor.create), so create_op_call fills the default in and a pass builds the same call the DSL does.
+    recorded: bool = False
 
     def check(self, op_name: str, value: Any) -> None:
         # bool is an int subclass: an int kwarg must not silently accept True.
@@ -194,6 +197,10 @@ class OpDef:
             if k.name == name:
                 return k
         return None
+
+    @property
+    def recorded_kwargs(self) -> tuple[KwargSpec, ...]:
+        return tuple(k for k in self.kwargs if k.recorded)
 
     def kwarg(self, kwargs: Mapping[str, Any], name: str) -> Any:
         """The value of a kwarg on a call, or its declared default."""

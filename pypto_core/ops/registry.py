@@ -186,6 +186,9 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
         if not isinstance(a, Expr):
             raise TypeError(f"{op_name}: argument {i} must be an IR expression, got {type(a).__name__}")
     opdef.check_signature(args, kw)
+    for spec in opdef.recorded_kwargs:
+        if spec.name not in kw:
+            kw[spec.name] = spec.default
     result = opdef.deduce_type(args, kw)
     if not isinstance(result, Type):
         raise InternalError(f"type deducer of {op_name} returned {type(result).__name__}, not a Type")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pypto_core.ir.enums import AtomicType, MemorySpace, TileLayout
+from pypto_core.ir.enums import AtomicType, CachePolicy, MemorySpace, TileLayout
 from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
 from pypto_core.ops.build import to_bool, to_enum_int, to_expr, to_tuple
@@ -17,7 +17,8 @@ from pypto_plugins.ops_tile.dsl.common import dsl_entry, scalar_for, set_if
 
 @dsl_entry
 def load(tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
-         target_memory: MemorySpace | None = MemorySpace.Vec, clamp: Any = False, span: Span | None = None) -> Call:
+         target_memory: MemorySpace | None = MemorySpace.Vec, clamp: Any = False, span: Span | None = None, *,
+         cache: Any = None) -> Call:
     """`tile.load` always carries four operands: valid_shape defaults to shapes (API.md 3.6).
 
     An unwritten target_memory is Vec; `target_memory=None` defers the choice to InferTileMemorySpace."""
@@ -26,6 +27,8 @@ def load(tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
     kwargs: dict[str, Any] = {} if target_memory is None else {"target_memory": target_memory}
     if to_bool(clamp, "clamp"):
         kwargs["clamp"] = True
+    if cache is not None:  # a pl.set_cache_policy, as ConvertTensorToTileOps writes it (seed 000)
+        kwargs["cache"] = to_enum_int(cache, CachePolicy, "cache")
     return create_op_call("tile.load", [tensor, to_tuple(offsets, span), shape_t, valid_t], kwargs, span=span)
 
 

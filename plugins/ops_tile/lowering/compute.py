@@ -55,7 +55,8 @@ def _transposed(ctx: TileLowering, operand: Expr, transpose: bool) -> Expr:
     tile = ctx.tile(operand)
     if not transpose:
         return tile
-    return ctx.call("tile.transpose", [tile, ConstInt(0), ConstInt(1)])
+    # Bound, so that the matmul's demand (Left / Right) reaches the load through the transpose.
+    return ctx.bind(ctx.call("tile.transpose", [tile, ConstInt(0), ConstInt(1)]), "transposed")
 
 
 def _matmul(ctx: TileLowering, call: Call) -> Expr:

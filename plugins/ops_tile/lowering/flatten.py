@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
-from pypto_core.ir.scalar_ops import add, mul
+from pypto_core.ir.expr import Call, Expr, MakeTuple
 from pypto_core.ir.types import TileType
 from pypto_core.ops.build import (
     dims_product,
+    dims_sum,
     flat_valid,
     merged_2d,
     same_dim,
@@ -70,11 +70,7 @@ def _shape_arg(index: int) -> Flatten2D:
 
 def _row_index(shape: Sequence[Expr], index: Sequence[Expr]) -> Expr:
     """The merged row of an N-D position: i0 * d1 * ... * d(k-1) + ... + i(k-1)."""
-    row: Expr = ConstInt(0)
-    for i, e in enumerate(index[:-1]):
-        term = e if i == len(index) - 2 else mul(e, dims_product(shape[i + 1:-1]))
-        row = term if static_int(row) == 0 else add(row, term)
-    return row
+    return dims_sum([dims_product([e, *shape[i + 1:-1]]) for i, e in enumerate(index[:-1])])
 
 
 def _indices(call: Call, args: Sequence[Expr]) -> Call:

@@ -104,8 +104,32 @@ def _same_loaded(tile_op: str):
     return lower
 
 
+def _tile_load(ctx: TileLowering, call: Call) -> Expr:
+    """A pl.load of a tensor the kernel now computes on chip (a tile): the window of that tile."""
+    src, offsets, shapes = call.args[0], call.args[1], call.args[2]
+    if ctx.is_gm(src):
+        return ctx.call("tile.load", list(call.args), dict(call.kwargs))
+    valid = call.args[3] if len(call.args) > 3 else None
+    narrowed = valid is not None and not all(
+        static_int(v) is not None and static_int(v) == static_int(s)
+        for v, s in zip(tuple_elements(valid), tuple_elements(shapes)))
+    return ctx.call("tile.slice", [src, shapes, offsets, *([valid] if narrowed else [])])
+
+
+def _tile_store(ctx: TileLowering, call: Call) -> Expr:
+    """A pl.store into a tensor the kernel now holds on chip (a tile): an assemble into that tile."""
+    target = call.args[2]
+    if ctx.is_gm(target):
+        return ctx.call("tile.store", list(call.args), dict(call.kwargs))
+    atomic = call.kwargs.get("atomic", 0)
+    return ctx.call("tile.assemble", [target, call.args[0], call.args[1]], {"atomic": atomic} if atomic else {})
+
+
 def tile_forms() -> dict[str, TileForm]:
     return {
+        # Tile ops whose tensor operand became a tile (a tensor.slice / tensor.create of the kernel).
+        "tile.load": TileForm(lower=_tile_load),
+        "tile.store": TileForm(lower=_tile_store),
         "tensor.slice": TileForm(lower=_slice),
         "tensor.reshape": TileForm(lower=_reshape),
         "tensor.transpose": TileForm(lower=_same_loaded("tile.transpose")),

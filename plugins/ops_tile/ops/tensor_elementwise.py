@@ -116,7 +116,7 @@ OPDEFS = [
     *[OpDef(f"tensor.{n}", unary_deducer(f"tensor.{n}"), args=(ArgSpec("tensor"),),
             doc=f"Element-wise {n}.") for n in UNARY],
     *[OpDef(f"tensor.{n}", deduce, args=(ArgSpec("lhs"), ArgSpec("rhs")),
-            kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(tile_ew.CMP_MODES)))),),
+            kwargs=(KwargSpec("cmp_mode", (int,), 0, choices=tuple(range(len(tile_ew.CMP_MODES))), recorded=True),),
             doc="Element-wise comparison -> a BOOL mask.") for n, deduce in (("cmp", deduce_cmp), ("cmps", deduce_cmps))],
     OpDef("tensor.sel", deduce_sel, args=(ArgSpec("mask"), ArgSpec("lhs"), ArgSpec("rhs")),
           doc="Pick lhs where the mask is set, else rhs."),
@@ -124,6 +124,6 @@ OPDEFS = [
           doc="Pick src where the mask is set, else the scalar."),
     OpDef("tensor.cast", deduce_cast, args=(ArgSpec("tensor"),),
           kwargs=(KwargSpec("target_type", (DataType,), required=True),
-                  KwargSpec("mode", (int,), int(CastMode.round), choices=tuple(int(m) for m in CastMode))),
+                  KwargSpec("mode", (int,), int(CastMode.round), choices=tuple(int(m) for m in CastMode), recorded=True)),
           doc="Element-wise dtype conversion with a rounding mode."),
 ]

@@ -184,7 +184,7 @@ def write_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
 
 OPDEFS = [
     OpDef("tensor.create", deduce_create, args=(ArgSpec("shape"),),
-          kwargs=(KwargSpec("dtype", (DataType,), required=True), KwargSpec("layout", (TensorLayout,), TensorLayout.ND),
+          kwargs=(KwargSpec("dtype", (DataType,), required=True), KwargSpec("layout", (TensorLayout,), TensorLayout.ND, recorded=True),
                   KwargSpec("manual_dep", (bool,), False), KwargSpec("init_value", (int, float))),
           traits=OpTraits(shape_args=(0,)), doc="A new tensor."),
     OpDef("tensor.full", deduce_full, args=(ArgSpec("shape"), ArgSpec("value")),

@@ -168,7 +168,7 @@ OPDEFS = [
           effects={0: Effect.WRITE}, lane_invariant={0: _DST}, output_memory=_VEC, input_memory=vec_operands(0, 1, 2),
           doc="dst.flat[indices[i, j]] = src[i, j]."),
     OpDef("tile.scatter_update", deduce_scatter_update, args=(ArgSpec("input"), ArgSpec("index"), ArgSpec("src")),
-          kwargs=(KwargSpec("dim", (int,), -2),), effects={0: Effect.WRITE}, lane_invariant={0: _DST},
+          kwargs=(KwargSpec("dim", (int,), -2, recorded=True),), effects={0: Effect.WRITE}, lane_invariant={0: _DST},
           output_memory=_VEC, input_memory=vec_operands(0, 1, 2), doc="input[index.flat[r], :] = src[r, :]."),
     OpDef("tile.gather_compare", deduce_gather_compare, args=(ArgSpec("src"), ArgSpec("k"), ArgSpec("tmp")),
           kwargs=(KwargSpec("cmp_mode", (int,), required=True), KwargSpec("out_cols", (int,), required=True)),

@@ -46,28 +46,28 @@ class Demands:
             self.space[id(e)] = space
 
     # -- the sweep -------------------------------------------------------------------------------
-    def call(self, call: E.Call, result: E.Expr | None) -> None:
+    def call(self, call: E.Call, wanted: MemorySpace | None) -> None:
+        """A call whose result is demanded in `wanted`: its operands' demands (nested calls too)."""
         opdef = opdef_of(call)
         if opdef is None:
             return
-        wanted = self.get(result) if result is not None else None
         inherit = inherited_operand(call) if wanted is not None else None
         for i, arg in enumerate(call.args):
             allowed = opdef.accepted_spaces(i)
-            if allowed and isinstance(arg.type, TileType):
-                self.add(arg, allowed[0])
-            if i == inherit and wanted is not None:
-                self.add(arg, wanted)
+            demand = allowed[0] if allowed and isinstance(arg.type, TileType) else None
+            if demand is None and i == inherit:
+                demand = wanted
             if isinstance(arg, E.Call):
-                self.call(arg, None)
+                self.call(arg, demand)
+            elif demand is not None:
+                self.add(arg, demand)
 
     def expr(self, e: E.Expr, result: E.Expr | None) -> None:
+        wanted = self.get(result) if result is not None else None
         if isinstance(e, E.Call):
-            self.call(e, result)
-        elif isinstance(e, E.Var) and result is not None:
-            wanted = self.get(result)
-            if wanted is not None:
-                self.add(e, wanted)
+            self.call(e, wanted)
+        elif isinstance(e, E.Var) and wanted is not None:
+            self.add(e, wanted)
 
     def body(self, stmt: S.Stmt | None) -> None:
         for s in reversed(flatten_to_stmts(stmt)):

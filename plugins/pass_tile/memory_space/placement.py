@@ -25,6 +25,7 @@ from typing import Any
 
 from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace, TileLayout
 from pypto_core.ir.structural import structural_equal
@@ -33,7 +34,7 @@ from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
-from pypto_plugins.pass_tile.names import base_name
+from pypto_plugins.pass_tile.names import FreshNames, base_name
 
 PASS = "InferTileMemorySpace"
 
@@ -74,10 +75,11 @@ class _Subst(IRMutator):
 class Placement:
     """One forward walk; `forced` (init expr id -> space) survives between walks of a function."""
 
-    def __init__(self, demands: Demands, forced: dict[int, MemorySpace], func_name: str) -> None:
+    def __init__(self, demands: Demands, forced: dict[int, MemorySpace], func: F.Function) -> None:
         self.demands = demands
         self.forced = forced
-        self.func_name = func_name
+        self.func_name = func.name
+        self.fresh = FreshNames(func)
         self.subst: dict[int, E.Expr] = {}
         self.changed = False  # a loop forced a new space: walk again
         self.pending: list[S.Stmt] = []
@@ -99,7 +101,7 @@ class Placement:
         move = create_op_call("tile.move", [operand], kwargs, span=self.span)
         if not isinstance(operand, E.Var):
             return move  # an operand written inline stays inline
-        var = E.Var(f"{base_name(operand)}_{target.name}", move.type, self.span)
+        var = E.Var(self.fresh(f"{base_name(operand)}_{target.name}"), move.type, self.span)
         self.pending.append(S.AssignStmt(var, move, self.span))
         self.moves[-1][key] = var
         return var

@@ -29,7 +29,7 @@ from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.registry import create_op_call, opdef_of
-from pypto_plugins.pass_tile.names import base_name
+from pypto_plugins.pass_tile.names import FreshNames, base_name
 
 PASS = "ConvertTensorToTileOps"
 
@@ -61,7 +61,7 @@ class _Exprs(IRMutator):
         args = [self.visit_expr(a) for a in call.args]
         changed = any(a is not b for a, b in zip(args, call.args))
         opdef = opdef_of(call)
-        if opdef is not None and opdef.is_tensor_op:
+        if opdef is not None and (opdef.is_tensor_op or (changed and opdef.tile_form is not None)):
             return self.owner.lower_tensor_op(call, args)
         if not changed:
             return call
@@ -83,6 +83,7 @@ class FunctionLowering:
         self.pending: list[S.Stmt] = []
         self.span = func.span
         self.exprs = _Exprs(self)
+        self.fresh = FreshNames(func)
 
     # -- the TileLowering interface --------------------------------------------------------------
     def is_gm(self, operand: E.Expr) -> bool:
@@ -119,7 +120,7 @@ class FunctionLowering:
                             self.span) from None
 
     def bind(self, value: E.Expr, name_hint: str) -> E.Var:
-        var = E.Var(name_hint, value.type, self.span)
+        var = E.Var(self.fresh(name_hint), value.type, self.span)
         self.pending.append(S.AssignStmt(var, value, self.span))
         return var
 
@@ -129,7 +130,8 @@ class FunctionLowering:
         if var is None:
             shape, valid = _dims(t)
             value = self.load(param, _zeros(len(shape)), shape, valid)
-            var = self.entry_loads[id(param)] = E.Var(f"{base_name(param)}_tile", value.type, param.span)
+            var = E.Var(self.fresh(f"{base_name(param)}_tile"), value.type, param.span)
+            self.entry_loads[id(param)] = var
             self.entry_stmts.append(S.AssignStmt(var, value, param.span))
         return var
 

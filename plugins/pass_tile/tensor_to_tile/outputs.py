@@ -21,7 +21,7 @@ from pypto_core.ir.types import TensorType, TileType, TupleType
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
-from pypto_plugins.pass_tile.names import base_name
+from pypto_plugins.pass_tile.names import FreshNames, base_name
 
 
 @dataclass
@@ -38,6 +38,7 @@ class _ReturnStores(IRMutator):
     def __init__(self, func: F.Function, added: AddedOutputs) -> None:
         self.func = func
         self.added = added
+        self.fresh = FreshNames(func)
 
     def _param(self, index: int, value: E.Expr) -> E.Var:
         param = self.added.params.get(index)
@@ -45,7 +46,7 @@ class _ReturnStores(IRMutator):
             declared = self.func.return_types[index]
             assert isinstance(declared, TensorType), "a lowered tile return had a tensor return type"
             name = base_name(value) if isinstance(value, E.Var) else f"ret{index}"
-            param = self.added.params[index] = E.Var(f"{name}_out", declared, self.func.span)
+            param = self.added.params[index] = E.Var(self.fresh(f"{name}_out"), declared, self.func.span)
         return param
 
     def visit_return_stmt(self, s: S.ReturnStmt) -> S.Stmt:
@@ -59,7 +60,7 @@ class _ReturnStores(IRMutator):
             zeros = E.MakeTuple([E.ConstInt(0) for _ in param.type.shape])  # type: ignore[attr-defined]
             store = create_op_call("tile.store", [v, zeros, param], span=s.span)
             name = base_name(v) if isinstance(v, E.Var) else f"ret{i}"
-            stores.append(S.AssignStmt(E.Var(f"{name}_store", store.type, s.span), store, s.span))
+            stores.append(S.AssignStmt(E.Var(self.fresh(f"{name}_store"), store.type, s.span), store, s.span))
             values.append(param)
         if not stores:
             return s
@@ -90,6 +91,11 @@ class _CallSites(IRMutator):
     def __init__(self, added: Mapping[str, AddedOutputs]) -> None:
         self.added = added
         self.pending: list[S.Stmt] = []
+        self.fresh: FreshNames | None = None
+
+    def visit_function(self, func: F.Function) -> F.Function:
+        self.fresh = FreshNames(func)
+        return super().visit_function(func)
 
     def visit_call(self, call: E.Call) -> E.Expr:
         call = super().visit_call(call)  # type: ignore[assignment]
@@ -103,7 +109,8 @@ class _CallSites(IRMutator):
             assert isinstance(t, TensorType)
             create = create_op_call("tensor.create", [E.MakeTuple(list(t.shape))], {"dtype": t.dtype},
                                     span=call.span)
-            var = E.Var(param.name_hint, create.type, call.span)
+            assert self.fresh is not None
+            var = E.Var(self.fresh(param.name_hint), create.type, call.span)
             self.pending.append(S.AssignStmt(var, create, call.span))
             extra.append(var)
         return call.with_fields(args=(*call.args, *extra))

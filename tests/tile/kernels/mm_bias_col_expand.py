@@ -1,0 +1,16 @@
+# Matmul plus a [1, 32] bias with col_expand_add, then relu via maximum with a zero tensor.
+import pypto.language as pl
+
+
+@pl.program
+class MmBiasColExpand:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32], bias: pl.Tensor[[1, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            c = pl.matmul(a, b)
+            y = pl.col_expand_add(c, bias)
+            zeros = pl.full([32, 32], dtype=pl.FP32, value=0.0)
+            r = pl.maximum(y, zeros)
+            out = pl.assemble(out, r, [0, 0])
+        return out
