@@ -28,3 +28,16 @@ def pypto_pass_context(request: pytest.FixtureRequest) -> Iterator[None]:
                        make_roundtrip_instrument()]
     with passes.PassContext(instruments):
         yield
+
+
+def same_results(before: object, after: object, seed: int = 0) -> None:
+    """Assert that every entry function of `before` gives the same outputs (and Out/InOut parameters)
+    in `after` on the reference machine, from the same generated inputs: a pass test's execution check."""
+    from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program
+
+    for entry in Machine(before).roots():  # type: ignore[arg-type]
+        inputs = make_inputs(entry, seed=seed)
+        checks = compare_outputs(run_program(before, inputs, entry.name), run_program(after, inputs, entry.name))
+        assert checks, f"{entry.name} produces no output to compare"
+        bad = [f"{c.label}: {c.comparison.describe()}" for c in checks if not c.comparison.ok]
+        assert not bad, f"{entry.name} computes something else after the pass: " + "; ".join(bad)

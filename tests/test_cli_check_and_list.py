@@ -151,3 +151,14 @@ def test_an_optional_command_is_registered_when_present(capsys, toy_plugin, monk
 def test_help_exits_zero(capsys, argv):
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "usage: pypto" in out
+
+
+def test_check_accepts_the_tile_preset_and_list_shows_the_tile_passes(capsys):
+    code, out, _ = run(capsys, "check", "--pipeline", "tile")
+    assert code == 0
+    for name in ("convert_tensor_to_tile_ops", "flatten_tile_nd_to_2d", "infer_tile_memory_space"):
+        assert name in out
+    assert "6 pass(es)" in out
+    code, out, _ = run(capsys, "list", "passes")
+    assert code == 0
+    assert "InferTileMemorySpace" in out and "TileMemoryInferred" in out and "AccToGmStoreValid" in out

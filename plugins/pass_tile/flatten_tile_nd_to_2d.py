@@ -31,9 +31,6 @@ def _nd(e: E.Expr) -> bool:
 
 
 class _Flattener(BodyRewriter):
-    def __init__(self, func: F.Function) -> None:
-        super().__init__()
-        self.func = func
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         touched = any(a is not b for a, b in zip(args, call.args)) or _nd(call)

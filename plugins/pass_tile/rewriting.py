@@ -2,8 +2,10 @@
 
 A subclass says how one call is rewritten (`rewrite_call`); the walk substitutes variables, binds
 helper statements a rewrite asks for right before the statement, gives a definition a retyped copy of
-its variable when its value's type changed, and carries types through loops (a carry takes its init's
-type, a loop result its yielded value's) and if merges (the then-branch's yield).
+its variable when its value's tile type changed, and carries types through loops (a carry takes its
+init's type, a loop result its yielded value's) and if merges (`merged_type` of the branches' yields).
+Hooks let a pass keep per-block state (`enter_block` / `exit_block`), rewrite loop inits
+(`loop_init`) and look at a loop body once it is lowered (`after_loop_body`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TileType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
+from pypto_plugins.pass_tile.names import FreshNames
 
 
 class _Exprs(IRMutator):
@@ -34,12 +38,19 @@ class _Exprs(IRMutator):
         return self.owner.rewrite_call(call, args, None)
 
 
+def trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
+    stmts = flatten_to_stmts(body)
+    return stmts[-1] if stmts and isinstance(stmts[-1], S.YieldStmt) else None
+
+
 class BodyRewriter:
-    def __init__(self) -> None:
+    def __init__(self, func: F.Function) -> None:
+        self.func = func
         self.subst: dict[int, E.Expr] = {}
         self.pending: list[S.Stmt] = []
-        self.span: Any = None
+        self.span: Any = func.span
         self.exprs = _Exprs(self)
+        self.fresh = FreshNames(func)
 
     # -- what a subclass decides ---------------------------------------------------------------
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
@@ -48,9 +59,26 @@ class BodyRewriter:
             return call
         return call.with_fields(args=tuple(args))
 
+    def enter_block(self) -> None:
+        """A statement block begins (a function, loop or branch body, a region)."""
+
+    def exit_block(self) -> None:
+        """The block that began last ends."""
+
+    def loop_init(self, ia: E.IterArg, span: Any) -> E.Expr:
+        return self.expr(ia.initValue, span)
+
+    def after_loop_body(self, s: S.ForStmt | S.WhileStmt, iter_args: list[E.IterArg], body: S.Stmt) -> S.Stmt:
+        return body
+
+    def merged_type(self, types: Sequence[Type]) -> Type:
+        """The type of a merge of values of these types (a loop result, an if merge)."""
+        return types[0]
+
     # -- helpers ---------------------------------------------------------------------------------
     def bind(self, value: E.Expr, name_hint: str) -> E.Var:
-        var = E.Var(name_hint, value.type, self.span)
+        """Bind a helper value to a new variable (a name the function does not use yet) before the statement."""
+        var = E.Var(self.fresh(name_hint), value.type, self.span)
         self.pending.append(S.AssignStmt(var, value, self.span))
         return var
 
@@ -77,9 +105,11 @@ class BodyRewriter:
 
     # -- statements ------------------------------------------------------------------------------
     def body(self, stmt: S.Stmt) -> S.Stmt:
+        self.enter_block()
         out: list[S.Stmt] = []
         for s in flatten_to_stmts(stmt):
             out.extend(self.stmt(s))
+        self.exit_block()
         return make_body(out, stmt.span)
 
     def stmt(self, s: S.Stmt) -> list[S.Stmt]:
@@ -117,22 +147,28 @@ class BodyRewriter:
             out.append(new)
         return out
 
-    def merged(self, return_vars: Sequence[E.Var], body: S.Stmt | None) -> list[E.Var]:
-        stmts = flatten_to_stmts(body)
-        yielded = stmts[-1].value if stmts and isinstance(stmts[-1], S.YieldStmt) else ()
-        return [self.define(rv, yielded[i].type) if i < len(yielded) else rv for i, rv in enumerate(return_vars)]
+    def merged(self, return_vars: Sequence[E.Var], bodies: Sequence[S.Stmt | None]) -> list[E.Var]:
+        yields = [y.value for y in (trailing_yield(b) for b in bodies) if y is not None]
+        out: list[E.Var] = []
+        for i, rv in enumerate(return_vars):
+            types = [values[i].type for values in yields if i < len(values)]
+            out.append(self.define(rv, self.merged_type(types)) if types else rv)
+        return out
+
+    def loop_header(self, s: S.ForStmt | S.WhileStmt) -> dict[str, E.Expr]:
+        if isinstance(s, S.ForStmt):
+            return {k: self.expr(getattr(s, k), s.span) for k in ("start", "stop", "step")}
+        return {}
 
     def loop(self, s: S.ForStmt | S.WhileStmt) -> list[S.Stmt]:
-        header: dict[str, Any] = {}
-        if isinstance(s, S.ForStmt):
-            header = {k: self.expr(getattr(s, k), s.span) for k in ("start", "stop", "step")}
-        iter_args = self.carries(s.iter_args, [self.expr(ia.initValue, s.span) for ia in s.iter_args])
+        header = self.loop_header(s)
+        iter_args = self.carries(s.iter_args, [self.loop_init(ia, s.span) for ia in s.iter_args])
         pre = self.take_pending()
         if isinstance(s, S.WhileStmt):
             header["condition"] = self.expr(s.condition, s.span)
             pre += self.take_pending()
-        body = self.body(s.body)
-        return_vars = self.merged(s.return_vars, body)
+        body = self.after_loop_body(s, iter_args, self.body(s.body))
+        return_vars = self.merged(s.return_vars, [body])
         return [*pre, s.with_fields(iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars),
                                     **header)]  # type: ignore[list-item]
 
@@ -141,6 +177,10 @@ class BodyRewriter:
         pre = self.take_pending()
         then_body = self.body(s.then_body)
         else_body = self.body(s.else_body) if s.else_body is not None else None
-        return_vars = self.merged(s.return_vars, then_body)
+        return self.if_result(s, condition, pre, then_body, else_body)
+
+    def if_result(self, s: S.IfStmt, condition: E.Expr, pre: list[S.Stmt], then_body: S.Stmt,
+                  else_body: S.Stmt | None) -> list[S.Stmt]:
+        return_vars = self.merged(s.return_vars, [then_body, else_body])
         return [*pre, s.with_fields(condition=condition, then_body=then_body, else_body=else_body,
                                     return_vars=tuple(return_vars))]  # type: ignore[list-item]

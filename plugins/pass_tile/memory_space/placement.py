@@ -28,13 +28,12 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace, TileLayout
-from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
 from pypto_core.ir.utils import flatten_to_stmts, make_body
-from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
-from pypto_plugins.pass_tile.names import FreshNames, base_name
+from pypto_plugins.pass_tile.names import base_name
+from pypto_plugins.pass_tile.rewriting import BodyRewriter, trailing_yield
 
 PASS = "InferTileMemorySpace"
 
@@ -58,36 +57,23 @@ def clamp(space: MemorySpace, choices: Sequence[Any]) -> MemorySpace:
     return MemorySpace.Vec if MemorySpace.Vec in choices else choices[0]
 
 
-class _Subst(IRMutator):
-    def __init__(self, owner: Placement) -> None:
-        self.owner = owner
-
-    def visit_var(self, var: E.Var) -> E.Expr:
-        return self.owner.subst.get(id(var), var)
-
-    def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
-        return self.owner.subst.get(id(var), var)
-
-    def visit_call(self, call: E.Call) -> E.Expr:
-        return self.owner.call(call, None)
-
-
-class Placement:
+class Placement(BodyRewriter):
     """One forward walk; `forced` (init expr id -> space) survives between walks of a function."""
 
     def __init__(self, demands: Demands, forced: dict[int, MemorySpace], func: F.Function) -> None:
+        super().__init__(func)
         self.demands = demands
         self.forced = forced
-        self.func_name = func.name
-        self.fresh = FreshNames(func)
-        self.subst: dict[int, E.Expr] = {}
         self.changed = False  # a loop forced a new space: walk again
-        self.pending: list[S.Stmt] = []
         self.moves: list[dict[tuple[int, MemorySpace], E.Var]] = [{}]
-        self.span: Any = None
-        self.exprs = _Subst(self)
 
-    # -- calls -----------------------------------------------------------------------------------
+    # -- blocks: a move is reused by later consumers of the same block -----------------------------
+    def enter_block(self) -> None:
+        self.moves.append({})
+
+    def exit_block(self) -> None:
+        self.moves.pop()
+
     def _moved(self, operand: E.Expr, target: MemorySpace) -> E.Expr:
         key = (id(operand), target)
         cached = self.moves[-1].get(key)
@@ -101,17 +87,16 @@ class Placement:
         move = create_op_call("tile.move", [operand], kwargs, span=self.span)
         if not isinstance(operand, E.Var):
             return move  # an operand written inline stays inline
-        var = E.Var(self.fresh(f"{base_name(operand)}_{target.name}"), move.type, self.span)
-        self.pending.append(S.AssignStmt(var, move, self.span))
+        var = self.bind(move, f"{base_name(operand)}_{target.name}")
         self.moves[-1][key] = var
         return var
 
-    def call(self, call: E.Call, result: E.Var | None) -> E.Expr:
+    # -- calls -----------------------------------------------------------------------------------
+    def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         """The call with substituted, placed operands, typed again; its result space decided."""
-        args = [self.exprs.visit_expr(a) for a in call.args]
         opdef = opdef_of(call)
         if opdef is None:  # a call of a function
-            return call if all(a is b for a, b in zip(args, call.args)) else call.with_fields(args=tuple(args))
+            return super().rewrite_call(call, args, result)
         for i, a in enumerate(args):
             allowed = opdef.accepted_spaces(i)
             t = a.type
@@ -135,7 +120,7 @@ class Placement:
             rebuilt = create_op_call(call.op.name, args, kwargs, span=call.span)
         except (TypeError, ValueError) as exc:
             raise UserError(f"{PASS}: {call.op.name} does not type-check once its operands are placed in "
-                            f"function '{self.func_name}': {exc}", call.span) from None
+                            f"function '{self.func.name}': {exc}", call.span) from None
         return rebuilt.with_fields(attrs=dict(call.attrs)) if call.attrs else rebuilt  # type: ignore[return-value]
 
     def _result_space(self, call: E.Call, args: list[E.Expr]) -> E.Call:
@@ -153,62 +138,8 @@ class Placement:
             space = MemorySpace.Vec
         return call.with_fields(type=in_space(t, space)) if space is not None else call  # type: ignore[return-value]
 
-    # -- variables -------------------------------------------------------------------------------
-    def define(self, var: E.Var, new_type: Type) -> E.Var:
-        if new_type is var.type or not isinstance(new_type, TileType) or structural_equal(new_type, var.type):
-            return var
-        new = E.Var(var.name_hint, new_type, var.span)
-        self.subst[id(var)] = new
-        return new
-
-    def expr(self, e: E.Expr, span: Any, result: E.Var | None = None) -> E.Expr:
-        self.span = span
-        if isinstance(e, E.Call):
-            return self.call(e, result)
-        return self.exprs.visit_expr(e)
-
-    def take_pending(self) -> list[S.Stmt]:
-        out, self.pending = self.pending, []
-        return out
-
-    # -- statements ------------------------------------------------------------------------------
-    def body(self, stmt: S.Stmt) -> S.Stmt:
-        self.moves.append({})
-        out: list[S.Stmt] = []
-        for s in flatten_to_stmts(stmt):
-            out.extend(self.stmt(s))
-        self.moves.pop()
-        return make_body(out, stmt.span)
-
-    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
-        if isinstance(s, S.AssignStmt):
-            value = self.expr(s.value, s.span, s.var)
-            if isinstance(value, E.Call) or isinstance(value.type, TileType):
-                var = self.define(s.var, value.type)
-            else:
-                var = s.var
-            if var is s.var and value is s.value:
-                return [*self.take_pending(), s]
-            return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
-        if isinstance(s, S.EvalStmt):
-            value = self.expr(s.expr, s.span)
-            return [*self.take_pending(), s if value is s.expr else S.EvalStmt(value, s.span, s.leading_comments)]
-        if isinstance(s, (S.ReturnStmt, S.YieldStmt)):
-            values = [self.expr(v, s.span) for v in s.value]
-            if all(a is b for a, b in zip(values, s.value)):
-                return [*self.take_pending(), s]
-            return [*self.take_pending(), type(s)(values, s.span, s.leading_comments)]
-        if isinstance(s, (S.ForStmt, S.WhileStmt)):
-            return self.loop(s)
-        if isinstance(s, S.IfStmt):
-            return self.if_stmt(s)
-        if isinstance(s, S.ScopeStmt):
-            return [s.with_fields(body=self.body(s.body))]  # type: ignore[list-item]
-        if isinstance(s, S.SeqStmts):
-            return [self.body(s)]
-        return [s]
-
-    def _init(self, ia: E.IterArg, span: Any) -> E.Expr:
+    # -- loops and merges ------------------------------------------------------------------------
+    def loop_init(self, ia: E.IterArg, span: Any) -> E.Expr:
         init = self.expr(ia.initValue, span)
         forced = self.forced.get(id(ia.initValue))
         t = init.type
@@ -216,37 +147,14 @@ class Placement:
             return self._moved(init, forced)  # its producer could not be retargeted
         return init
 
-    def loop(self, s: S.ForStmt | S.WhileStmt) -> list[S.Stmt]:
-        header: dict[str, Any] = {}
-        if isinstance(s, S.ForStmt):
-            header = {k: self.expr(getattr(s, k), s.span) for k in ("start", "stop", "step")}
-        inits = [self._init(ia, s.span) for ia in s.iter_args]
-        iter_args: list[E.IterArg] = []
-        for ia, init in zip(s.iter_args, inits):
-            new = ia if init is ia.initValue and init.type is ia.type else \
-                E.IterArg(ia.name_hint, init.type, init, ia.span)
-            if new is not ia:
-                self.subst[id(ia)] = new
-            iter_args.append(new)
-        pre = self.take_pending()
-        if isinstance(s, S.WhileStmt):
-            header["condition"] = self.expr(s.condition, s.span)
-            pre += self.take_pending()
-        body = self.body(s.body)
-        body = self._settle_carries(s, iter_args, body)
-        return_vars = self._merged(s.return_vars, [body])
-        loop = s.with_fields(iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars), **header)
-        return [*pre, loop]  # type: ignore[list-item]
-
-    def _settle_carries(self, s: S.ForStmt | S.WhileStmt, iter_args: list[E.IterArg], body: S.Stmt) -> S.Stmt:
+    def after_loop_body(self, s: S.ForStmt | S.WhileStmt, iter_args: list[E.IterArg], body: S.Stmt) -> S.Stmt:
         """A yield in another space than its carry forces that space on the init (first time), or is moved."""
-        stmts = flatten_to_stmts(body)
-        if not stmts or not isinstance(stmts[-1], S.YieldStmt):
+        last = trailing_yield(body)
+        if last is None:
             return body
-        last = stmts[-1]
         values = list(last.value)
         self.span = last.span
-        self.moves.append({})
+        self.enter_block()
         for i, (ia, v) in enumerate(zip(iter_args, values)):
             want, got = ia.type, v.type
             if not (isinstance(want, TileType) and isinstance(got, TileType)) or got.memory_space is None:
@@ -259,39 +167,18 @@ class Placement:
                 self.changed = True
             elif want.memory_space is not None:
                 values[i] = self._moved(v, want.memory_space)
-        self.moves.pop()
+        self.exit_block()
         if all(a is b for a, b in zip(values, last.value)):
             return body
+        stmts = flatten_to_stmts(body)
         return make_body([*stmts[:-1], *self.take_pending(), S.YieldStmt(values, last.span, last.leading_comments)])
 
-    def _merged(self, return_vars: Sequence[E.Var], bodies: list[S.Stmt | None]) -> list[E.Var]:
-        """Each merge variable takes its yields' type; in a space only when all of them agree."""
-        yields = []
-        for b in bodies:
-            stmts = flatten_to_stmts(b)
-            yields.append(stmts[-1].value if stmts and isinstance(stmts[-1], S.YieldStmt) else ())
-        out: list[E.Var] = []
-        for i, rv in enumerate(return_vars):
-            types = [y[i].type for y in yields if i < len(y)]
-            if not types or not all(isinstance(t, TileType) for t in types):
-                out.append(rv)
-                continue
-            spaces = {t.memory_space for t in types}  # type: ignore[union-attr]
-            first = types[0]
-            assert isinstance(first, TileType)
-            merged = first if len(spaces) == 1 else in_space(first, None)
-            out.append(self.define(rv, merged))
-        return out
-
-    def if_stmt(self, s: S.IfStmt) -> list[S.Stmt]:
-        condition = self.expr(s.condition, s.span)
-        pre = self.take_pending()
-        then_body = self.body(s.then_body)
-        else_body = self.body(s.else_body) if s.else_body is not None else None
-        return_vars = self._merged(s.return_vars, [then_body, else_body])
-        new = s.with_fields(condition=condition, then_body=then_body, else_body=else_body,
-                            return_vars=tuple(return_vars))
-        return [*pre, new]  # type: ignore[list-item]
+    def merged_type(self, types: Sequence[Type]) -> Type:
+        """In a space only when every merged value is in the same one."""
+        first = types[0]
+        if not all(isinstance(t, TileType) for t in types) or not isinstance(first, TileType):
+            return first
+        return first if len({t.memory_space for t in types}) == 1 else in_space(first, None)  # type: ignore[union-attr]
 
 
 def check_params(params: Sequence[E.Var], func_name: str) -> None:

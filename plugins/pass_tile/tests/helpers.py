@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pypto.language as pl
 from pypto import ir, passes
-from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program
+from pypto_core.testing import same_results  # noqa: F401 - re-exported for the tests
 
 HEADER = "import pypto.language as pl\n\n"
 STAGES = ("convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
@@ -26,16 +26,6 @@ def lower(src: str, upto: str = "convert_tensor_to_tile_ops", run: bool = True) 
     if run:
         same_results(program, after)
     return after
-
-
-def same_results(before: ir.Program, after: ir.Program, seed: int = 0) -> None:
-    """Every entry function gives the same outputs (and Out/InOut params) before and after."""
-    for entry in Machine(before).roots():
-        inputs = make_inputs(entry, seed=seed)
-        checks = compare_outputs(run_program(before, inputs, entry.name), run_program(after, inputs, entry.name))
-        assert checks, f"{entry.name} produces no output to compare"
-        bad = [f"{c.label}: {c.comparison.describe()}" for c in checks if not c.comparison.ok]
-        assert not bad, f"{entry.name} computes something else after the pass: " + "; ".join(bad)
 
 
 def expect(after: ir.Program, expected_src: str) -> None:

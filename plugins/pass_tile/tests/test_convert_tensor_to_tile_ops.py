@@ -427,3 +427,34 @@ class P:
     messages = sorted(d.message for d in diags)
     assert "InCore function 'main_incore_0': tensor op 'tensor.exp' is left" in messages[1]
     assert "tensor op 'tensor.assemble' is left; ConvertTensorToTileOps lowers tensor ops" in messages[0]
+
+
+def test_a_tensor_op_without_a_tile_form_is_a_located_error_naming_it_and_its_operands(monkeypatch):
+    from pypto_core.ops.registry import get_opdef
+
+    monkeypatch.setattr(get_opdef("tensor.exp"), "tile_form", None)
+    with pytest.raises(ValueError, match=r"tensor.exp has no tile form, so InCore function 'main_incore_0' cannot "
+                                         r"be lowered to tile ops \(operands: pl.Tensor\[\[16, 64\], pl.FP32\]\).*"
+                                         r"register a tile form"):
+        lower('''
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.add(x, 1.0)
+            out = pl.assemble(out, pl.exp(y), [0, 0])
+        return out
+''', run=False)
+
+
+def test_every_registered_tensor_op_has_a_tile_form_naming_registered_tile_ops():
+    from pypto_core.ops.registry import op_registry
+
+    registry = op_registry()
+    for name, opdef in registry.ops.items():
+        if not opdef.is_tensor_op:
+            continue
+        assert opdef.tile_form is not None, f"{name} has no tile form"
+        if opdef.tile_form.op is not None:
+            assert opdef.tile_form.op in registry.ops, f"{name} lowers to unregistered {opdef.tile_form.op}"
