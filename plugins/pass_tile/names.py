@@ -26,12 +26,24 @@ class FreshNames:
     """
 
     def __init__(self, func: F.Function) -> None:
-        self.taken = {p.name_hint for p in func.params} | {v.name_hint for v in collect_def_vars(func.body)}
+        self.func = func
+        self._taken: set[str] | None = None  # read on the first request: most walks add no variable
+        self._next: dict[str, int] = {}
+
+    @property
+    def taken(self) -> set[str]:
+        if self._taken is None:
+            func = self.func
+            self._taken = {p.name_hint for p in func.params} | {v.name_hint for v in collect_def_vars(func.body)}
+        return self._taken
 
     def __call__(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.taken:
+        taken = self.taken
+        k = self._next.get(base, 0)  # a function calling K kernels asks for `y_out` K times
+        name = base if k == 0 else f"{base}_{k}"
+        while name in taken:
             k += 1
             name = f"{base}_{k}"
-        self.taken.add(name)
+        self._next[base] = k + 1
+        taken.add(name)
         return name
