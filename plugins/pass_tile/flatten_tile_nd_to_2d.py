@@ -16,12 +16,12 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.rewriting import BodyRewriter
 from pypto_core.ir.types import TileType, dims_equal
 from pypto_core.language.printer import python_print_type
 from pypto_core.ops.build import merged_2d, shape_text
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_core.passes.pass_base import Pass
-from pypto_plugins.pass_tile.rewriting import BodyRewriter
 
 PASS = "FlattenTileNdTo2D"
 

@@ -17,6 +17,7 @@ from pypto_core.ir.enums import MemorySpace
 if TYPE_CHECKING:
     from pypto_core.ir.expr import Call, Expr
     from pypto_core.ir.types import Type
+    from pypto_core.ops.split_form import SplitFormFn
     from pypto_core.ops.tile_form import TileForm
 
 
@@ -177,6 +178,9 @@ class OpDef:
     # -> the 2-D call; ValueError when the access has no 2-D form. None: the same call on the
     # flattened operands, accepted when its result is the flattened result.
     flatten_2d: Flatten2D | None = None
+    # How LowerAutoVectorSplit halves a call whose operands describe its shape or window (tile.load,
+    # tile.slice, tile.full, ...; pypto_core.ops.split_form). None: halved operands, halved result.
+    split_form: SplitFormFn | None = None
     no_duplicate: bool = False
     cross_core_role: CrossCoreRole | None = None
     traits: OpTraits = field(default_factory=OpTraits)

@@ -15,3 +15,9 @@ def FLATTEN_RULES() -> dict:  # noqa: N802 - a constant-like accessor
     from pypto_plugins.ops_tile.lowering.flatten import flatten_rules
 
     return flatten_rules()
+
+
+def SPLIT_FORMS() -> dict:  # noqa: N802 - a constant-like accessor
+    from pypto_plugins.ops_tile.lowering.split_forms import split_forms
+
+    return split_forms()

@@ -28,12 +28,12 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace, TileLayout
+from pypto_core.ir.fresh_names import user_base
+from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
-from pypto_plugins.pass_tile.names import base_name
-from pypto_plugins.pass_tile.rewriting import BodyRewriter, trailing_yield
 
 PASS = "InferTileMemorySpace"
 
@@ -87,7 +87,7 @@ class Placement(BodyRewriter):
         move = create_op_call("tile.move", [operand], kwargs, span=self.span)
         if not isinstance(operand, E.Var):
             return move  # an operand written inline stays inline
-        var = self.bind(move, f"{base_name(operand)}_{target.name}")
+        var = self.bind(move, f"{user_base(operand)}_{target.name}")
         self.moves[-1][key] = var
         return var
 

@@ -23,12 +23,12 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
+from pypto_core.ir.fresh_names import user_base
+from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.registry import create_op_call, opdef_of
-from pypto_plugins.pass_tile.names import base_name
-from pypto_plugins.pass_tile.rewriting import BodyRewriter, trailing_yield
 
 PASS = "ConvertTensorToTileOps"
 
@@ -78,7 +78,7 @@ class FunctionLowering(BodyRewriter):
         if isinstance(operand, E.Var) and id(operand) in self.read_only:
             return self._entry_load(operand, t)
         shape, valid = _dims(t)
-        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid), f"{base_name(operand)}_tile")
+        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid), f"{user_base(operand)}_tile")
 
     def load(self, tensor: E.Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
              clamp: bool = False) -> E.Expr:
@@ -105,7 +105,7 @@ class FunctionLowering(BodyRewriter):
         if var is None:
             shape, valid = _dims(t)
             value = self.load(param, _zeros(len(shape)), shape, valid)
-            var = E.Var(self.fresh(f"{base_name(param)}_tile"), value.type, param.span)
+            var = E.Var(self.fresh(f"{user_base(param)}_tile"), value.type, param.span)
             self.entry_loads[id(param)] = var
             self.entry_stmts.append(S.AssignStmt(var, value, param.span))
         return var

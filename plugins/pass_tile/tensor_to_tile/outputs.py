@@ -17,11 +17,11 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
+from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import TensorType, TileType, TupleType
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
-from pypto_plugins.pass_tile.names import FreshNames, base_name
 
 
 @dataclass
@@ -45,7 +45,7 @@ class _ReturnStores(IRMutator):
         if param is None:
             declared = self.func.return_types[index]
             assert isinstance(declared, TensorType), "a lowered tile return had a tensor return type"
-            name = base_name(value) if isinstance(value, E.Var) else f"ret{index}"
+            name = user_base(value) if isinstance(value, E.Var) else f"ret{index}"
             param = self.added.params[index] = E.Var(self.fresh(f"{name}_out"), declared, self.func.span)
         return param
 
@@ -59,7 +59,7 @@ class _ReturnStores(IRMutator):
             param = self._param(i, v)
             zeros = E.MakeTuple([E.ConstInt(0) for _ in param.type.shape])  # type: ignore[attr-defined]
             store = create_op_call("tile.store", [v, zeros, param], span=s.span)
-            name = base_name(v) if isinstance(v, E.Var) else f"ret{i}"
+            name = user_base(v) if isinstance(v, E.Var) else f"ret{i}"
             stores.append(S.AssignStmt(E.Var(self.fresh(f"{name}_store"), store.type, s.span), store, s.span))
             values.append(param)
         if not stores:

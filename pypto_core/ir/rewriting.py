@@ -1,4 +1,4 @@
-"""A statement walk that retypes variables: the frame the tile passes share.
+"""A statement walk that retypes variables: the frame of passes that rewrite calls and retype tiles.
 
 A subclass says how one call is rewritten (`rewrite_call`); the walk substitutes variables, binds
 helper statements a rewrite asks for right before the statement, gives a definition a retyped copy of
@@ -16,11 +16,11 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
+from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TileType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
-from pypto_plugins.pass_tile.names import FreshNames
 
 
 class _Exprs(IRMutator):

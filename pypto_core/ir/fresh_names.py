@@ -1,25 +1,21 @@
-"""Names of the variables and parameters the tile passes create."""
+"""Names for the variables a pass adds: derived from a user's name, never one the function already has."""
 
 from __future__ import annotations
 
-import re
-
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
+from pypto_core.ir.names import split_generated
 from pypto_core.ir.utils import collect_def_vars
 
-# ConvertToSSA's suffixes (x__ssa_v3, i__idx_v0, acc__iter_v1, acc__rv_v1, y__phi_v2).
-_SSA_SUFFIX = re.compile(r"__(ssa|idx|iter|rv|phi)_v\d+$")
 
-
-def base_name(var: E.Expr) -> str:
+def user_base(var: E.Expr) -> str:
     """The name a user wrote for a variable: `x__ssa_v3` -> `x` (a helper's name builds on it)."""
     hint = getattr(var, "name_hint", "") or "v"
-    return _SSA_SUFFIX.sub("", hint) or hint
+    return split_generated(hint)[0] or hint
 
 
 class FreshNames:
-    """Names no variable of a function has yet, for the variables a pass adds.
+    """Names no variable of a function has yet.
 
     SSAForm's verifier rejects a name that shadows one in an enclosing scope, so `x_Left` made in a
     loop body must not repeat an `x_Left` of the function body: the second one is `x_Left_1`.

@@ -1,0 +1,1 @@
+"""Communication ops the seeds name (pld.system.notify / wait, pld.tile.put)."""

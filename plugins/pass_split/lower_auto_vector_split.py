@@ -1,0 +1,86 @@
+"""LowerAutoVectorSplit (seed 003): mixed InCore functions with a function-level split become the explicit
+split_aiv form, right before ExpandMixedKernel.
+
+Scope (seed 003, "作用范围"): an InCore function with a split mode UP_DOWN / LEFT_RIGHT, not yet
+split_aiv, whose affinity rollup is MIXED (the classification ExpandMixedKernel uses). A pure-vector
+split function passes through untouched (ExpandMixedKernel makes it a plain AIV function); a mixed one
+whose body still holds a scope is rejected. Functions with `pl.split_aiv` regions take the region path
+(issue 10; they pass through until it lands).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.errors import UserError
+from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType, SplitMode
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.affinity import classify_call_affinity, combine_all
+from pypto_core.ops.opdef import CoreAffinity
+from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_split.vector_split.auto_path import all_calls, lower_auto_function
+
+PASS = "LowerAutoVectorSplit"
+
+
+class _Scopes(IRVisitor):
+    def __init__(self) -> None:
+        self.scopes: list[S.ScopeStmt] = []
+        self.regions: list[S.SplitAivScopeStmt] = []
+
+    def visit_scope_stmt(self, s: S.ScopeStmt) -> None:
+        (self.regions if isinstance(s, S.SplitAivScopeStmt) else self.scopes).append(s)
+        super().visit_scope_stmt(s)
+
+
+def scopes_of(func: F.Function) -> _Scopes:
+    walker = _Scopes()
+    walker.visit_stmt(func.body)
+    return walker
+
+
+def rollup_affinity(func: F.Function) -> CoreAffinity:
+    """The function's affinity: every call's, combined; scopes are looked through (seed 003)."""
+    return combine_all(classify_call_affinity(c) for c in all_calls(func.body))
+
+
+def lower_function(func: F.Function) -> F.Function:
+    if func.func_type is not FunctionType.InCore or func.attrs.get("split_aiv"):
+        return func
+    found = scopes_of(func)
+    if found.regions:
+        return func  # the region path (issue 10)
+    mode = func.split
+    if mode not in (SplitMode.UP_DOWN, SplitMode.LEFT_RIGHT):
+        return func
+    if rollup_affinity(func) is not CoreAffinity.MIXED:
+        return func  # pure vector: nothing to converge; ExpandMixedKernel makes it an AIV function
+    if found.scopes:
+        scope = found.scopes[0]
+        raise UserError(f"{PASS}: InCore function '{func.name}' with split={mode.name} body still contains a scope "
+                        f"({type(scope).__name__}); halving the whole function does not cross scope boundaries: "
+                        f"remove the inner scope (outline it with OutlineIncoreScopes, or write its body inline)",
+                        scope.span)
+    return lower_auto_function(func, mode)
+
+
+class LowerAutoVectorSplit(Pass):
+    """Lower AUTO pl.split mixed kernels to the explicit split_aiv form (seed 003)."""
+
+    name = PASS
+    factory_name = "lower_auto_vector_split"
+    required = ("SSAForm", "IncoreTileOps", "SplitIncoreOrch", "TileOps2D", "TileMemoryInferred",
+                "NormalizedStmtStructure", "AivSplitValid")
+    produced = ("SSAForm", "IncoreTileOps", "SplitIncoreOrch", "TileOps2D", "TileMemoryInferred",
+                "NormalizedStmtStructure", "AivSplitLoweredValid")
+    invalidated = ("AivSplitValid",)
+    description = ("Halve the vector work of mixed kernels split with pl.split across the two AIV lanes: "
+                   "tile.aiv_shard / tile.aic_gather at the cube-vector boundaries (seed 003).")
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        funcs = [lower_function(f) for f in program.functions.values()]
+        if all(a is b for a, b in zip(funcs, program.functions.values())):
+            return program
+        return program.with_functions(funcs)

@@ -1,0 +1,51 @@
+"""Which values are split across the AIV lanes, and on which axis (seed 003, OperandSplitInfo).
+
+One answer for every asker: a bound variable and an inline tuple projection (`pair[0]`) are treated
+alike, because each place that asked only about variables got projections wrong in its own way
+(seed 003's table: store offsets, the absolute-index gate, slice offsets, loop inits, yields, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pypto_core.ir import expr as E
+
+
+@dataclass(frozen=True)
+class Split:
+    """A split value: the axis a tile is split on, or each element's axis for a tuple (None = whole).
+
+    `may_be_empty`: lane 1's valid extent can be 0 (a ragged or runtime extent): stores are guarded."""
+
+    axis: int | None
+    elements: tuple[int | None, ...] | None = None
+    may_be_empty: bool = False
+
+
+class SplitFacts:
+    def __init__(self) -> None:
+        self._by_id: dict[int, Split] = {}
+
+    def record(self, value: E.Expr, split: Split | None) -> None:
+        if split is not None and (split.axis is not None or split.elements is not None):
+            self._by_id[id(value)] = split
+
+    def of(self, value: E.Expr) -> Split | None:
+        """The split of a (rewritten) operand: a variable, a call written inline, or a tuple projection."""
+        hit = self._by_id.get(id(value))
+        if hit is not None:
+            return hit
+        if isinstance(value, E.TupleGetItemExpr):
+            whole = self._by_id.get(id(value.tuple))
+            if whole is not None and whole.elements is not None and value.index < len(whole.elements):
+                axis = whole.elements[value.index]
+                return Split(axis, may_be_empty=whole.may_be_empty) if axis is not None else None
+        return None
+
+    def axis_of(self, value: E.Expr) -> int | None:
+        split = self.of(value)
+        return split.axis if split is not None else None
+
+    def is_split(self, value: E.Expr) -> bool:
+        return self.of(value) is not None

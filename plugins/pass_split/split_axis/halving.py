@@ -1,0 +1,27 @@
+"""Halving a tile type along a split axis (seed 003, HalveTileShape).
+
+The physical extent becomes the lane box ceil(n / 2) (a dynamic n: n // 2); the valid extent becomes
+this lane's part (lanes.LanePartition.lane_valid). Layout, pad and the other axes are kept: a result
+keeps the view it had (Appendix A.4's `y` keeps col_major / row_major).
+"""
+
+from __future__ import annotations
+
+from pypto_core.ir.types import TileType, TileView, implicit_layout
+from pypto_core.ops.build import ceil_half
+from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
+
+
+def halve_tile_type(t: TileType, axis: int, partition: LanePartition) -> tuple[TileType, bool]:
+    """(the lane's type of `t`, whether lane 1's valid extent can be empty)."""
+    shape, valid = list(t.shape), list(t.valid_shape)
+    extent = shape[axis]
+    shape[axis] = ceil_half(extent)
+    valid[axis] = partition.lane_valid(valid[axis], extent)
+    if t.tile_view is not None:
+        base = t.tile_view
+    else:
+        blayout, slayout, fractal = implicit_layout(shape, t.memory_space)
+        base = TileView(blayout=blayout, slayout=slayout, fractal=fractal)
+    view = base.with_fields(valid_shape=tuple(valid))  # TileType drops a valid region equal to the shape
+    return TileType(shape, t.dtype, t.memref, view, t.memory_space), lane_one_may_be_empty(valid[axis])

@@ -1,0 +1,1 @@
+"""LowerAutoVectorSplit's two paths: the AUTO path (a function-level split) and the region path."""
