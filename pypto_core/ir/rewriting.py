@@ -18,7 +18,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.structural import structural_equal
-from pypto_core.ir.types import TileType, Type
+from pypto_core.ir.types import TileType, TupleType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 
@@ -36,6 +36,10 @@ class _Exprs(IRMutator):
     def visit_call(self, call: E.Call) -> E.Expr:
         args = [self.visit_expr(a) for a in call.args]
         return self.owner.rewrite_call(call, args, None)
+
+
+def _holds_tiles(t: Type) -> bool:
+    return isinstance(t, TileType) or (isinstance(t, TupleType) and any(_holds_tiles(e) for e in t.types))
 
 
 def trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
@@ -85,9 +89,9 @@ class BodyRewriter:
     def define(self, var: E.Var, new_type: Type) -> E.Var:
         """The variable a definition binds: the old one when its type holds, else a retyped copy.
 
-        Only tiles are retyped: a scalar keeps the dtype its definition declared (an INT64 variable bound
-        to an INDEX dim, say)."""
-        if new_type is var.type or not isinstance(new_type, TileType) or structural_equal(new_type, var.type):
+        Only tiles (and tuples of them) are retyped: a scalar keeps the dtype its definition declared (an
+        INT64 variable bound to an INDEX dim, say)."""
+        if new_type is var.type or not _holds_tiles(new_type) or structural_equal(new_type, var.type):
             return var
         new = E.Var(var.name_hint, new_type, var.span)
         self.subst[id(var)] = new

@@ -145,6 +145,12 @@ class OpTraits:
     shape_args: tuple[int, ...] = ()
     # The op returns the extent of operand 0 along the constant axis operand 1 (tensor.dim).
     extent_query: bool = False
+    # A split region's boundary (seed 003): "c2v" hands a cube tile to the AIV lanes (aiv_shard), "v2c"
+    # hands the lanes' halves back to the cube (aic_gather).
+    split_boundary: str | None = None
+    # A DMA between a GM tensor and a tile and nothing else (tile.load, tile.store, pld.tile.put): the
+    # transfers the compiler materialises outside split regions (seed 003, "区域外契约").
+    gm_transfer: bool = False
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

@@ -90,7 +90,7 @@ class PassManager:
             raise InputVerificationError("the input program is not well formed:\n"
                                          + PropertyVerifierRegistry.generate_report(errors))
 
-    def _verify_after(self, step: int, program: Any, analysis: PipelineAnalysis) -> None:
+    def _verify_after(self, step: int, program: Any, analysis: PipelineAnalysis, given: Any = None) -> None:
         p = self.passes[step]
         wanted = {str(x) for x in p.get_produced_properties()} | set(STRUCTURAL)
         if step + 1 < len(self.passes):
@@ -99,12 +99,18 @@ class PassManager:
         errors = _errors(props, program)
         if errors:
             label = pass_label(p)
-            owner, dist = pass_origin(p)
             broken = sorted({d.rule_name for d in errors})
+            before = _errors(broken, given) if given is not None else []
+            kept = bool(before) and {(d.rule_name, d.message) for d in errors} <= {(d.rule_name, d.message)
+                                                                                 for d in before}
+            blame = ("The program already had these findings before the pass: fix the program as they say, or, "
+                     "if it is valid, the pass does not establish the property it declares."
+                     if kept else "This is a bug in that pass.")
+            owner, dist = pass_origin(p)
             raise PassVerificationError(
                 f"IR verification failed after pass '{label}' ({p.get_name()}, step {step + 1}, from plugin "
-                f"'{owner}' / {dist}): {', '.join(broken)} should hold but does not. This is a bug in that "
-                f"pass.\n" + PropertyVerifierRegistry.generate_report(errors), label, owner)
+                f"'{owner}' / {dist}): {', '.join(broken)} should hold but does not. {blame}\n"
+                + PropertyVerifierRegistry.generate_report(errors), label, owner)
 
     # -- running -------------------------------------------------------------------------------
     def _context_instruments(self) -> list[Any]:
@@ -137,9 +143,9 @@ class PassManager:
             VerificationLevel.ROUNDTRIP if self.verify == "roundtrip" else VerificationLevel.BASIC)
         with PassContext(self._context_instruments(), level, backend=self.backend):
             for step, p in enumerate(self.passes):
-                program = self._run_one(p, program)
+                given, program = program, self._run_one(p, program)
                 if checking:
-                    self._verify_after(step, program, analysis)
+                    self._verify_after(step, program, analysis, given)
         if self.timing is not None:
             from rich.console import Console
 

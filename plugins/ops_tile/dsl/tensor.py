@@ -150,6 +150,11 @@ def assemble(target: Expr, source: Expr, offset: Any, span: Span | None = None, 
     return create_op_call("tensor.assemble", [target, source, to_tuple(offset, span)], kwargs, span=span)
 
 
+@dsl_entry
+def expand_clone(src: Expr, target: Expr, span: Span | None = None) -> Call:
+    return create_op_call("tensor.expand_clone", [src, target], span=span)
+
+
 def _trans_kwargs(**flags: Any) -> dict[str, Any]:
     return {k: True for k, v in flags.items() if to_bool(v, k)}
 
@@ -183,6 +188,7 @@ TENSOR: dict[str, Builder] = {
     **{dsl_name(n): _unary(n) for n in ew.UNARY},
     "create": create, "full": full, "cast": cast, "cmp": cmp, "cmps": cmps, "sel": sel, "sels": sels, "slice": slice, "reshape": reshape, "transpose": transpose,
     "reinterpret_view": reinterpret_view, "dim": dim, "read": read, "write": write, "assemble": assemble,
+    "expand_clone": expand_clone,
     "matmul": matmul, "matmul_acc": matmul_acc,
     **{n: _unary(n) for n in (*tc.ROW, *tc.COL, "row_argmax")},
     **{f"{d}_expand_{n}": _expand(f"{d}_expand_{n}") for d in ("row", "col") for n in tc.EXPAND},

@@ -126,6 +126,7 @@ UNIFIED: dict[str, Builder] = {
     "create_tensor": TENSOR["create"],
     "full": TENSOR["full"],  # pl.full is tensor-level; pl.tile.full for tiles (API.md 3.2)
     "dim": TENSOR["dim"],
+    "expand_clone": TENSOR["expand_clone"],  # tensor-only (OPS.md)
     **system.PIPE_SETUP,
     **cross_core.TRANSPORT,
     "tfree_to_aic": cross_core.tfree_to_aic,

@@ -40,7 +40,15 @@ from pypto_core.ops.build import (
     shape_text,
     static_int,
 )
-from pypto_core.ops.opdef import ArgSpec, CoreAffinity, CrossCoreRole, KwargSpec, OpDef, OutputMemory
+from pypto_core.ops.opdef import (
+    ArgSpec,
+    CoreAffinity,
+    CrossCoreRole,
+    KwargSpec,
+    OpDef,
+    OpTraits,
+    OutputMemory,
+)
 from pypto_plugins.ops_tile.ops.tensor_views import tensor_valid
 from pypto_plugins.ops_tile.ops.views import valid_view
 
@@ -190,15 +198,17 @@ OPDEFS = [
     OpDef("tile.get_block_idx", deduce_subblock_idx, doc="The core-group (block) index."),
     OpDef("tile.aiv_shard", deduce_tile_aiv_shard, args=(ArgSpec("tile"),),
           kwargs=(_kw_split(_SPLIT_MODES), _LANE_STRIDE), affinity=CoreAffinity.MIXED,
-          output_memory=OutputMemory(fixed=MemorySpace.Vec), doc="Cube -> vector boundary: this lane's half."),
+          output_memory=OutputMemory(fixed=MemorySpace.Vec), traits=OpTraits(split_boundary="c2v"),
+          doc="Cube -> vector boundary: this lane's half."),
     OpDef("tile.aic_gather", deduce_tile_aic_gather, args=(ArgSpec("tile"),), kwargs=(_kw_split(_SPLIT_MODES),),
           affinity=CoreAffinity.MIXED, output_memory=OutputMemory(fixed=MemorySpace.Mat),
+          traits=OpTraits(split_boundary="v2c"),
           doc="Vector -> cube boundary: both lanes' halves reassembled."),
     OpDef("tensor.aiv_shard", _tensor_boundary("tensor.aiv_shard", _halved), args=(ArgSpec("tensor"),),
-          kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED,
+          kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED, traits=OpTraits(split_boundary="c2v"),
           doc="Region boundary on a tensor: this lane's half."),
     OpDef("tensor.aic_gather", _tensor_boundary("tensor.aic_gather", _doubled), args=(ArgSpec("tensor"),),
-          kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED,
+          kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED, traits=OpTraits(split_boundary="v2c"),
           doc="Region boundary on a tensor: both halves reassembled."),
     OpDef("tile.tpush_to_aiv", _push("tile.tpush_to_aiv", c2v=True), args=(ArgSpec("tile"),),
           kwargs=(_kw_split(_SPLIT_CODES), _LANE_STRIDE, _ID), affinity=CoreAffinity.CUBE,

@@ -7,7 +7,7 @@ IR layouts:
 * `tensor.reshape(t, shape)`, `tensor.transpose(t, axis1, axis2)`, `tensor.reinterpret_view(t[, shape])`
   (kwarg `dtype`), `tensor.dim(t, axis)` -> Scalar[INT64], `tensor.read(t, indices)` -> Scalar,
   `tensor.write(t, indices, value)` (arg 0 Write), `tensor.assemble(target, source, offset)` (kwarg
-  `atomic`; arg 0 Write, ReadWrite when atomic=Add).
+  `atomic`; arg 0 Write, ReadWrite when atomic=Add), `tensor.expand_clone(input, target)` (arg 1 Write).
 
 Choices where API.md is silent: a non-ND `layout` of tensor.create is recorded in the TensorView;
 tensor.slice past the source's end is an error unless `clamp=True`, which narrows the valid region
@@ -22,10 +22,11 @@ from typing import Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import AtomicType, PadValue, TensorLayout
-from pypto_core.ir.expr import Expr
+from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.types import ScalarType, TensorType, TensorView, Type, dims_equal
 from pypto_core.ops.build import (
     check_window,
+    promote_dtypes,
     require_scalar,
     require_tensor,
     shape_text,
@@ -34,6 +35,7 @@ from pypto_core.ops.build import (
     tuple_elements,
 )
 from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OpTraits
+from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.ops.shapes import (
     check_indices,
     clip_valid,
@@ -177,6 +179,35 @@ def deduce_assemble(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return target
 
 
+def deduce_expand_clone(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    """OPS.md: 3-D operands of equal rank; each input dim is the target's or 1, at most one is broadcast."""
+    op = "tensor.expand_clone"
+    src = require_tensor(op, args[0], "the input")
+    target = require_tensor(op, args[1], "the target")
+    if len(src.shape) != 3 or len(target.shape) != 3:
+        raise TypeError(f"{op}: the input and the target must be 3-D, got {len(src.shape)}-D and "
+                        f"{len(target.shape)}-D")
+    broadcast = []
+    for axis, (s, t) in enumerate(zip(src.shape, target.shape)):
+        si, ti = static_int(s), static_int(t)
+        if si == 1 and ti != 1:
+            broadcast.append(axis)
+        elif si is not None and ti is not None and si != ti:
+            raise ValueError(f"{op}: input dim {axis} is {si}, which neither equals the target's {ti} nor is 1")
+    if len(broadcast) > 1:
+        raise ValueError(f"{op}: the input {shape_text(src.shape)} broadcasts dims {broadcast} of the target "
+                         f"{shape_text(target.shape)}; at most one dim may be broadcast")
+    return TensorType(target.shape, promote_dtypes(src.dtype, target.dtype, op))
+
+
+def _expand_clone_in_gm(ctx: TileLowering, call: Call) -> Expr:
+    """An expand_clone between GM tensors stays a GM op in the kernel; there is no tile form for tiles yet."""
+    if ctx.is_gm(call.args[0]) and ctx.is_gm(call.args[1]):
+        return call
+    raise ValueError("tensor.expand_clone has no tile form for an operand computed on chip; expand the tensor "
+                     "outside the pl.at scope, or pass both tensors in as parameters")
+
+
 def write_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
     atomic = int(kwargs.get("atomic", 0)) == int(AtomicType.Add)
     return {0: Effect.READ_WRITE if atomic else Effect.WRITE}
@@ -211,5 +242,10 @@ OPDEFS = [
     OpDef("tensor.assemble", deduce_assemble, args=(ArgSpec("target"), ArgSpec("source"), ArgSpec("offset")),
           kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),), effects=write_effects,
           traits=OpTraits(shape_args=(2,)), doc="Write a tensor into a window of another tensor."),
+    # OPS.md declares no effect; seed 000 ("写方向") lists it among the ops that write a captured tensor:
+    # it writes its target (arg 1) whole, without reading it.
+    OpDef("tensor.expand_clone", deduce_expand_clone, args=(ArgSpec("input"), ArgSpec("target")),
+          effects={1: Effect.WRITE}, tile_form=TileForm(lower=_expand_clone_in_gm, gm_access=True),
+          doc="The target filled with the input broadcast along (at most) one dim; writes the target."),
 ]
 

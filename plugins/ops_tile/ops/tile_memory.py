@@ -187,7 +187,7 @@ OPDEFS = [
                 # seed 000: a pl.set_cache_policy of the parameter, set by ConvertTensorToTileOps.
                 KwargSpec("cache", (int,), int(CachePolicy.DEFAULT), choices=tuple(int(c) for c in CachePolicy))),
         output_memory=OutputMemory(from_kwarg="target_memory"),
-        traits=OpTraits(read_address_args=(1,), shape_args=(1, 2, 3)),
+        traits=OpTraits(read_address_args=(1,), shape_args=(1, 2, 3), gm_transfer=True),
         doc="Load a window of a tensor into a tile.",
     ),
     OpDef(
@@ -196,7 +196,7 @@ OPDEFS = [
         kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),),
         effects=store_effects,
         input_memory={0: (MemorySpace.Vec, MemorySpace.Acc)},
-        traits=OpTraits(shape_args=(1, 3)),
+        traits=OpTraits(shape_args=(1, 3), gm_transfer=True),
         doc="Store a tile into a window of a tensor; returns the (updated) tensor.",
     ),
     OpDef(

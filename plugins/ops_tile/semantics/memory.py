@@ -1,5 +1,5 @@
 """Moving data: tile.load / store / move / create / full / assemble / extract / read / write /
-gather_row, and the tensor-side create / full / assemble / read / write / dim.
+gather_row, and the tensor-side create / full / assemble / read / write / dim / expand_clone.
 
 Loads read only the requested valid window (what lies past the end of the source reads as poison);
 stores write only the tile's valid region (or the explicit `shapes` extents), in place, into the
@@ -167,6 +167,15 @@ def write_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return out
 
 
+def expand_clone(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tensor.expand_clone(input, target): the input broadcast to the target's shape, written into the
+    caller's target in place; returns it (converted when the promoted dtype is wider)."""
+    target = args[1]
+    target[...] = np.broadcast_to(args[0], target.shape).astype(target.dtype, copy=False)
+    dt = result_np_dtype(call)
+    return target if target.dtype == dt else target.astype(dt)
+
+
 def dim(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
     """tensor.dim(t, axis)."""
     return np.int64(np.shape(args[0])[int(args[1])])
@@ -194,5 +203,5 @@ def evaluators() -> dict[str, Evaluate]:
         "tile.assemble": assemble_tile, "tile.extract": extract, "tile.read": read, "tile.write": write_tile,
         "tile.gather_row": gather_row,
         "tensor.create": create, "tensor.full": full, "tensor.assemble": assemble_tensor,
-        "tensor.read": read, "tensor.write": write_tensor, "tensor.dim": dim,
+        "tensor.read": read, "tensor.write": write_tensor, "tensor.dim": dim, "tensor.expand_clone": expand_clone,
     }

@@ -97,6 +97,12 @@ CASES.update({
     "read": ("x = pl.read(v, [1, 2])\ny = pl.read(a, [s, 0])", "pl.tensor.read(a, "),
     "tensor.read": ("x = pl.tensor.read(ai, [s, 3])", "pl.tensor.read(ai, ["),
     "tensor.write": ("pl.tensor.write(ai, [0, 1], 7)", "pl.tensor.write(ai, [0, 1], pl.const(7, pl.INT32))"),
+    "tensor.expand_clone": ("src = pl.tensor.create([2, 1, 8], dtype=pl.FP32)\n"
+                            "dst = pl.tensor.create([2, 4, 8], dtype=pl.FP32)\n"
+                            "x = pl.tensor.expand_clone(src, dst)", "pl.tensor.expand_clone(src, dst)"),
+    "expand_clone": ("src = pl.tensor.create([2, 4, 1], dtype=pl.FP16)\n"
+                     "dst = pl.tensor.create([2, 4, 8], dtype=pl.FP32)\n"
+                     "x = pl.expand_clone(src, dst)", "pl.tensor.expand_clone(src, dst)"),
     "tile.write": ("t = pl.tile.write(v, [0, 1], 2.5)", "pl.tile.write(v, [0, 1], 2.5)"),
     "write": ("t = pl.write(v, [0, 1], f)\nu = pl.write(a, [0, 1], 1.0)", "pl.tensor.write(a, [0, 1], 1.0)"),
     # -- generators --

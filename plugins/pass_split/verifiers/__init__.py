@@ -7,4 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-VERIFIERS: dict[str, tuple[Callable[..., list], str]] = {}
+from pypto_plugins.pass_split.verifiers.aiv_split_valid import verify_aiv_split_valid
+
+VERIFIERS: dict[str, tuple[Callable[..., list], str]] = {
+    "AivSplitValid": (verify_aiv_split_valid,
+                      "pl.split_aiv regions hold AIV work only and tiles cross them through aiv_shard / aic_gather"),
+}

@@ -22,14 +22,16 @@ from pypto_core.language.parser.source import SourceInfo
 _UNSET = object()
 _PL_MODULE: Any = None
 _PYPTO_MODULE: Any = None
+_PLD_MODULE: Any = None
 
 
 def _load_pl_modules() -> None:
-    global _PL_MODULE, _PYPTO_MODULE
+    global _PL_MODULE, _PYPTO_MODULE, _PLD_MODULE
     import pypto
     import pypto.language
+    import pypto.language.distributed
 
-    _PL_MODULE, _PYPTO_MODULE = pypto.language, pypto
+    _PL_MODULE, _PYPTO_MODULE, _PLD_MODULE = pypto.language, pypto, pypto.language.distributed
 
 
 class _FramePush:
@@ -203,6 +205,14 @@ class ParserBase:
             # `pl.add` (one attribute) is by far the most common spelling: no join needed.
             return parts[0] if len(parts) == 1 else ".".join(reversed(parts))
         parts.reverse()
+        if base is _PYPTO_MODULE and parts[:2] == ["language", "distributed"] and len(parts) > 2:
+            return "pld." + ".".join(parts[2:])
         if base is _PYPTO_MODULE and parts[:1] == ["language"] and len(parts) > 1:
             return ".".join(parts[1:])
+        # `pld.system.notify` names the DSL entry "pld.system.notify"; so does its printed spelling
+        # `system.notify`, which drops the prefix (API.md 8.6) and starts at a name bound to nothing.
+        if base is _PLD_MODULE and parts:
+            return "pld." + ".".join(parts)
+        if base is MISSING and parts and f"pld.{cur.id}.{'.'.join(parts)}" in self.dsl_names:
+            return f"pld.{cur.id}.{'.'.join(parts)}"
         return None

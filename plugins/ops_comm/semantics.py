@@ -1,0 +1,59 @@
+"""numpy semantics of the communication ops on the reference machine (signature: pypto_core/interp/context.py).
+
+The machine runs one device: a peer's window is an ordinary tensor and a signal word an element of
+one. notify writes (or adds) the word in place; defer_wait reads it and, since nothing else can change
+it while the program waits, reports a wait that could never be satisfied.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.errors import MachineError
+from pypto_plugins.ops_comm.ops import DEFER_WAIT, NOTIFY, PUT
+
+
+def _word(call: Any, args: list) -> tuple[int, ...]:
+    signal = args[0]
+    index = tuple(map(int, args[2])) if len(args) > 2 else (0,) * signal.ndim
+    if len(index) != signal.ndim or any(not 0 <= i < d for i, d in zip(index, signal.shape)):
+        raise MachineError(f"{call.op.name}: signal index {list(index)} is outside shape {list(signal.shape)}",
+                           call.span)
+    return index
+
+
+def notify(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+    """signal[index] = value, or += value in the AtomicAdd form; in place."""
+    signal, index = args[0], _word(call, args)
+    if int(kwargs.get("atomic") or 0) == 1:
+        signal[index] = signal[index] + args[1]
+    else:
+        signal[index] = args[1]
+
+
+def defer_wait(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+    """Nothing to do once signal[index] >= value; otherwise the wait would never end."""
+    signal, index = args[0], _word(call, args)
+    held, wanted = signal[index], args[1]
+    if not bool(held >= wanted):
+        raise MachineError(f"{DEFER_WAIT} waits for signal{list(index)} >= {wanted} but it holds {held}, and "
+                           f"nothing notifies it while the program waits: {NOTIFY} it first", call.span)
+
+
+def put(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """target[offsets : offsets + the tile's valid extents] = the tile, in place; returns target."""
+    tile, offsets, target = args[0], tuple(map(int, args[1])), args[2]
+    extents = ctx.valid_shape(call.args[0].type)
+    full = (1,) * (target.ndim - len(extents)) + tuple(extents)
+    for axis, (o, e) in enumerate(zip(offsets, full)):
+        if o < 0 or o + e > target.shape[axis]:
+            raise MachineError(f"{PUT} writes past the end of dimension {axis}: offset {o} + extent {e} exceeds "
+                               f"the target extent {target.shape[axis]}", call.span)
+    part = tile[tuple(slice(0, e) for e in extents)].reshape(full)
+    target[tuple(slice(o, o + e) for o, e in zip(offsets, full))] = part.astype(target.dtype, copy=False)
+    return target
+
+
+EVALUATORS = {NOTIFY: notify, DEFER_WAIT: defer_wait, PUT: put}

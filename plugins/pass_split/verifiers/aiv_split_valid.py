@@ -1,0 +1,485 @@
+"""AivSplitValid: what a `pl.split_aiv` region may hold and how tiles cross its boundary.
+
+Checks (a)-(h) are API.md 5.3's AivSplitValid bullet. The contract outside the regions of a function
+that has at least one (manual mode) is seed 003's "区域外契约" table: vector work goes in a region,
+tile.load / tile.store may stay outside, cube work stays outside, the boundary ops are the region's
+own. Checks (i) and (j) are seed 003's "检查 (i) 与 (j)": LowerAutoVectorSplit's forward scan of an
+explicit-boundary region only sees the shards made in that region, so a shard reaching it from a
+sibling region or through a loop carry is rejected here, long before that scan would misreport it.
+
+Every op fact comes from the registry: core affinity, effects, reduction axes, and the traits
+`split_boundary` (the region boundary ops) and `gm_transfer` (the loads and stores the compiler
+materialises outside regions). Where a boundary's operand must be is its `input_memory` when declared,
+else the producing side's space (`boundary_operand_spaces`).
+
+Each use sees the definition that reaches it in program order, so a name the DSL assigns twice before
+ConvertToSSA is two values; values carried around loops are followed through iter_args (SSA form).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode
+from pypto_core.ir.function import Function, Program
+from pypto_core.ir.node import FieldRole
+from pypto_core.ir.span import Span
+from pypto_core.ir.types import TileType
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.affinity import intrinsic_affinity, stated_lane
+from pypto_core.ops.opdef import CoreAffinity, OpDef
+from pypto_core.ops.registry import opdef_of
+from pypto_core.passes.verifier_registry import Diagnostic, error
+from pypto_plugins.pass_split.split_axis.modes import split_dimension
+
+RULE = "AivSplitValid"
+
+# Functions whose bodies may hold regions: InCore kernels, and the AIC / AIV halves of a split one.
+_CHECKED_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
+
+Region = S.SplitAivScopeStmt
+
+
+# -- registry questions --------------------------------------------------------------------------------
+
+class Crossing(enum.Enum):
+    C2V = "cube -> vector"  # pl.aiv_shard: a cube tile into the AIV lanes, each lane its half
+    V2C = "vector -> cube"  # pl.aic_gather: the lanes' halves back to the cube, whole
+
+
+def boundary_crossing(call: E.Expr) -> Crossing | None:
+    """The region boundary a call is (the registry's `traits.split_boundary`), or None."""
+    opdef = opdef_of(call)
+    if opdef is None or opdef.traits.split_boundary is None:
+        return None
+    return Crossing.C2V if opdef.traits.split_boundary == "c2v" else Crossing.V2C
+
+
+def boundary_operand_spaces(opdef: OpDef, crossing: Crossing) -> tuple[MemorySpace, ...]:
+    """Where a boundary's operand must be: the registry's input_memory when it states one, else the
+    producing side's space (seed 003: aiv_shard "要求操作数位于 Acc（cube 产出）"; aic_gather gathers Vec)."""
+    declared = opdef.accepted_spaces(0)
+    if declared:
+        return declared
+    return (MemorySpace.Acc,) if crossing is Crossing.C2V else (MemorySpace.Vec,)
+
+
+def is_gm_transfer(call: E.Call) -> bool:
+    """A DMA between a GM tensor and a tile, and nothing else (`traits.gm_transfer`): the loads and stores
+    the compiler materialises outside the regions (seed 003, "区域外契约"; API.md 5.3 (e)-(g))."""
+    opdef = opdef_of(call)
+    return opdef is not None and opdef.traits.gm_transfer
+
+
+def side(call: E.Call) -> CoreAffinity:
+    """The core a call runs on. A cross-side tile.move (MIXED) counts on the side its result lands
+    (API.md 5.3 (f)/(g)); the boundary ops stay MIXED."""
+    affinity = intrinsic_affinity(call)
+    if affinity is CoreAffinity.MIXED and boundary_crossing(call) is None:
+        space = getattr(call.type, "memory_space", None)
+        if space is not None:
+            return CoreAffinity.CUBE if space.is_cube() else CoreAffinity.VECTOR
+    return affinity
+
+
+# -- the pre-scan: definitions, calls and uses, each with its region ---------------------------------------
+
+@dataclass(eq=False)
+class Carry:
+    """A loop-carried value: the definitions of its initial value and of what the body yields back."""
+
+    region: Region | None  # the region the loop is in
+    init: Definition | None  # None: not a variable
+    yielded: Definition | None = None  # filled once the loop body is scanned
+
+
+@dataclass(eq=False)
+class Definition:
+    """One definition of a variable, where it is made and of what."""
+
+    var: E.Var
+    region: Region | None
+    value: E.Expr | None = None  # the assigned expression (AssignStmt)
+    alias: Definition | None = None  # `x = y`: the definition of y it copies
+    carry: Carry | None = None  # an iter_arg or a loop result
+
+
+@dataclass
+class Use:
+    definition: Definition  # the one that reaches the use
+    region: Region | None
+    span: Span
+
+
+@dataclass
+class CallSite:
+    call: E.Call
+    region: Region | None
+    operands: dict[int, Definition]  # the definitions reaching its variable operands, by position
+    bound: E.Var | None = None  # the variable an AssignStmt binds the call to
+
+
+@dataclass
+class FunctionFacts:
+    calls: list[CallSite] = field(default_factory=list)  # op calls, nested ones too, in program order
+    uses: list[Use] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+
+
+class _ExprUses(IRVisitor):
+    def __init__(self) -> None:
+        self.calls: list[E.Call] = []
+        self.vars: list[E.Var] = []
+
+    def visit_call(self, call: E.Call) -> None:
+        if opdef_of(call) is not None:
+            self.calls.append(call)
+        super().visit_call(call)
+
+    def visit_var_like(self, var: E.Var) -> None:
+        self.vars.append(var)
+        super().visit_var_like(var)
+
+    def visit_iter_arg(self, var: E.IterArg) -> None:
+        self.visit_var_like(var)  # a use in the body: the initial value belongs to the loop header
+
+
+def _trailing_yield(body: S.Stmt) -> tuple[E.Expr, ...]:
+    while isinstance(body, S.SeqStmts) and body.stmts:
+        body = body.stmts[-1]
+    return tuple(body.value) if isinstance(body, S.YieldStmt) else ()
+
+
+class _Scan:
+    """One walk of a function body in program order, keeping the region each statement is in and the
+    definition of each variable that reaches each use (a name the DSL assigns twice is two values)."""
+
+    def __init__(self, func: Function) -> None:
+        self.facts = FunctionFacts()
+        self.current: dict[E.Var, Definition] = {p: Definition(p, None) for p in func.params}
+        self.carries: dict[E.Var, Carry] = {}
+        self.stmt(func.body, None)
+
+    def stmt(self, stmt: S.Stmt, region: Region | None) -> None:
+        if isinstance(stmt, Region):
+            self.facts.regions.append(stmt)
+            region = stmt
+        loop = isinstance(stmt, (S.ForStmt, S.WhileStmt))
+        carries = self.loop_carries(stmt, region) if loop else []  # type: ignore[arg-type]
+        # Generic over the field declarations: a new statement kind needs nothing here.
+        for spec in type(stmt).COMPARED_FIELDS:
+            value = getattr(stmt, spec.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if isinstance(item, S.Stmt):
+                    self.stmt(item, region)
+                elif isinstance(item, E.Var) and spec.role is FieldRole.DEF:
+                    self.define(item, stmt, region)
+                elif isinstance(item, E.Expr):
+                    self.use(item, stmt, region)
+            if loop and spec.name == "body":
+                yielded = _trailing_yield(stmt.body)  # type: ignore[attr-defined]
+                for k, carry in enumerate(carries):
+                    if k < len(yielded) and isinstance(yielded[k], E.Var):
+                        carry.yielded = self.current.get(yielded[k])
+
+    def loop_carries(self, loop: S.ForStmt | S.WhileStmt, region: Region | None) -> list[Carry]:
+        carries = []
+        for k, ia in enumerate(loop.iter_args):
+            init = self.current.get(ia.initValue) if isinstance(ia.initValue, E.Var) else None
+            carry = Carry(region, init)
+            carries.append(carry)
+            self.carries[ia] = carry
+            if k < len(loop.return_vars):
+                self.carries[loop.return_vars[k]] = carry
+        return carries
+
+    def define(self, var: E.Var, stmt: S.Stmt, region: Region | None) -> None:
+        if isinstance(var, E.IterArg):
+            self.use(var.initValue, stmt, region)
+        elif var.type.has_vars:
+            self.use_type_of(var, stmt, region)
+        value = stmt.value if isinstance(stmt, S.AssignStmt) else None
+        alias = self.current.get(value) if isinstance(value, E.Var) else None
+        self.current[var] = Definition(var, region, value, alias, self.carries.get(var))
+        if isinstance(value, E.Call):
+            for site in reversed(self.facts.calls):
+                if site.call is value:
+                    site.bound = var
+                    break
+
+    def use_type_of(self, var: E.Var, stmt: S.Stmt, region: Region | None) -> None:
+        walker = _ExprUses()
+        walker.visit_type(var.type)
+        self.record_uses(walker.vars, stmt, region)
+
+    def use(self, expr: E.Expr, stmt: S.Stmt, region: Region | None) -> None:
+        walker = _ExprUses()
+        walker.visit_expr(expr)
+        for call in walker.calls:
+            operands = {i: self.current[a] for i, a in enumerate(call.args)
+                        if isinstance(a, E.Var) and a in self.current}
+            self.facts.calls.append(CallSite(call, region, operands))
+        self.record_uses(walker.vars, stmt, region)
+
+    def record_uses(self, variables: list[E.Var], stmt: S.Stmt, region: Region | None) -> None:
+        for v in variables:
+            d = self.current.get(v)
+            if d is not None:
+                self.facts.uses.append(Use(d, region, stmt.span))
+
+
+# -- value origins ------------------------------------------------------------------------------------------
+
+def base(d: Definition) -> Definition:
+    """The definition an alias chain (`x = y`) ends at."""
+    while d.alias is not None and d.alias is not d:
+        d = d.alias
+    return d
+
+
+def producer(d: Definition, seen: set[int] | None = None) -> E.Call | None:
+    """The op call computing a value, through aliases and loop carries (their initial value)."""
+    d = base(d)
+    seen = seen if seen is not None else set()
+    if id(d) in seen:
+        return None
+    seen.add(id(d))
+    if isinstance(d.value, E.Call):
+        return d.value if opdef_of(d.value) is not None else None
+    if d.carry is not None and d.carry.init is not None:
+        return producer(d.carry.init, seen)
+    return None
+
+
+def shard_of(d: Definition) -> Definition | None:
+    """The definition bound to a pl.aiv_shard call, when `d` is (an alias of) one."""
+    d = base(d)
+    if isinstance(d.value, E.Call) and boundary_crossing(d.value) is Crossing.C2V:
+        return d
+    return None
+
+
+def carried_shards(carry: Carry, seen: set[int] | None = None) -> Iterator[tuple[Definition, str]]:
+    """The shards a loop carry holds: (the shard's definition, how it enters the loop)."""
+    seen = seen if seen is not None else set()
+    if id(carry) in seen:
+        return
+    seen.add(id(carry))
+    for d, via in ((carry.init, "initial value"), (carry.yielded, "back edge (pl.yield_)")):
+        if d is None:
+            continue
+        found = shard_of(d)
+        if found is not None:
+            yield found, via
+        elif base(d).carry is not None:
+            for inner, _ in carried_shards(base(d).carry, seen):  # type: ignore[arg-type]
+                yield inner, via
+
+
+# -- the checks ---------------------------------------------------------------------------------------------
+
+def _mode(region: Region) -> SplitMode:
+    return SplitMode(int(region.split))
+
+
+def _is_data_parallel(region: Region | None) -> bool:
+    return region is not None and _mode(region) is not SplitMode.NONE
+
+
+def _name(e: E.Expr) -> str:
+    return e.name_hint if isinstance(e, E.Var) else f"{e.op.name}(...)" if isinstance(e, E.Call) else "..."
+
+
+def _space_name(spaces: tuple[MemorySpace, ...]) -> str:
+    return " or ".join(s.name for s in spaces)
+
+
+class _Checker:
+    def __init__(self, func: Function, out: list[Diagnostic]) -> None:
+        self.func = func
+        self.out = out
+        self.facts = _Scan(func).facts
+        self.where = f"{func.func_type.name} function '{func.name}'"
+        self.manual = bool(self.facts.regions)
+
+    def report(self, message: str, span: Span) -> None:
+        self.out.append(error(RULE, f"{self.where}: {message}", span))
+
+    def run(self) -> None:
+        self.check_declared_incore()
+        for site in self.facts.calls:
+            self.check_call(site)
+        self.check_region_uses()
+
+    # (h)
+    def check_declared_incore(self) -> None:
+        if self.func.func_type is not FunctionType.InCore or self.func.attrs.get("split_aiv"):
+            return
+        for region in self.facts.regions:
+            self.report("a pl.split_aiv region in a kernel declared pl.FunctionType.InCore that is not marked "
+                        "split_aiv: a region is a CORE_GROUP-level region, which OutlineIncoreScopes outlines "
+                        "into a split_aiv kernel; write it inside `with pl.at(level=pl.Level.CORE_GROUP):` of a "
+                        "plain @pl.function (and drop any pl.at scope around it here), or mark this kernel "
+                        "with pl.func_attr({\"split_aiv\": True})", region.span)
+
+    def check_call(self, site: CallSite) -> None:
+        call, region = site.call, site.region
+        op = call.op.name
+        crossing = boundary_crossing(call)
+        if crossing is not None:
+            self.check_boundary(site, crossing)
+            return
+        if _is_data_parallel(region):
+            self.check_split_axis_reduction(call, region)  # type: ignore[arg-type]
+        if is_gm_transfer(call):
+            return  # a DMA runs on the core its tile is on, in a region or not (seed 003, "区域外契约")
+        call_side = side(call)
+        if region is not None and call_side is CoreAffinity.CUBE:
+            self.check_cube_in_region(call, region)
+        if region is None and self.manual:
+            if call_side is CoreAffinity.VECTOR and stated_lane(call) is None:
+                self.report(f"vector op {op} is outside every pl.split_aiv region: once a function has a "
+                            f"region, the regions place its vector work (only tile.load / tile.store stay "
+                            f"outside); move it into a region, or wrap it in "
+                            f"`for _ in pl.split_aiv(2, mode=pl.SplitMode.NONE):` to run it full width on "
+                            f"both AIV lanes", call.span)
+            if call_side is CoreAffinity.CUBE:
+                self.check_cube_operands(site)
+        if region is not None and call_side is CoreAffinity.VECTOR:
+            self.check_vector_operands(site)
+
+    # (a)
+    def check_cube_in_region(self, call: E.Call, region: Region) -> None:
+        op = call.op.name
+        mode = _mode(region)
+        half = ""
+        if mode is not SplitMode.NONE:
+            half = (f" (under {mode.name} each AIV lane holds half the tile along dim {split_dimension(mode)}, "
+                    f"the cube needs it whole)")
+        self.report(f"cube op {op} inside a pl.split_aiv region: the region body is AIV work{half}; move {op} "
+                    f"out of the region, handing its result in with pl.aiv_shard or taking the region's "
+                    f"vector result out with pl.aic_gather", call.span)
+
+    # (b)
+    def check_split_axis_reduction(self, call: E.Call, region: Region) -> None:
+        opdef = opdef_of(call)
+        mode = _mode(region)
+        axis = split_dimension(mode)
+        if opdef is None or axis not in opdef.traits.reduction_axes:
+            return
+        other = SplitMode.LEFT_RIGHT if mode is SplitMode.UP_DOWN else SplitMode.UP_DOWN
+        self.report(f"{call.op.name} reduces over the split axis (dim {axis}) of this {mode.name} pl.split_aiv "
+                    f"region: each AIV lane holds half the tile along that axis and would reduce only its "
+                    f"half; reduce in a pl.split_aiv(2, mode=pl.SplitMode.NONE) region, where each lane sees "
+                    f"the whole tile, or split the region {other.name}", call.span)
+
+    # (c), (d)
+    def check_boundary(self, site: CallSite, crossing: Crossing) -> None:
+        call = site.call
+        op = call.op.name
+        if site.region is None:
+            role = ("hands a cube tile to the region's AIV lanes" if crossing is Crossing.C2V
+                    else "hands the region's vector tile to the cube")
+            self.report(f"{op} must appear inside a pl.split_aiv region: it is the region's {crossing.value} "
+                        f"boundary (it {role}) and splits by the region's mode; move it into the region "
+                        f"whose vector work {'consumes' if crossing is Crossing.C2V else 'produces'} the tile",
+                        call.span)
+        opdef = opdef_of(call)
+        operand = call.args[0].type if call.args else None
+        if opdef is None or not isinstance(operand, TileType):
+            return
+        wanted = boundary_operand_spaces(opdef, crossing)
+        if operand.memory_space is not None and operand.memory_space not in wanted:
+            why = ("a shard hands the cube's accumulator to the AIV lanes, so shard the cube result itself"
+                   if crossing is Crossing.C2V else
+                   "a gather hands the lanes' vector tiles to the cube, so gather the Vec tile the region computed")
+            self.report(f"{op} operand is in {operand.memory_space.name} but the {crossing.value} boundary "
+                        f"requires {_space_name(wanted)}: {why}", call.span)
+        result_space = opdef.output_memory.fixed if opdef.output_memory is not None else None
+        result = site.bound.type if site.bound is not None else call.type
+        space = getattr(result, "memory_space", None)
+        if result_space is not None and space is not None and space is not result_space:
+            lands = "the cube pops the gathered tile into L1" if crossing is Crossing.V2C else \
+                "each lane pops its half into UB"
+            self.report(f"{op} result is in {space.name} but must be {result_space.name} ({lands}); drop the "
+                        f"memory annotation and move the result with pl.tile.move after the boundary", call.span)
+
+    # (f)
+    def check_cube_operands(self, site: CallSite) -> None:
+        call = site.call
+        for i, d in site.operands.items():
+            if not isinstance(d.var.type, TileType) or base(d).region is None:
+                continue
+            made = producer(d)
+            if made is not None and (boundary_crossing(made) is Crossing.V2C or is_gm_transfer(made)):
+                continue
+            v = call.args[i].name_hint  # type: ignore[attr-defined]
+            self.report(f"'{v}' is computed in a pl.split_aiv region and consumed by the cube op {call.op.name} "
+                        f"outside it: a tile crosses from the AIV lanes to the cube only through pl.aic_gather; "
+                        f"write `{v}_mat = pl.aic_gather({v})` at the end of the region and pass that to "
+                        f"{call.op.name}", call.span)
+
+    # (g)
+    def check_vector_operands(self, site: CallSite) -> None:
+        call = site.call
+        for i, d in site.operands.items():
+            if not isinstance(d.var.type, TileType) or base(d).region is not None:
+                continue
+            made = producer(d)
+            if made is None or is_gm_transfer(made) or side(made) is not CoreAffinity.CUBE:
+                continue
+            v = call.args[i].name_hint  # type: ignore[attr-defined]
+            self.report(f"'{v}' is produced by the cube ({made.op.name}) outside every pl.split_aiv region "
+                        f"and consumed by the vector op {call.op.name} inside one: a tile crosses from the cube "
+                        f"to the AIV lanes only through pl.aiv_shard; write `{v}_half = pl.aiv_shard({v})` in "
+                        f"the region and give {call.op.name} that", call.span)
+
+    # (i), (j)
+    def check_region_uses(self) -> None:
+        reported: set[tuple[int, int]] = set()
+        for use in self.facts.uses:
+            if use.region is None:
+                continue
+            key = (id(base(use.definition)), id(use.region))
+            if key in reported:
+                continue
+            message = self.shard_from_elsewhere(use.definition, use.region)
+            if message is not None:
+                reported.add(key)
+                self.report(message, use.span)
+
+    def shard_from_elsewhere(self, d: Definition, region: Region) -> str | None:
+        name = d.var.name_hint
+        shard = shard_of(d)
+        if shard is not None:
+            if shard.region is region or shard.region is None:
+                return None  # a shard outside every region is check (c)'s
+            call = shard.value
+            source = _name(call.args[0]) if isinstance(call, E.Call) and call.args else "..."
+            return (f"'{name}' is the pl.aiv_shard result of another pl.split_aiv region (line "
+                    f"{shard.region.span.begin_line}) and is used in this one: a shard belongs to the region "
+                    f"that made it; shard the cube tile again in the region that uses it (`pl.aiv_shard({source})`)")
+        carry = base(d).carry
+        if carry is None:
+            return None
+        for found, via in carried_shards(carry):
+            if found.region is region and carry.region is region:
+                continue  # a loop inside the region that made the shard: one region, one lane's half
+            return (f"'{name}' carries the pl.aiv_shard result '{found.var.name_hint}' into a "
+                    f"pl.split_aiv region through a loop's {via}: a shard belongs to the region and the "
+                    f"iteration that made it; carry the cube tile instead and shard it with pl.aiv_shard in "
+                    f"the region that uses it, or keep the whole loop inside that region")
+        return None
+
+
+def verify_aiv_split_valid(program: Program | Function) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    funcs = [program] if isinstance(program, Function) else list(program.functions.values())
+    for func in funcs:
+        if func.func_type in _CHECKED_TYPES:
+            _Checker(func, out).run()
+    return out
