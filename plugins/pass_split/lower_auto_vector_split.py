@@ -5,7 +5,7 @@ Scope (seed 003, "作用范围"): an InCore function with a split mode UP_DOWN /
 split_aiv, whose affinity rollup is MIXED (the classification ExpandMixedKernel uses). A pure-vector
 split function passes through untouched (ExpandMixedKernel makes it a plain AIV function); a mixed one
 whose body still holds a scope is rejected. Functions with `pl.split_aiv` regions take the region path
-(issue 10; they pass through until it lands).
+first (vector_split/region_path.py).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pypto_core.ops.affinity import classify_call_affinity, combine_all
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_split.vector_split.auto_path import all_calls, lower_auto_function
+from pypto_plugins.pass_split.vector_split.region_path import lower_region_function
 
 PASS = "LowerAutoVectorSplit"
 
@@ -47,11 +48,13 @@ def rollup_affinity(func: F.Function) -> CoreAffinity:
 
 
 def lower_function(func: F.Function) -> F.Function:
-    if func.func_type is not FunctionType.InCore or func.attrs.get("split_aiv"):
+    if func.func_type is not FunctionType.InCore:
         return func
     found = scopes_of(func)
     if found.regions:
-        return func  # the region path (issue 10)
+        return lower_region_function(func)  # decided before the AUTO path (seed 003)
+    if func.attrs.get("split_aiv"):
+        return func  # already in the explicit form
     mode = func.split
     if mode not in (SplitMode.UP_DOWN, SplitMode.LEFT_RIGHT):
         return func

@@ -151,6 +151,11 @@ class OpTraits:
     # A DMA between a GM tensor and a tile and nothing else (tile.load, tile.store, pld.tile.put): the
     # transfers the compiler materialises outside split regions (seed 003, "区域外契约").
     gm_transfer: bool = False
+    # The op returns the AIV lane index (tile.get_subblock_idx): a region binds its `aiv_id` with it.
+    lane_index: bool = False
+    # Positional arguments holding the two constant axes the op swaps (tile.transpose: (1, 2)); a swap of
+    # the split axis is a hazard for a split function (seed 003, FindTransposeSplitHazard).
+    swapped_axes_args: tuple[int, ...] = ()
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

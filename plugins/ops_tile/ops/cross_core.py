@@ -194,7 +194,7 @@ _POP_SHAPE = (KwargSpec("shape", (tuple, list)), KwargSpec("dtype", (DataType,))
 
 OPDEFS = [
     OpDef("tile.get_subblock_idx", deduce_subblock_idx, affinity=CoreAffinity.VECTOR,
-          doc="The AIV lane index (0 or 1)."),
+          traits=OpTraits(lane_index=True), doc="The AIV lane index (0 or 1)."),
     OpDef("tile.get_block_idx", deduce_subblock_idx, doc="The core-group (block) index."),
     OpDef("tile.aiv_shard", deduce_tile_aiv_shard, args=(ArgSpec("tile"),),
           kwargs=(_kw_split(_SPLIT_MODES), _LANE_STRIDE), affinity=CoreAffinity.MIXED,

@@ -245,6 +245,7 @@ OPDEFS = [
         args=(ArgSpec("tile"), ArgSpec("axis1"), ArgSpec("axis2"), ArgSpec("tmp", optional=True)),
         lane_invariant={3: LaneCategory.SCRATCH},
         output_memory=_INHERIT,
+        traits=OpTraits(swapped_axes_args=(1, 2)),
         doc="Swap two axes (data movement).",
     ),
     OpDef(

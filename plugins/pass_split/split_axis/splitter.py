@@ -13,7 +13,7 @@ cube/vector boundaries (auto.py), the region path its regions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pypto_core.errors import InternalError, UserError
@@ -253,35 +253,10 @@ class Splitter(BodyRewriter):
         if isinstance(s, S.AssignStmt) and out and isinstance(out[-1], S.AssignStmt):
             new = out[-1]
             self.facts.record(new.var, self.facts.of(new.value))
-            guarded = self._guard_empty_lane(new)
+            guarded = guard_empty_lane(new, self.facts, self.fresh)
             if guarded is not None:
                 out[-1] = guarded
         return out
-
-    def _guard_empty_lane(self, s: S.AssignStmt) -> S.Stmt | None:
-        """A store from a lane whose extent can be 0 runs only when it holds rows (seed 003, "空 lane 的 store")."""
-        value = s.value
-        if not isinstance(value, E.Call) or not isinstance(value.type, TensorType):
-            return None
-        opdef = opdef_of(value)
-        if opdef is None:
-            return None
-        source = next((a for a in value.args if (sp := self.facts.of(a)) is not None and sp.may_be_empty
-                       and sp.axis is not None and isinstance(a.type, TileType)), None)
-        if source is None:
-            return None
-        effects = opdef.arg_effects(value.kwargs)
-        target_index = next((i for i, e in effects.items() if e is not Effect.READ
-                             and i < len(value.args) and isinstance(value.args[i].type, TensorType)), None)
-        if target_index is None:
-            return None
-        axis = self.facts.axis_of(source)
-        extent = source.type.valid_shape[axis]  # type: ignore[attr-defined,index]
-        stored = E.Var(self.fresh(f"{s.var.name_hint}_lane"), s.var.type, s.span)
-        condition = E.Gt(extent, E.ConstInt(0), DataType.BOOL, s.span)
-        then_body = S.SeqStmts([S.AssignStmt(stored, value, s.span), S.YieldStmt([stored], s.span)], s.span)
-        else_body = S.YieldStmt([value.args[target_index]], s.span)
-        return S.IfStmt(condition, then_body, else_body, [s.var], s.span, s.leading_comments)
 
     def carries(self, iter_args: Sequence[E.IterArg], inits: Sequence[E.Expr]) -> list[E.IterArg]:
         out = super().carries(iter_args, inits)
@@ -322,6 +297,33 @@ class Splitter(BodyRewriter):
             if splits and splits[0] is not None:
                 self.facts.record(rv, splits[0])
         return out
+
+
+def guard_empty_lane(s: S.AssignStmt, facts: SplitFacts, fresh: Callable[[str], str]) -> S.Stmt | None:
+    """A store from a lane whose extent can be 0 runs only when it holds rows (seed 003, "空 lane 的 store"):
+    `if extent > 0: stored = store(...) else: the target as it was`. None when no guard is needed."""
+    value = s.value
+    if not isinstance(value, E.Call) or not isinstance(value.type, TensorType):
+        return None
+    opdef = opdef_of(value)
+    if opdef is None:
+        return None
+    source = next((a for a in value.args if (sp := facts.of(a)) is not None and sp.may_be_empty
+                   and sp.axis is not None and isinstance(a.type, TileType)), None)
+    if source is None:
+        return None
+    effects = opdef.arg_effects(value.kwargs)
+    target_index = next((i for i, e in effects.items() if e is not Effect.READ
+                         and i < len(value.args) and isinstance(value.args[i].type, TensorType)), None)
+    if target_index is None:
+        return None
+    axis = facts.axis_of(source)
+    extent = source.type.valid_shape[axis]  # type: ignore[attr-defined,index]
+    stored = E.Var(fresh(f"{s.var.name_hint}_lane"), s.var.type, s.span)
+    condition = E.Gt(extent, E.ConstInt(0), DataType.BOOL, s.span)
+    then_body = S.SeqStmts([S.AssignStmt(stored, value, s.span), S.YieldStmt([stored], s.span)], s.span)
+    else_body = S.YieldStmt([value.args[target_index]], s.span)
+    return S.IfStmt(condition, then_body, else_body, [s.var], s.span, s.leading_comments)
 
 
 class _CubeUse(IRVisitor):

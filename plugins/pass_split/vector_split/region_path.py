@@ -1,0 +1,227 @@
+"""LowerAutoVectorSplit's region path (seed 003, "显式 SplitAivScopeStmt 区域路径"): each `pl.split_aiv` region
+of an InCore function is lowered in place, its wrapper kept, and the function is marked `split_aiv`.
+
+The walk recurses through loops, ifs and statement blocks but never into another scope; statements
+outside every region stay as written. Per region mode and body:
+* NONE (task parallel): passed through untouched;
+* UP_DOWN / LEFT_RIGHT with a body already written per lane (a boundary op, or reads addressed by the
+  region's `aiv_id`; explicit_regions.py): checked, the boundaries' valid extents localised;
+* UP_DOWN / LEFT_RIGHT with full-width vector work: halved by the split-axis machinery with a
+  `subblock_idx` of the region's own (sibling regions get distinct names), after the transpose-hazard
+  check. The compiler-materialised loads ConvertTensorToTileOps placed before the region are loaded
+  again per lane inside it, and the stores of the region's results placed after it move to its end,
+  so that no halved value leaks out of the region.
+A region left behind another scope, and a scope inside a region, are errors (the rescan).
+
+A body already per lane is my reading of seed 003's "显式边界" form: a region whose reads are addressed
+by `aiv_id` (Appendix A.3) is the author's per-lane code, and halving it again would split it twice.
+"""
+
+from __future__ import annotations
+
+from pypto_core.errors import UserError
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import SplitMode
+from pypto_core.ir.fresh_names import FreshNames, user_base
+from pypto_core.ir.types import ScalarType, TileType
+from pypto_core.ir.utils import (
+    collect_def_vars,
+    flatten_to_stmts,
+    free_vars_in_order,
+    make_body,
+    substitute_stmt,
+)
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_plugins.pass_split.split_axis.lanes import LanePartition
+from pypto_plugins.pass_split.split_axis.regions import (
+    body_calls,
+    check_transpose_hazard,
+    has_explicit_lanes,
+    lane_var,
+)
+from pypto_plugins.pass_split.split_axis.splitter import PASS, Splitter, check_no_cube_tile_halved
+from pypto_plugins.pass_split.vector_split.explicit_regions import (
+    LocalizeBoundaries,
+    check_per_lane_body,
+    scopes_inside,
+)
+
+
+def _is_gm_transfer(value: E.Expr) -> bool:
+    opdef = opdef_of(value) if isinstance(value, E.Call) else None
+    return opdef is not None and opdef.traits.gm_transfer
+
+
+def _loads(body: S.Stmt) -> dict[int, S.AssignStmt]:
+    """Every `v = <load>` of the function: a GM transfer that makes a tile."""
+    out: dict[int, S.AssignStmt] = {}
+
+    class Walk(IRVisitor):
+        def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+            if _is_gm_transfer(s.value) and isinstance(s.var.type, TileType):
+                out[id(s.var)] = s
+            super().visit_assign_stmt(s)
+
+    Walk().visit_stmt(body)
+    return out
+
+
+class RegionLowering:
+    def __init__(self, func: F.Function) -> None:
+        self.func = func
+        self.fresh = FreshNames(func)
+        self.loads = _loads(func.body)
+
+    # -- the walk -------------------------------------------------------------------------------
+    def block(self, stmt: S.Stmt) -> S.Stmt:
+        stmts = list(flatten_to_stmts(stmt))
+        out: list[S.Stmt] = []
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if isinstance(s, S.SplitAivScopeStmt):
+                region, rest = self.region(s, stmts[i + 1:])
+                out.append(region)
+                stmts = stmts[:i + 1] + rest
+            elif isinstance(s, (S.ForStmt, S.WhileStmt)):
+                out.append(s.with_fields(body=self.block(s.body)))  # type: ignore[arg-type]
+            elif isinstance(s, S.IfStmt):
+                out.append(s.with_fields(then_body=self.block(s.then_body),  # type: ignore[arg-type]
+                                         else_body=self.block(s.else_body) if s.else_body is not None else None))
+            else:
+                out.append(s)  # outside every region: full width, as written; other scopes are not entered
+            i += 1
+        return make_body(out, stmt.span)
+
+    def region(self, region: S.SplitAivScopeStmt, following: list[S.Stmt]) -> tuple[S.Stmt, list[S.Stmt]]:
+        mode = SplitMode(int(region.split))
+        if mode is SplitMode.NONE:
+            return region, following
+        lane = lane_var(region)
+        if has_explicit_lanes(region):
+            check_per_lane_body(region, self.func)
+            if lane is None:
+                return region, following
+            localize = LocalizeBoundaries(self.func, region, lane, self.fresh)
+            return region.with_fields(body=localize.body(region.body)), following
+        check_transpose_hazard(body_calls(region.body), mode, f"{PASS}: InCore function '{self.func.name}'")
+        region, following = self._take_stores(region, following)
+        region = self._reload_inputs(region)
+        return self._halve(region, mode, lane), following
+
+    # -- full-width regions ---------------------------------------------------------------------
+    def _reload_inputs(self, region: S.SplitAivScopeStmt) -> S.SplitAivScopeStmt:
+        """Loads made before the region for its vector work are made again inside it, per lane."""
+        defined = {id(v) for v in collect_def_vars(region.body)}
+        mapping: dict[E.Var, E.Expr] = {}
+        copies: list[S.Stmt] = []
+        for v in free_vars_in_order([region.body]):
+            load = self.loads.get(id(v))
+            if load is None or id(v) in defined:
+                continue
+            copy = E.Var(self.fresh(user_base(v)), v.type, load.span)
+            copies.append(S.AssignStmt(copy, load.value, load.span))
+            mapping[v] = copy
+        if not copies:
+            return region
+        stmts = flatten_to_stmts(substitute_stmt(region.body, mapping))
+        head = 1 if lane_var(region) is not None else 0
+        return region.with_fields(body=make_body([*stmts[:head], *copies, *stmts[head:]], region.body.span))
+
+    def _take_stores(self, region: S.SplitAivScopeStmt,
+                     following: list[S.Stmt]) -> tuple[S.SplitAivScopeStmt, list[S.Stmt]]:
+        """Stores after the region of tiles it computes move to its end (a halved tile never leaves it)."""
+        inside = {id(v) for v in collect_def_vars(region.body)}
+        later: set[int] = set()
+        taken: list[S.Stmt] = []
+        kept: list[S.Stmt] = []
+        for s in following:
+            uses = {id(v) for v in free_vars_in_order([s])}
+            movable = (isinstance(s, S.AssignStmt) and _is_gm_transfer(s.value) and not uses & later
+                       and any(id(a) in inside and isinstance(a.type, TileType) for a in s.value.args))  # type: ignore[union-attr]
+            if movable:
+                taken.append(s)
+                inside.add(id(s.var))  # type: ignore[union-attr]
+            else:
+                kept.append(s)
+                later.update(id(v) for v in collect_def_vars(s))
+        if not taken:
+            return region, following
+        body = make_body([*flatten_to_stmts(region.body), *taken], region.body.span)
+        return region.with_fields(body=body), kept  # type: ignore[return-value]
+
+    def _halve(self, region: S.SplitAivScopeStmt, mode: SplitMode, lane: E.Var | None) -> S.Stmt:
+        subblock = E.Var(self.fresh("subblock_idx"), ScalarType(DataType.INDEX), region.span)
+        splitter = Splitter(self.func, mode, LanePartition(subblock))
+        splitter.fresh = self.fresh
+        stmts = flatten_to_stmts(region.body)
+        head = 1 if lane is not None else 0
+        inject = S.AssignStmt(subblock, create_op_call("tile.get_subblock_idx", [], span=region.span), region.span)
+        body = splitter.body(make_body([*stmts[:head], inject, *stmts[head:]], region.body.span))
+        check_no_cube_tile_halved(body, splitter.facts, self.func)
+        return region.with_fields(body=body)
+
+    # -- the function ---------------------------------------------------------------------------
+    def run(self) -> F.Function:
+        body = self._drop_dead_loads(self.block(self.func.body))
+        rescan(self.func, body)
+        attrs = {**self.func.attrs, "split_aiv": True}
+        return self.func.with_fields(body=body, attrs=attrs)  # type: ignore[return-value]
+
+
+    def _drop_dead_loads(self, body: S.Stmt) -> S.Stmt:
+        """The loads a full-width region now makes per lane leave their originals unused: drop those."""
+        used: set[int] = set()
+
+        class Uses(IRVisitor):
+            def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+                self.visit_expr(s.value)  # not the variable it defines
+
+            def visit_var_like(self, var: E.Var) -> None:
+                used.add(id(var))
+
+        Uses().visit_stmt(body)
+        dead = {k for k in self.loads if k not in used}
+        if not dead:
+            return body
+
+        def keep(s: S.Stmt) -> bool:
+            return not (isinstance(s, S.AssignStmt) and id(s.var) in dead)
+
+        return make_body([s for s in flatten_to_stmts(body) if keep(s)], body.span)
+
+
+class _Rescan(IRVisitor):
+    def __init__(self, func: F.Function) -> None:
+        self.func = func
+        self.depth: list[S.ScopeStmt] = []
+
+    def visit_scope_stmt(self, s: S.ScopeStmt) -> None:
+        if isinstance(s, S.SplitAivScopeStmt):
+            if self.depth:
+                raise UserError(f"{PASS}: InCore function '{self.func.name}': this pl.split_aiv region is nested inside "
+                                f"a scope ({type(self.depth[-1]).__name__}) that was not outlined, so it was not "
+                                f"lowered (regions are lowered in place and never across a scope); delete the extra "
+                                f"scope, or write the function as a plain @pl.function (Opaque) so that "
+                                f"OutlineIncoreScopes outlines it", s.span)
+            inner = [x for x in scopes_inside(s.body)]
+            if inner:
+                raise UserError(f"{PASS}: InCore function '{self.func.name}': this pl.split_aiv region's body still "
+                                f"contains a scope ({type(inner[0]).__name__}); its vector work would not be split "
+                                f"per lane: write the scope's body inline in the region", inner[0].span)
+            return
+        self.depth.append(s)
+        super().visit_scope_stmt(s)
+        self.depth.pop()
+
+
+def rescan(func: F.Function, body: S.Stmt) -> None:
+    _Rescan(func).visit_stmt(body)
+
+
+def lower_region_function(func: F.Function) -> F.Function:
+    return RegionLowering(func).run()
