@@ -78,7 +78,8 @@ class RegionLowering:
 
     # -- the walk -------------------------------------------------------------------------------
     def block(self, stmt: S.Stmt) -> S.Stmt:
-        stmts = list(flatten_to_stmts(stmt))
+        original = flatten_to_stmts(stmt)
+        stmts = list(original)
         out: list[S.Stmt] = []
         i = 0
         while i < len(stmts):
@@ -88,13 +89,18 @@ class RegionLowering:
                 out.append(region)
                 stmts = stmts[:i + 1] + rest
             elif isinstance(s, (S.ForStmt, S.WhileStmt)):
-                out.append(s.with_fields(body=self.block(s.body)))  # type: ignore[arg-type]
+                body = self.block(s.body)
+                out.append(s if body is s.body else s.with_fields(body=body))  # type: ignore[arg-type]
             elif isinstance(s, S.IfStmt):
-                out.append(s.with_fields(then_body=self.block(s.then_body),  # type: ignore[arg-type]
-                                         else_body=self.block(s.else_body) if s.else_body is not None else None))
+                then_body = self.block(s.then_body)
+                else_body = self.block(s.else_body) if s.else_body is not None else None
+                same = then_body is s.then_body and else_body is s.else_body
+                out.append(s if same else s.with_fields(then_body=then_body, else_body=else_body))  # type: ignore[arg-type]
             else:
                 out.append(s)  # outside every region: full width, as written; other scopes are not entered
             i += 1
+        if len(out) == len(original) and all(a is b for a, b in zip(out, original)):
+            return stmt
         return make_body(out, stmt.span)
 
     def region(self, region: S.SplitAivScopeStmt, following: list[S.Stmt]) -> tuple[S.Stmt, list[S.Stmt]]:
@@ -169,6 +175,8 @@ class RegionLowering:
     def run(self) -> F.Function:
         body = self._drop_dead_loads(self.block(self.func.body))
         rescan(self.func, body)
+        if body is self.func.body and self.func.attrs.get("split_aiv"):
+            return self.func
         attrs = {**self.func.attrs, "split_aiv": True}
         return self.func.with_fields(body=body, attrs=attrs)  # type: ignore[return-value]
 
