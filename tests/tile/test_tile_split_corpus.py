@@ -70,3 +70,13 @@ def test_the_split_corpus_splits_enough_mixed_kernels(mode: str):
         _, after = compile_split(path, mode)
         split += any(f.attrs.get("split_aiv") for f in after.functions.values())
     assert split >= MIN_SPLIT_KERNELS, f"only {split} kernels became split_aiv under {mode}"
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_through_the_tile_preset_and_lower_auto_vector_split(path: Path):
+    before = parse(path.read_text(encoding="utf-8"), str(path))
+    after = split_pass_manager().run(before)
+    assert_same_results(before, after, "Ascend910B")

@@ -303,3 +303,35 @@ def test_the_pass_declares_seed_003_properties():
         ["SSAForm", "IncoreTileOps", "SplitIncoreOrch", "TileOps2D", "TileMemoryInferred", "NormalizedStmtStructure",
          "AivSplitLoweredValid"])
     assert p.get_invalidated_properties() == passes.IRPropertySet(["AivSplitValid"])
+
+
+def _lavs_with(src: str, **options) -> ir.Program:
+    from pypto_core.testing import same_results
+
+    before = parse(src)
+    after = passes.lower_auto_vector_split(**options)(before)
+    same_results(before, after)
+    return after
+
+
+def test_synthesize_regions_off_keeps_the_flat_form_of_appendix_a4():
+    assert ir.python_print(_lavs_with(A4_BEFORE, synthesize_regions=False), format=False) == A4_AFTER_TEXT
+
+
+def test_synthesize_regions_wraps_a_single_vector_phase_and_the_lowered_verifier_accepts_it():
+    from pypto_core.passes.verifier_registry import PropertyVerifierRegistry
+
+    after = _lavs_with(A4_BEFORE, synthesize_regions=True)
+    k = function(after, "split_auto")
+    region, ret = ir.flatten_to_stmts(k.body)
+    assert isinstance(region, ir.SplitAivScopeStmt) and region.split == ir.SplitMode.UP_DOWN
+    inner = ir.flatten_to_stmts(region.body)
+    assert inner[0].value.op.name == "tile.get_subblock_idx", "the lane variable is the region's aiv_id"
+    assert [s.value.op.name for s in inner[1:]] == ["tile.aiv_shard", "tile.add", "tile.store"]
+    assert isinstance(ret, ir.ReturnStmt)
+    assert PropertyVerifierRegistry.verify(["AivSplitLoweredValid"], after) == []
+
+
+def test_synthesize_regions_keeps_the_flat_form_for_interleaved_cube_and_vector_phases():
+    after = _lavs_with(CROSS_CORE.replace("MODE", "UP_DOWN"), synthesize_regions=True)
+    assert not any(isinstance(s, ir.SplitAivScopeStmt) for s in ir.flatten_to_stmts(function(after, "k").body))

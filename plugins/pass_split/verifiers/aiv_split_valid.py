@@ -397,8 +397,9 @@ class _Checker:
         if opdef is None or not isinstance(operand, TileType):
             return
         wanted = boundary_operand_spaces(opdef, crossing)
-        if self.flat_lowered and not self.manual and crossing is Crossing.C2V:
-            # The AUTO path turns any cube -> vector move into a shard (Appendix A.4 shards a Mat tile).
+        if self.rule != RULE and crossing is Crossing.C2V:
+            # Lowered forms: the AUTO path turns any cube -> vector move into a shard (Appendix A.4 shards
+            # a Mat tile), in the flat form or in a region it synthesised.
             wanted = tuple(m for m in MemorySpace if m.is_cube())
         if operand.memory_space is not None and operand.memory_space not in wanted:
             why = ("a shard hands the cube's accumulator to the AIV lanes, so shard the cube result itself"
