@@ -23,7 +23,7 @@ from pypto_core.ir.calls import call_return_type
 from pypto_core.ir.enums import CachePolicy, FunctionType, ParamDirection, SplitMode
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import Substituter, flatten_to_stmts, make_body
-from pypto_plugins.pass_outline.lineage import Lineage, written_arg_index
+from pypto_core.ops.lineage import Lineage, written_arg_index
 from pypto_plugins.pass_outline.scope_analysis import ScopeInfo
 
 

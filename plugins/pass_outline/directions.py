@@ -20,9 +20,9 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.types import TensorType
 from pypto_core.ir.utils import flatten_to_stmts
+from pypto_core.ops.lineage import Lineage
 from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import opdef_of
-from pypto_plugins.pass_outline.lineage import Lineage
 
 
 @dataclass

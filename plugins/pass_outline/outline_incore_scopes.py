@@ -14,9 +14,9 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, ParamDirection
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.lineage import Lineage
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_outline.dim_fold import fold_param_dims
-from pypto_plugins.pass_outline.lineage import Lineage
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.rewriter import FunctionOutliner
 

@@ -158,7 +158,7 @@ def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], func
 
 def _check_ssa_rebinding(stmts: Sequence[S.Stmt], inputs: Sequence[E.Var]) -> None:
     """A captured variable may only be rebound by an in-place write (non-SSA `c = store(.., c)`)."""
-    from pypto_plugins.pass_outline.lineage import written_arg_index
+    from pypto_core.ops.lineage import written_arg_index
 
     captured = {id(v) for v in inputs}
     for s in _all_assigns(stmts):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pypto_plugins.pass_split.expand_mixed_kernel import ExpandMixedKernel
 from pypto_plugins.pass_split.lower_auto_vector_split import LowerAutoVectorSplit
 
-PASSES: list[type] = [LowerAutoVectorSplit]
+PASSES: list[type] = [LowerAutoVectorSplit, ExpandMixedKernel]

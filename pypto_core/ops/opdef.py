@@ -156,6 +156,9 @@ class OpTraits:
     # Positional arguments holding the two constant axes the op swaps (tile.transpose: (1, 2)); a swap of
     # the split axis is a hazard for a split function (seed 003, FindTransposeSplitHazard).
     swapped_axes_args: tuple[int, ...] = ()
+    # The result may share operand 0's buffer (a view, or a move the backend may elide): a popped tile's
+    # FIFO slot stays in use until such results are dead too (ExpandMixedKernel's tfree placement).
+    aliases_operand: bool = False
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

@@ -206,6 +206,7 @@ OPDEFS = [
                 KwargSpec("blayout", (TileLayout,)), KwargSpec("slayout", (TileLayout,))),
         affinity=classify_move,
         output_memory=OutputMemory(from_kwarg="target_memory"),
+        traits=OpTraits(aliases_operand=True),
         doc="Move a tile to another memory space.",
     ),
     OpDef(

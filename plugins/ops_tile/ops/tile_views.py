@@ -222,14 +222,14 @@ OPDEFS = [
               ArgSpec("drop_dims", optional=True)),
         kwargs=(KwargSpec("pad_value", (PadValue,), PadValue.null),),
         output_memory=_INHERIT,
-        traits=OpTraits(read_address_args=(2,), shape_describing=True, shape_args=(1, 2, 3)),
+        traits=OpTraits(read_address_args=(2,), shape_describing=True, shape_args=(1, 2, 3), aliases_operand=True),
         doc="A window of a tile (a view; optional valid region, dropped unit dims, pad value).",
     ),
     OpDef(
         "tile.reshape", deduce_reshape,
         args=(ArgSpec("tile"), ArgSpec("shape")),
         output_memory=_INHERIT,
-        traits=OpTraits(shape_describing=True, shape_args=(1,)),
+        traits=OpTraits(shape_describing=True, shape_args=(1,), aliases_operand=True),
         doc="The same elements with another shape.",
     ),
     OpDef(
@@ -237,7 +237,7 @@ OPDEFS = [
         args=(ArgSpec("tile"), ArgSpec("shape", optional=True)),
         kwargs=(KwargSpec("dtype", (DataType,), required=True),),
         output_memory=_INHERIT,
-        traits=OpTraits(shape_describing=True, shape_args=(1,)),
+        traits=OpTraits(shape_describing=True, shape_args=(1,), aliases_operand=True),
         doc="The same bytes read as another dtype (and optionally shape).",
     ),
     OpDef(

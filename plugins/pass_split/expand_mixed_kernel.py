@@ -1,0 +1,62 @@
+"""ExpandMixedKernel (issue 11; API.md 5.1, A.5; seeds 002 and 003): every InCore function that mixes cube
+and vector work becomes an AIC function, an AIV function and a Group calling both, connected by cross-core
+transfers; every other InCore function becomes an AIC or an AIV function.
+
+The machinery lives in mixed_kernel/ (placement, split codes, one core's body, dead code and loop repair,
+tfree, pipe setup, GM fences, the Group). Backend differences come from capabilities, never from the
+backend's name: `requires_no_split_dual_aiv_dispatch` (dual_aiv_dispatch on the AIV half of an unsplit
+kernel) and `requires_vtoc_fractal_adapt` (an NZ move before every V->C push).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.ir import function as F
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ops.opdef import CoreAffinity
+from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
+from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
+from pypto_plugins.pass_split.mixed_kernel.group import calls_function, group_function, rewrite_group_callers
+
+PASS = "ExpandMixedKernel"
+
+
+class ExpandMixedKernel(Pass):
+    """Split mixed InCore kernels into AIC + AIV + Group with cross-core transfers (issue 11)."""
+
+    name = PASS
+    factory_name = "expand_mixed_kernel"
+    required = ("SSAForm", "IncoreTileOps", "SplitIncoreOrch", "TileOps2D", "TileMemoryInferred",
+                "NormalizedStmtStructure", "AivSplitLoweredValid")
+    produced = ("SSAForm", "MixedKernelExpanded", "NormalizedStmtStructure", "HardSyncallOccupancyValid")
+    invalidated = ("AivSplitLoweredValid",)
+    description = ("Split each mixed InCore kernel into an AIC function, an AIV function and a Group calling "
+                   "both, with tpush/tpop transfers, pipe setup and GM fences.")
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        backend = ctx.backend
+        funcs = list(program.functions.values())
+        changed = False
+        for func in list(funcs):
+            if func.func_type is not FunctionType.InCore:
+                continue
+            changed = True
+            affinity = rollup_affinity(func)
+            index = funcs.index(func)
+            if affinity is not CoreAffinity.MIXED:
+                funcs[index] = retyped_single_core(func, affinity)
+                continue
+            expanded = expand_mixed(func, backend)
+            del funcs[index]
+            funcs, other_callers = rewrite_group_callers(funcs, func, expanded.aic, expanded.aiv)
+            funcs += [expanded.aic, expanded.aiv]
+            if other_callers or not _called_by_a_group(program, func):
+                funcs.append(group_function(func, expanded.aic, expanded.aiv))
+        return program.with_functions(funcs) if changed else program
+
+
+def _called_by_a_group(program: F.Program, func: F.Function) -> bool:
+    return any(g.func_type is FunctionType.Group and calls_function(g, func.name)
+               for g in program.functions.values())

@@ -1,0 +1,133 @@
+"""One core's body of a mixed kernel (issue 11, item 2): the AIC keeps CUBE + SHARED statements, the AIV
+VECTOR + SHARED ones (regions place theirs through the pass-local map, placement.py); control flow is
+duplicated on both sides; each boundary becomes its half of a transfer pair (transfers.py); GM fences add
+their token push / pop (fences.py).
+
+What a side drops is *foreign* to it. A foreign store's result (a call returning the tensor it writes, asked
+of the registry's arg effects) or a foreign copy is remapped to the tensor it aliases, so a loop carry or a
+return that names it still means the same buffer; cleanup.py then removes what became dead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.fresh_names import user_base
+from pypto_core.ir.span import Span
+from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ops.affinity import classify_call_affinity
+from pypto_plugins.pass_split.mixed_kernel import transfers as T
+from pypto_plugins.pass_split.mixed_kernel.aliases import written_tensor
+from pypto_plugins.pass_split.mixed_kernel.fences import Fence
+from pypto_plugins.pass_split.mixed_kernel.sides import BOTH, Side, Sides, sides_of
+
+
+@dataclass
+class SplitPlan:
+    """What the two sides share: placement, boundaries and fences, decided once on the consumed body."""
+
+    placement: dict[int, Sides]
+    boundaries: dict[int, T.Boundary]
+    fences_after: dict[int, Fence]  # id(cube store) -> its fence
+    fences_before: dict[int, Fence]  # id(vector load) -> its fence
+    backend: Any
+    fresh: Any  # FreshNames of the function
+    adapters: dict[int, str] = field(default_factory=dict)  # id(V->C boundary) -> the NZ adapter's name
+
+    def sides(self, s: S.AssignStmt | S.EvalStmt) -> Sides:
+        placed = self.placement.get(id(s))
+        if placed is not None:
+            return placed
+        value = s.value if isinstance(s, S.AssignStmt) else s.expr
+        if not isinstance(value, E.Call) or type(value.op) is not E.Op:
+            return BOTH  # scalar code, copies, function calls: SHARED
+        sides = sides_of(classify_call_affinity(value))
+        return BOTH if sides is None else sides
+
+
+class CoreBody:
+    def __init__(self, side: Side, plan: SplitPlan) -> None:
+        self.side = side
+        self.plan = plan
+        self.foreign: dict[int, tuple[str, Span]] = {}  # id(var) -> (what defines it on the other side, where)
+        self.aliases: dict[int, tuple[E.Var, E.Expr]] = {}  # foreign store results -> the tensor written
+        self.retyped: dict[int, tuple[E.Var, E.Var]] = {}  # pops whose type the transfer view changed
+
+    def block(self, stmt: S.Stmt) -> list[S.Stmt]:
+        out: list[S.Stmt] = []
+        for s in flatten_to_stmts(stmt):
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        if isinstance(s, (S.AssignStmt, S.EvalStmt)):
+            return self.simple(s)
+        if isinstance(s, S.ReturnStmt):
+            return [] if self.side is Side.AIC else [s]  # the AIC function returns nothing (API.md A.5)
+        if isinstance(s, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
+            return [s.with_fields(body=make_body(self.block(s.body), s.body.span))]
+        if isinstance(s, S.IfStmt):
+            then_body = make_body(self.block(s.then_body), s.then_body.span)
+            else_body = None if s.else_body is None else make_body(self.block(s.else_body), s.else_body.span)
+            return [s.with_fields(then_body=then_body, else_body=else_body)]
+        return [s]  # yield, break, continue
+
+    def simple(self, s: S.AssignStmt | S.EvalStmt) -> list[S.Stmt]:
+        boundary = self.plan.boundaries.get(id(s))
+        if boundary is not None:
+            return self.transfer(boundary)
+        out: list[S.Stmt] = []
+        before = self.plan.fences_before.get(id(s))
+        if before is not None and self.side is Side.AIV:
+            out.append(before.pop_stmt())
+        if self.side in self.plan.sides(s):
+            out.append(s)
+        elif isinstance(s, S.AssignStmt):
+            self.foreign[id(s.var)] = (_what(s.value), s.span)
+            target = written_tensor(s.value)
+            if target is not None:
+                self.aliases[id(s.var)] = (s.var, target)
+        after = self.plan.fences_after.get(id(s))
+        if after is not None and self.side is Side.AIC:
+            out.extend(after.push_stmts())
+        return out
+
+    def transfer(self, b: T.Boundary) -> list[S.Stmt]:
+        producer = Side.AIC if b.direction == T.C2V else Side.AIV
+        if self.side is producer:
+            self.foreign[id(b.result)] = (f"the {b.direction.upper()} boundary", b.span)
+            source, pre = b.source, []
+            if b.direction == T.V2C and self.plan.backend.requires_vtoc_fractal_adapt and not T.is_nz(b.source.type):
+                adapter = T.fractal_adapter(b.source, self.plan.fresh(f"{_base(b.source)}_nz"), b.span)
+                source, pre = adapter.var, [adapter]
+            return pre + [T.push(b.direction, source, b.code, b.lane_stride, b.span)]
+        var = b.result
+        new_type = T.popped_type(var.type, self.plan.backend)
+        if new_type is not var.type:
+            new_var = E.Var(var.name_hint, new_type, var.span)
+            self.retyped[id(var)] = (var, new_var)
+            var = new_var
+        return [T.pop(b.direction, var, b.code, b.lane_stride, b.span)]
+
+    def substitution(self) -> dict[E.Var, E.Expr]:
+        """Retyped pops, and every foreign store result mapped to the tensor it aliases (transitively)."""
+        mapping: dict[E.Var, E.Expr] = {old: new for old, new in self.retyped.values()}
+
+        def resolve(e: E.Expr, depth: int = 0) -> E.Expr:
+            hit = self.aliases.get(id(e)) if isinstance(e, E.Var) else None
+            return e if hit is None or depth > len(self.aliases) else resolve(hit[1], depth + 1)
+
+        for var, _ in self.aliases.values():
+            mapping[var] = resolve(var)
+        return mapping
+
+
+def _base(e: E.Expr) -> str:
+    return user_base(e) if isinstance(e, E.Var) else "tile"
+
+
+def _what(value: E.Expr) -> str:
+    return value.op.name if isinstance(value, E.Call) else "a scalar expression"

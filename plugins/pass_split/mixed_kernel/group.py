@@ -1,0 +1,121 @@
+"""The Group function of an expanded kernel (issue 11, item 1; API.md A.5): `F` calls `F_aic` then `F_aiv`
+with its own parameters and returns what F returned -- the parameters its results alias (traced through
+stores, copies, carries and merges), else the AIV function's results. A Group that already called F calls
+the pair in place instead.
+"""
+
+from __future__ import annotations
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
+from pypto_core.ir.calls import call_return_type
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body
+from pypto_core.ir.visitor import IRMutator, IRVisitor
+from pypto_core.ops.lineage import Lineage
+
+
+def returned_params(func: F.Function) -> list[E.Var | None]:
+    """For each value F returns, the parameter whose buffer it is, else None."""
+    stmts = flatten_to_stmts(func.body)
+    ret = next((s for s in reversed(stmts) if isinstance(s, S.ReturnStmt)), None)
+    if ret is None:
+        return []
+    lineage = Lineage().scan(func.body)
+    params = {id(p): p for p in func.params}
+    out: list[E.Var | None] = []
+    for value in ret.value:
+        root = lineage.root(value) if isinstance(value, E.Var) else None
+        out.append(params.get(id(root)) if root is not None else None)
+    return out
+
+
+def _call(callee: F.Function, args: list[E.Expr], span: object) -> E.Call:
+    return E.Call(E.GlobalVar(callee.name), args, {}, {},
+                  call_return_type(list(callee.params), list(callee.return_types), args), span)
+
+
+def group_function(func: F.Function, aic: F.Function, aiv: F.Function) -> F.Function:
+    params = list(func.params)
+    span = func.span
+    body: list[S.Stmt] = [S.EvalStmt(_call(aic, params, span), span)]
+    roots = returned_params(func)
+    aiv_call = _call(aiv, params, span)
+    if all(r is not None for r in roots):
+        body.append(S.EvalStmt(aiv_call, span))
+        returns: list[E.Expr] = list(roots)  # type: ignore[arg-type]
+    else:
+        result = E.Var(f"{func.name}_result", aiv_call.type, span)
+        body.append(S.AssignStmt(result, aiv_call, span))
+        if len(roots) == 1:
+            returns = [result]
+        else:
+            returns = [r if r is not None else E.TupleGetItemExpr(result, i, span) for i, r in enumerate(roots)]
+    if func.return_types:
+        body.append(S.ReturnStmt(returns, span))
+    group = F.Function(func.name, func.param_items(), func.return_types, make_body(body, span), span,
+                       FunctionType.Group, attrs=func.attrs)
+    return deep_clone(group)  # its own parameters, not the InCore function's
+
+
+class _CallsPair(IRMutator):
+    """`x = self.F(args)` in a Group becomes `self.F_aic(args)`; `x = self.F_aiv(args)`."""
+
+    def __init__(self, func: F.Function, aic: F.Function, aiv: F.Function) -> None:
+        self.name, self.aic, self.aiv = func.name, aic, aiv
+        self.found = False
+
+    def _pair(self, call: E.Expr, span: object) -> tuple[S.EvalStmt, E.Call] | None:
+        if not (isinstance(call, E.Call) and isinstance(call.op, E.GlobalVar) and call.op.name == self.name):
+            return None
+        self.found = True
+        args = list(call.args)
+        return S.EvalStmt(_call(self.aic, args, span), span), _call(self.aiv, args, span)
+
+    def visit_seq_stmts(self, s: S.SeqStmts) -> S.Stmt:
+        out: list[S.Stmt] = []
+        for stmt in s.stmts:
+            stmt = self.visit_stmt(stmt)
+            value = stmt.value if isinstance(stmt, S.AssignStmt) else stmt.expr if isinstance(stmt, S.EvalStmt) else None
+            pair = self._pair(value, stmt.span) if value is not None else None
+            if pair is None:
+                out.append(stmt)
+                continue
+            aic_stmt, aiv_call = pair
+            out.append(aic_stmt)
+            out.append(stmt.with_fields(value=aiv_call) if isinstance(stmt, S.AssignStmt)
+                       else S.EvalStmt(aiv_call, stmt.span))
+        return make_body(out, s.span)
+
+
+def rewrite_group_callers(program_funcs: list[F.Function], func: F.Function, aic: F.Function,
+                          aiv: F.Function) -> tuple[list[F.Function], bool]:
+    """Groups calling F call the pair instead; the flag says whether anything else still calls F."""
+    out: list[F.Function] = []
+    other_callers = False
+    for g in program_funcs:
+        if g.func_type is FunctionType.Group:
+            mutator = _CallsPair(func, aic, aiv)
+            body = mutator.visit_stmt(g.body)
+            out.append(g.with_fields(body=body) if mutator.found else g)  # type: ignore[arg-type]
+        else:
+            out.append(g)
+            other_callers = other_callers or calls_function(g, func.name)
+    return out, other_callers
+
+
+class _Finder(IRVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_call(self, call: E.Call) -> None:
+        self.found = self.found or (isinstance(call.op, E.GlobalVar) and call.op.name == self.name)
+        super().visit_call(call)
+
+
+def calls_function(g: F.Function, name: str) -> bool:
+    finder = _Finder(name)
+    finder.visit_stmt(g.body)
+    return finder.found

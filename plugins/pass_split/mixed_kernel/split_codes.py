@@ -1,0 +1,115 @@
+"""The pto-isa split code of a transfer (seed 003, "split 模式与 pto-isa split code"; ShardSplitCode /
+GatherSplitCode).
+
+A boundary carries the MODE the author chose (0 / 1 / 2); its transfer pair carries a CODE 0..4 derived
+from that mode and the full-width tile's extent on the split axis. Lane 1's data starts at e1 * pitch for
+an even code and at (e1 + 1) * pitch for an odd one, so the two lane extents must be placeable: e0 == e1
+or e1 == 0 (even code), e0 == e1 + 1 (odd code). A runtime extent moves the full box: even code. A gather
+has no odd form: the lanes' parts are adjacent only when their extents are equal.
+"""
+
+from __future__ import annotations
+
+from pypto_core.errors import UserError
+from pypto_core.ir import expr as E
+from pypto_core.ir.enums import SplitMode
+from pypto_core.ir.types import TileType
+from pypto_core.ops.build import static_int
+from pypto_plugins.pass_split.split_axis.lanes import lane_extents
+from pypto_plugins.pass_split.split_axis.modes import split_code, split_dimension
+
+AXIS_WORD = {0: "rows", 1: "columns"}
+
+
+def boundary_mode(call: E.Call) -> SplitMode:
+    return SplitMode(int(call.kwargs.get("split") or 0))
+
+
+def shard_code(call: E.Call, where: str) -> int:
+    """The C->V code of `tile.aiv_shard(full, split=mode[, lane_stride=S])`."""
+    mode = boundary_mode(call)
+    if mode is SplitMode.NONE:
+        return 0
+    full = call.args[0].type
+    if not isinstance(full, TileType):
+        return split_code(mode, odd=False)
+    dim = split_dimension(mode)
+    box = static_int(full.shape[dim])
+    valid = static_int(full.valid_shape[dim])
+    if box is None or valid is None:
+        return split_code(mode, odd=False)  # a runtime extent: the full box moves, lane 1 at the half
+    stride = static_int(call.kwargs.get("lane_stride")) if call.kwargs.get("lane_stride") is not None else None
+    stride = stride or (box + 1) // 2
+    e0, e1 = lane_extents(valid, stride)
+    if e0 == e1 or e1 == 0:
+        return split_code(mode, odd=False)
+    if e0 == e1 + 1:
+        return split_code(mode, odd=True)
+    feasible = sorted({v for v in range(box + 1) if _placeable(v, stride)})
+    raise UserError(f"{where}: {call.op.name} of {_name(call.args[0])} ({mode.name}, {valid} of {box} "
+                    f"{AXIS_WORD[dim]} valid, lane stride {stride}) leaves the two AIV lanes {e0} and {e1} cells on "
+                    f"the split axis; a transfer places lane 1's data from its own extent, so the lanes must hold "
+                    f"equal extents, lane 0 one more, or lane 1 nothing: valid extents {_ranges(feasible)} are "
+                    f"placeable with this stride; pad the tile on that axis, or balance the lanes with "
+                    f"lane_stride={(valid + 1) // 2}", call.span)
+
+
+def gather_code(call: E.Call, where: str, lanes: frozenset[int]) -> int:
+    """The V->C code of `tile.aic_gather(half, split=mode)`: always even; `lanes` are the ids of the lane index
+    variables, so that a per-lane valid extent is evaluated for each lane."""
+    mode = boundary_mode(call)
+    if mode is SplitMode.NONE:
+        return 0
+    half = call.args[0].type
+    if isinstance(half, TileType):
+        dim = split_dimension(mode)
+        box = static_int(half.shape[dim])
+        g0, g1 = (eval_int(half.valid_shape[dim], {k: lane for k in lanes}) for lane in (0, 1))
+        if box is not None and g0 is not None and g1 is not None and g1 != 0 and (g0 != g1 or g0 < box):
+            held = f"{g0} of their {box}" if g0 == g1 else f"{g0} and {g1} of their {box}"
+            raise UserError(f"{where}: {call.op.name} of {_name(call.args[0])} ({mode.name}): the two AIV lanes hold "
+                            f"{held} {AXIS_WORD[dim]}, so the gathered parts would not sit at lane * {box} (a gather "
+                            f"only has even codes: lane 1's part starts at its own extent); pad the operand to its "
+                            f"full box on the split axis, then narrow the result on the cube side", call.span)
+    return split_code(mode, odd=False)
+
+
+_FOLD = {E.Add: lambda a, b: a + b, E.Sub: lambda a, b: a - b, E.Mul: lambda a, b: a * b,
+         E.FloorDiv: lambda a, b: a // b if b else None, E.FloorMod: lambda a, b: a % b if b else None,
+         E.Min: min, E.Max: max}
+
+
+def eval_int(e: E.Expr, env: dict[int, int]) -> int | None:
+    """An integer expression's value with the variables of `env` (by id) bound; None if it depends on others."""
+    if isinstance(e, E.ConstInt):
+        return e.value
+    if isinstance(e, E.Var):
+        return env.get(id(e))
+    fold = _FOLD.get(type(e))  # type: ignore[arg-type]
+    if fold is None:
+        return None
+    a, b = eval_int(e.left, env), eval_int(e.right, env)  # type: ignore[attr-defined]
+    return None if a is None or b is None else fold(a, b)
+
+
+def _placeable(valid: int, stride: int) -> bool:
+    e0, e1 = lane_extents(valid, stride)
+    return e0 == e1 or e1 == 0 or e0 == e1 + 1
+
+
+def _ranges(values: list[int]) -> str:
+    """[0, 1, 2, 3, 7, 8] -> '0..3, 7, 8' (a run of three or more is written as a range)."""
+    runs: list[list[int]] = []
+    for v in values:
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    parts: list[str] = []
+    for run in runs:
+        parts += [f"{run[0]}..{run[-1]}"] if len(run) >= 3 else [str(v) for v in run]
+    return ", ".join(parts)
+
+
+def _name(e: E.Expr) -> str:
+    return f"'{e.name_hint}'" if isinstance(e, E.Var) else "its operand"
