@@ -146,9 +146,12 @@ class _Cloner(IRMutator):
         return super().visit_node(node)
 
     def _fresh(self, v: E.Var) -> E.Var:
+        # A type may mention variables defined before this one (a lane-dependent valid_shape, a dynamic
+        # dim): the copy's type mentions their copies.
+        t = self.visit_type(v.type) if v.type.has_vars else v.type
         if isinstance(v, E.IterArg):
-            return E.IterArg(v.name_hint, v.type, self.visit_expr(v.initValue), v.span)
-        return E.Var(v.name_hint, v.type, v.span)
+            return E.IterArg(v.name_hint, t, self.visit_expr(v.initValue), v.span)
+        return E.Var(v.name_hint, t, v.span)
 
     def visit_var(self, var: E.Var) -> E.Expr:
         return self.mapping.get(id(var), var)

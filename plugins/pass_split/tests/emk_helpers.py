@@ -64,3 +64,20 @@ def op_names(func: ir.Function) -> list[str]:
 
 def calls_of(func: ir.Function, op: str) -> list[ir.Call]:
     return [c for c in calls(func) if c.op.name == op]
+
+
+USER_CHAIN = ("convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
+              "flatten_tile_nd_to_2d", "infer_tile_memory_space", "lower_auto_vector_split", "expand_mixed_kernel")
+
+
+def compile_user_program(src: str, backend_name: str = "Ascend950", run: bool = True) -> ir.Program:
+    """A program written the way users write it (Opaque functions with CORE_GROUP scopes) through the tile
+    lowering, LowerAutoVectorSplit and ExpandMixedKernel; the result must compute what the source does."""
+    source = parse(src)
+    with on_backend(backend_name):
+        program = source
+        for name in USER_CHAIN:
+            program = getattr(passes, name)()(program)
+        if run:
+            same_results(source, program)
+    return program
