@@ -11,10 +11,16 @@ from pypto_plugins.pass_split.verifiers.aiv_split_valid import (
     verify_aiv_split_lowered_valid,
     verify_aiv_split_valid,
 )
+from pypto_plugins.pass_split.verifiers.hard_syncall_occupancy import verify_hard_syncall_occupancy
+from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import verify_mixed_kernel_expanded
 
 VERIFIERS: dict[str, tuple[Callable[..., list], str]] = {
     "AivSplitValid": (verify_aiv_split_valid,
                       "pl.split_aiv regions hold AIV work only and tiles cross them through aiv_shard / aic_gather"),
     "AivSplitLoweredValid": (verify_aiv_split_lowered_valid,
                              "AivSplitValid after LowerAutoVectorSplit: kept regions, or the flat split_aiv form"),
+    "MixedKernelExpanded": (verify_mixed_kernel_expanded,
+                            "no kernel mixes cube and vector work; every transfer has its pipe setup and tfree"),
+    "HardSyncallOccupancyValid": (verify_hard_syncall_occupancy,
+                                  "every core a hard syncall names reaches it as often as the others"),
 }

@@ -1,0 +1,130 @@
+"""HardSyncallOccupancyValid (API.md 5.1: produced by ExpandMixedKernel). A hard `system.syncall` is a
+hardware barrier: it completes only when every core it names arrives, so each of them must reach it the
+same number of times. After the expansion that means, for the AIC and AIV functions a Group launches:
+
+* a `core_type="mix"` hard syncall (SHARED: copied to both sides) occurs as often in the AIC function as
+  in the AIV one;
+* a syncall stating a lane (`aic_only` -> CUBE, `aiv_only` -> VECTOR, registry affinity) sits in a
+  function of that core;
+* in an AIV function, no hard syncall is under a condition that reads the lane index (the other lane
+  would never arrive).
+
+No seed describes this property; these are the occupancy rules a demanding user would expect of a hard
+barrier (see the issue 11 note). A soft syncall (`mode="soft"`, through a GM workspace) is not checked.
+"""
+
+from __future__ import annotations
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.function import Function, Program
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.affinity import classify_call_affinity
+from pypto_core.ops.opdef import CoreAffinity
+from pypto_core.ops.registry import opdef_of
+from pypto_core.passes.verifier_registry import Diagnostic, error
+
+RULE = "HardSyncallOccupancyValid"
+_CORE_OF = {FunctionType.AIC: CoreAffinity.CUBE, FunctionType.AIV: CoreAffinity.VECTOR}
+
+
+def _is_hard_syncall(call: E.Call) -> bool:
+    """A syncall-like barrier: an op with a `mode` kwarg whose value is (or defaults to) 'hard'."""
+    opdef = opdef_of(call)
+    if opdef is None or opdef.kwarg_spec("mode") is None or opdef.lane_kwarg is None:
+        return False
+    return opdef.kwarg(call.kwargs, "mode") == "hard"
+
+
+class _Syncalls(IRVisitor):
+    def __init__(self) -> None:
+        self.found: list[tuple[E.Call, bool]] = []  # (call, under a lane-dependent condition)
+        self.lane_vars: set[int] = set()
+        self.lane_depth = 0
+
+    def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+        value = s.value
+        opdef = opdef_of(value) if isinstance(value, E.Call) and type(value.op) is E.Op else None
+        if opdef is not None and opdef.traits.lane_index:
+            self.lane_vars.add(id(s.var))
+        super().visit_assign_stmt(s)
+
+    def visit_if_stmt(self, s: S.IfStmt) -> None:
+        reads_lane = _mentions(s.condition, self.lane_vars)
+        self.visit_expr(s.condition)
+        self.lane_depth += reads_lane
+        self.visit_stmt(s.then_body)
+        if s.else_body is not None:
+            self.visit_stmt(s.else_body)
+        self.lane_depth -= reads_lane
+
+    def visit_call(self, call: E.Call) -> None:
+        if not isinstance(call.op, E.GlobalVar) and _is_hard_syncall(call):
+            self.found.append((call, self.lane_depth > 0))
+        super().visit_call(call)
+
+
+def _mentions(e: E.Expr, ids: set[int]) -> bool:
+    hit = False
+
+    class Walk(IRVisitor):
+        def visit_var_like(self, var: E.Var) -> None:
+            nonlocal hit
+            hit = hit or id(var) in ids
+
+    Walk().visit_expr(e)
+    return hit
+
+
+def _syncalls(func: Function) -> list[tuple[E.Call, bool]]:
+    walker = _Syncalls()
+    walker.visit_stmt(func.body)
+    return walker.found
+
+
+def verify_hard_syncall_occupancy(program: Program | Function) -> list[Diagnostic]:
+    funcs = [program] if isinstance(program, Function) else list(program.functions.values())
+    by_name = {f.name: f for f in funcs}
+    found = {f.name: _syncalls(f) for f in funcs if f.func_type in _CORE_OF}
+    out: list[Diagnostic] = []
+    for name, calls in found.items():
+        func = by_name[name]
+        core = _CORE_OF[func.func_type]
+        for call, lane_dependent in calls:
+            a = classify_call_affinity(call)
+            if a not in (core, CoreAffinity.SHARED):
+                out.append(error(RULE, f"{func.func_type.name} function '{name}': a hard {call.op.name} for the "
+                                       f"{a.name.lower()} core sits on the other core, which it never waits for",
+                                 call.span))
+            if lane_dependent:
+                out.append(error(RULE, f"AIV function '{name}': a hard {call.op.name} under a condition on the lane "
+                                       f"index: the other AIV lane never arrives and the barrier never completes; "
+                                       f"move it out of the lane-dependent branch", call.span))
+    for group in funcs:
+        if group.func_type is not FunctionType.Group:
+            continue
+        launched = [by_name[n] for n in _launched(group) if n in by_name and n in found]
+        aics = [f for f in launched if f.func_type is FunctionType.AIC]
+        aivs = [f for f in launched if f.func_type is FunctionType.AIV]
+        for aic, aiv in zip(aics, aivs):
+            counts = [sum(1 for c, _ in found[f.name] if classify_call_affinity(c) is CoreAffinity.SHARED)
+                      for f in (aic, aiv)]
+            if counts[0] != counts[1]:
+                out.append(error(RULE, f"Group '{group.name}': '{aic.name}' reaches {counts[0]} hard mix syncall(s) "
+                                       f"but '{aiv.name}' {counts[1]}: a hard barrier over both cores needs both to "
+                                       f"arrive each time", group.span))
+    return out
+
+
+def _launched(group: Function) -> list[str]:
+    names: list[str] = []
+
+    class Walk(IRVisitor):
+        def visit_call(self, call: E.Call) -> None:
+            if isinstance(call.op, E.GlobalVar):
+                names.append(call.op.name)
+            super().visit_call(call)
+
+    Walk().visit_stmt(group.body)
+    return names
