@@ -24,6 +24,11 @@ outside `valid_shape` are overwritten with poison (dtypes.poison_value) after ev
 `ctx` gives evaluate what it cannot see in its operands: the shape and valid shape of a type in the
 current frame (dims may be dynamic or lane dependent), the AIV lane (`tile.get_subblock_idx`), the
 core group's FIFOs and the lane barrier.
+
+Inside a core group (`ctx.group` is not None) `ctx.group.pipes` holds the pipe setups (pipes.py) and
+`ctx.group.race` the happens-before of its tasks (gm_race.py): an op that reads or writes a window
+of a tensor operand reports it with `gm_race.note(ctx, call, index, READ | WRITE, view)` (test
+`ctx.group is not None` first: outside a group nothing is tracked).
 """
 
 from __future__ import annotations
@@ -72,7 +77,25 @@ class EvalContext:
         new.stable = self.stable  # a split region's lanes are the same invocation; invoke() recomputes it
         for key, value in changes.items():
             setattr(new, key, value)
+        if "task" in changes and new.group is not None and new.task != self.task:
+            self._fork(new)
         return new
+
+    def _fork(self, child: EvalContext) -> None:
+        """`child` is a new task of a core group (the machine derives one context per task).
+
+        Entering the group: the group's end-of-run check runs once its scheduler finishes. A task forked
+        inside the group (a split region on a lane): it starts after what its parent did and its parent
+        continues after it (happens-before for the GM race check, gm_race.py)."""
+        group, sched = child.group, child.sched
+        assert group is not None
+        if self.group is None:
+            if sched is not None:
+                sched.after_run(group.finish)
+            return
+        group.race.fork(self.task, child.task)
+        if sched is not None and sched is not self.sched:
+            sched.after_run(lambda: group.race.join(self.task, child.task))
 
     # -- types in the current frame -------------------------------------------------------------
     def dims(self, exprs: Sequence[Any]) -> tuple[int, ...]:

@@ -14,6 +14,10 @@ writes at the origin), 1 / 3 rows, 2 / 4 columns. Lane 0's data starts at 0; lan
 e1 * pitch for codes 1 / 2 and (e1 + 1) * pitch for the odd codes 3 / 4, where e1 is lane 1's own
 extent on the split axis: the popped tile's valid extent for C2V, the pushed tile's for V2C. A lane
 whose extent is 0 moves nothing.
+
+Checks. Before moving anything an op checks the pipe setup of its side (pipes.py: the direction is
+set up, the tile fits a slot); when the group's run ends a popped tile never freed is an error (the
+hardware ring would stay held). Every push, pop and free is also a happens-before edge (gm_race.py).
 """
 
 from __future__ import annotations
@@ -26,9 +30,8 @@ import numpy as np
 
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
-
-C2V, V2C = "C2V", "V2C"
-DIR_MASK_BITS = {C2V: 1, V2C: 2}  # dir_mask of the pipe setup ops (API.md 3.4)
+from pypto_core.interp.gm_race import Clock, GmRaceTracker
+from pypto_core.interp.pipes import AIC, AIV, C2V, DIR_MASK_BITS, V2C, PipeSetup, PipeTable, check_fits
 
 
 def split_axis(code: int) -> int | None:
@@ -49,7 +52,7 @@ def lane_start(code: int, lane: int, extent: int) -> int:
 class Slot:
     data: np.ndarray
     valid: tuple[int, ...]
-    popped: bool = False
+    clock: Clock | None = None  # the pusher's clock (gm_race.py): its pop happens after the push
 
 
 class Fifo:
@@ -58,6 +61,10 @@ class Fifo:
         self.depth = depth
         self.slots: deque[Slot] = deque()  # pushed and not yet freed, oldest first
         self.popped = 0  # the first `popped` slots have been popped
+        self.consumer = ""  # the task that pops (for the missing-tfree report)
+        self.pushes = 0  # push k fills ring slot k % depth ...
+        self.frees = 0  # ... which the free of push k - depth released
+        self._free_clocks: dict[int, Clock] = {}  # ring slot -> the clock of the consumer that freed it
 
     def has_room(self) -> bool:
         return len(self.slots) < self.depth
@@ -65,19 +72,28 @@ class Fifo:
     def has_data(self) -> bool:
         return self.popped < len(self.slots)
 
+    def reuse_clock(self) -> Clock | None:
+        """The freeing consumer's clock for the ring slot the next push fills (None: never used)."""
+        return self._free_clocks.get(self.pushes % self.depth)
+
     def push(self, slot: Slot) -> None:
         self.slots.append(slot)
+        self.pushes += 1
 
-    def pop(self) -> Slot:
+    def pop(self, task: str = "") -> Slot:
+        self.consumer = task or self.consumer
         slot = self.slots[self.popped]
         self.popped += 1
         return slot
 
-    def free(self, op: str) -> None:
+    def free(self, op: str, clock: Clock | None = None, span: Any = None) -> None:
         if self.popped == 0:
-            raise MachineError(f"{op} releases a slot of FIFO {self.name}, but no popped tile is held")
+            raise MachineError(f"{op} releases a slot of FIFO {self.name}, but no popped tile is held", span)
         self.slots.popleft()
         self.popped -= 1
+        if clock is not None:
+            self._free_clocks[self.frees % self.depth] = clock
+        self.frees += 1
 
     def state(self) -> str:
         held = self.popped
@@ -85,36 +101,57 @@ class Fifo:
                 + (f", {held} popped but not yet released by tfree" if held else ""))
 
 
+_FREE_OP = {C2V: "system.tfree_to_aic", V2C: "system.tfree_to_aiv"}  # who releases a direction's slots
+
+
 class CoreGroup:
-    """The FIFOs of one core-group execution (one AIC and `lanes` AIV lanes)."""
+    """The FIFOs, pipe setups (pipes.py) and happens-before (gm_race.py) of one core-group execution."""
 
     def __init__(self, name: str, lanes: int, default_depth: int) -> None:
         self.name = name
         self.lanes = lanes
         self.default_depth = default_depth
+        self.pipes = PipeTable(name, default_depth)
+        self.race = GmRaceTracker(name)
         self._depths: dict[tuple[str, int], int] = {}
         self._fifos: dict[tuple[str, int, int], Fifo] = {}
 
-    def setup(self, dir_mask: int, slot_num: int | None, pipe: int) -> None:
-        for direction, bit in DIR_MASK_BITS.items():
-            if dir_mask & bit and slot_num:
-                self._depths[(direction, pipe)] = int(slot_num)
+    def setup(self, setup: PipeSetup, buffers: dict[str, int], span: Any = None) -> None:
+        """A side's `*_initialize_pipe`: checked against the buffers and the other setups, sizes the FIFOs."""
+        self.pipes.initialize(setup, buffers, span)
+        for direction in DIR_MASK_BITS:
+            if setup.covers(direction):
+                self._depths[(direction, setup.pipe)] = setup.slot_num
                 for lane in range(self.lanes):
-                    fifo = self._fifos.get((direction, pipe, lane))
+                    fifo = self._fifos.get((direction, setup.pipe, lane))
                     if fifo is not None:
-                        fifo.depth = int(slot_num)
+                        fifo.depth = setup.slot_num
 
     def fifo(self, direction: str, pipe: int, lane: int) -> Fifo:
         key = (direction, pipe, lane)
         fifo = self._fifos.get(key)
         if fifo is None:
-            ends = f"AIC -> AIV lane {lane}" if direction == C2V else f"AIV lane {lane} -> AIC"
             depth = self._depths.get((direction, pipe), self.default_depth)
-            fifo = self._fifos[key] = Fifo(f"{direction} pipe {pipe} ({ends})", depth)
+            fifo = self._fifos[key] = Fifo(fifo_name(direction, pipe, lane), depth)
         return fifo
 
     def lane_fifos(self, direction: str, pipe: int, lanes: int) -> list[Fifo]:
         return [self.fifo(direction, pipe, lane) for lane in range(lanes)]
+
+    def finish(self) -> None:
+        """The run is over: a popped tile never freed is a missing tfree (the hardware ring stays held)."""
+        for (direction, _, _), f in self._fifos.items():
+            if f.popped:
+                op = _FREE_OP[direction]
+                raise MachineError(f"core group '{self.name}' finished with {f.popped} popped tile(s) of FIFO "
+                                   f"{f.name} never released by {op}: {f.consumer} must call {op}(tile) after the "
+                                   f"last use of every tile it pops")
+
+
+def fifo_name(direction: str, pipe: int, lane: int | None) -> str:
+    who = f"AIV lane {lane}" if lane is not None else "the AIV lanes"
+    ends = f"AIC -> {who}" if direction == C2V else f"{who} -> AIC"
+    return f"{direction} pipe {pipe} ({ends})"
 
 
 # -- placement of lane data -------------------------------------------------------------------
@@ -175,54 +212,88 @@ def place_lane_part(out: np.ndarray, part: np.ndarray, part_valid: tuple[int, ..
 
 
 # -- the blocking protocol (called by the cross-core ops' evaluate) ----------------------------------
-def push_c2v(ctx: Any, op: str, data: np.ndarray, valid: tuple[int, ...], pipe: int) -> None:
+# Each op first checks what the hardware would (the executing side set the direction up, the tile fits
+# a slot), then waits, then moves data and the happens-before edge (gm_race.py).
+def push_c2v(ctx: Any, call: Any, data: np.ndarray, valid: tuple[int, ...], pipe: int, nbytes: int) -> None:
     """AIC: the full tile into every lane's C2V FIFO (waits until each has a free slot)."""
-    group = require_group(ctx, op)
+    op, span = call.op.name, call.span
+    group = require_group(ctx, op, AIC)
     fifos = group.lane_fifos(C2V, pipe, group.lanes)
+    name = fifo_name(C2V, pipe, None if group.lanes > 1 else 0)
+    setup = group.pipes.require(op, name, C2V, pipe, AIC, 0, ctx.task, span)
+    check_fits(op, name, "pushed", nbytes, setup, span)
     ctx.wait(lambda: all(f.has_room() for f in fifos),
              lambda: _waiting(op, "a free slot of", [f for f in fifos if not f.has_room()]))
+    race = group.race
     for f in fifos:
-        f.push(Slot(data.copy(), valid))
+        race.acquire(ctx.task, f.reuse_clock())
+    clock = race.release(ctx.task)
+    for f in fifos:
+        f.push(Slot(data.copy(), valid, clock))
 
 
-def pop_c2v(ctx: Any, op: str, pipe: int) -> Slot:
+def pop_c2v(ctx: Any, call: Any, pipe: int, nbytes: int) -> Slot:
     """AIV lane: the oldest unpopped slot of its C2V FIFO (waits for one)."""
-    fifo = require_group(ctx, op).fifo(C2V, pipe, ctx.lane)
+    op, span = call.op.name, call.span
+    group = require_group(ctx, op, AIV)
+    fifo = group.fifo(C2V, pipe, ctx.lane)
+    setup = group.pipes.require(op, fifo.name, C2V, pipe, AIV, ctx.lane, ctx.task, span)
+    check_fits(op, fifo.name, "popped", nbytes, setup, span)
     ctx.wait(fifo.has_data, lambda: _waiting(op, "data in", [fifo]))
-    return fifo.pop()
+    slot = fifo.pop(ctx.task)
+    group.race.acquire(ctx.task, slot.clock)
+    return slot
 
 
-def free_c2v(ctx: Any, op: str, pipe: int) -> None:
-    require_group(ctx, op).fifo(C2V, pipe, ctx.lane).free(op)
+def free_c2v(ctx: Any, call: Any, pipe: int) -> None:
+    group = require_group(ctx, call.op.name, AIV)
+    group.fifo(C2V, pipe, ctx.lane).free(call.op.name, group.race.release(ctx.task), call.span)
 
 
-def push_v2c(ctx: Any, op: str, data: np.ndarray, valid: tuple[int, ...], pipe: int) -> None:
+def push_v2c(ctx: Any, call: Any, data: np.ndarray, valid: tuple[int, ...], pipe: int, nbytes: int) -> None:
     """AIV lane: its tile into its V2C FIFO (waits for a free slot)."""
-    fifo = require_group(ctx, op).fifo(V2C, pipe, ctx.lane)
+    op, span = call.op.name, call.span
+    group = require_group(ctx, op, AIV)
+    fifo = group.fifo(V2C, pipe, ctx.lane)
+    setup = group.pipes.require(op, fifo.name, V2C, pipe, AIV, ctx.lane, ctx.task, span)
+    check_fits(op, fifo.name, "pushed", nbytes, setup, span)
     ctx.wait(fifo.has_room, lambda: _waiting(op, "a free slot of", [fifo]))
-    fifo.push(Slot(data.copy(), valid))
+    group.race.acquire(ctx.task, fifo.reuse_clock())
+    fifo.push(Slot(data.copy(), valid, group.race.release(ctx.task)))
 
 
-def pop_v2c(ctx: Any, op: str, pipe: int) -> list[Slot]:
+def pop_v2c(ctx: Any, call: Any, pipe: int, nbytes: int) -> list[Slot]:
     """AIC: one slot from every lane's V2C FIFO (waits until each lane has pushed)."""
-    group = require_group(ctx, op)
+    op, span = call.op.name, call.span
+    group = require_group(ctx, op, AIC)
     fifos = group.lane_fifos(V2C, pipe, group.lanes)
+    name = fifo_name(V2C, pipe, None if group.lanes > 1 else 0)
+    setup = group.pipes.require(op, name, V2C, pipe, AIC, 0, ctx.task, span)
+    check_fits(op, name, "popped", nbytes, setup, span)
     ctx.wait(lambda: all(f.has_data() for f in fifos),
              lambda: _waiting(op, "data in", [f for f in fifos if not f.has_data()]))
-    return [f.pop() for f in fifos]
+    slots = [f.pop(ctx.task) for f in fifos]
+    for slot in slots:
+        group.race.acquire(ctx.task, slot.clock)
+    return slots
 
 
-def free_v2c(ctx: Any, op: str, pipe: int) -> None:
-    group = require_group(ctx, op)
+def free_v2c(ctx: Any, call: Any, pipe: int) -> None:
+    group = require_group(ctx, call.op.name, AIC)
+    clock = group.race.release(ctx.task)
     for f in group.lane_fifos(V2C, pipe, group.lanes):
-        f.free(op)
+        f.free(call.op.name, clock, call.span)
 
 
-def require_group(ctx: Any, op: str) -> CoreGroup:
+def require_group(ctx: Any, op: str, side: str) -> CoreGroup:
+    """The core group of a cross-core op, which must run on `side` (the AIC pushes to the AIV, ...)."""
     group = ctx.group
     if group is None:
         raise MachineError(f"{op} runs outside a core group ({ctx.where()}): cross-core transfers need the AIC "
                            f"and AIV functions called together, from a Group function")
+    if (ctx.core == "aic") != (side == AIC):
+        raise MachineError(f"{op} runs on the {'AIC' if ctx.core == 'aic' else 'AIV'} ({ctx.where()}), but it is an "
+                           f"op of the {side}: move it to the {side} function of the group")
     return group
 
 

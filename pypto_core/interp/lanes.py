@@ -3,7 +3,8 @@
 Before ExpandMixedKernel turns a gather into a V->C FIFO transfer, `aic_gather` inside a split
 region (or a split_aiv function) assembles one full tile from both lanes' halves (seed 003, "gather
 的限制源自几何"). The lanes run as coroutines; the k-th exchange at a call site of lane 0 pairs with
-the k-th one of lane 1.
+the k-th one of lane 1. Inside a core group a barrier is a happens-before edge between the lanes
+(gm_race.py): each lane leaves it knowing everything every lane did before arriving.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class LaneSet:
         self.lanes = lanes
         self._counts: list[dict[int, int]] = [{} for _ in range(lanes)]
         self._slots: dict[tuple[int, int], list[Any]] = {}
+        self._clocks: dict[tuple[int, int], list[Any]] = {}  # the lanes' clocks at the barrier (in a group)
         self._taken: dict[tuple[int, int], int] = {}
 
     def exchange(self, ctx: EvalContext, site: object, what: str, value: Any) -> list[Any]:
@@ -32,6 +34,9 @@ class LaneSet:
         key = (id(site), occurrence)
         values = self._slots.setdefault(key, [_MISSING] * self.lanes)
         values[lane] = value
+        race = ctx.group.race if ctx.group is not None else None
+        if race is not None:
+            self._clocks.setdefault(key, [None] * self.lanes)[lane] = race.release(ctx.task)
 
         def ready() -> bool:
             return all(v is not _MISSING for v in values)
@@ -43,9 +48,13 @@ class LaneSet:
 
         if not ready():
             ctx.wait(ready, describe)
+        if race is not None:
+            for clock in self._clocks[key]:
+                race.acquire(ctx.task, clock)
         taken = self._taken.get(key, 0) + 1
         if taken == self.lanes:  # every lane has its copy: forget the exchange
             self._slots.pop(key, None)
+            self._clocks.pop(key, None)
             self._taken.pop(key, None)
         else:
             self._taken[key] = taken

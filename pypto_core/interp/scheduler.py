@@ -53,6 +53,12 @@ class Scheduler:
         self.tasks: list[Task] = []
         self._back = threading.Semaphore(0)
         self._aborting = False
+        self._after: list[Callable[[], None]] = []
+
+    def after_run(self, hook: Callable[[], None]) -> None:
+        """Call `hook` once every task has finished without error (end-of-run checks), once per hook."""
+        if hook not in self._after:
+            self._after.append(hook)
 
     def add(self, name: str, fn: Callable[[], Any]) -> Task:
         task = Task(name, fn)
@@ -98,6 +104,8 @@ class Scheduler:
                     raise task.error
         finally:
             self._teardown()
+        for hook in self._after:
+            hook()
         return [t.result for t in self.tasks]
 
     def _next_runnable(self, after: int) -> int | None:

@@ -98,7 +98,7 @@ class Dual:
         {ATTRS}
         subblock_idx: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
         slot_buf = pl.system.reserve_buffer(name="v2c_slot_buffer", size=4096, base=4096)
-        pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), slot_buf, dir_mask=2, slot_size=512)
+        pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), slot_buf, dir_mask=2, slot_size=1024)
         {BODY}
 
     @pl.function(type=pl.FunctionType.Group)

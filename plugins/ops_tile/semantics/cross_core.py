@@ -5,6 +5,11 @@ The FIFO protocol and where each lane's rows / columns sit in a slot (the split 
 belong to the machine model: pypto_core/interp/fifo.py. aiv_shard gives lane L the window starting
 at L * S on the split axis (S = lane_stride, else the lane box); aic_gather puts lane l's valid
 part at l * box (seed 003, "gather 的限制源自几何").
+
+The pipe setup ops build the core group's buffers and pipe setups (pypto_core/interp/pipes.py), which
+every push / pop is checked against. The sync ops (`syncall`, `sync_set` / `sync_wait`, ...) are no-ops:
+the machine runs each core's ops in program order and orders cores only through FIFOs and lane
+barriers, so they are no happens-before edges for the GM race check (pypto_core/interp/gm_race.py).
 """
 
 from __future__ import annotations
@@ -13,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from pypto_core.interp import fifo
+from pypto_core.interp import fifo, gm_race, pipes
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
-from pypto_core.ir.types import TileType
+from pypto_core.ir.types import TensorType, TileType, Type
 from pypto_plugins.ops_tile.semantics.common import Evaluate, read_window, result_np_dtype, valid_of, window
 
 
@@ -42,8 +47,11 @@ def aiv_shard(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     stride = kwargs.get("lane_stride") or shape[axis]
     offset = [0] * src.ndim
     offset[axis] = ctx.lane * int(stride)
-    if call.op.name.startswith("tensor.") and offset[axis] + shape[axis] <= src.shape[axis]:
-        return src[window(offset, shape)]  # a view: stores through it reach the caller's tensor
+    if call.op.name.startswith("tensor."):
+        if offset[axis] + shape[axis] <= src.shape[axis]:
+            return src[window(offset, shape)]  # a view: stores through it reach the caller's tensor
+        if ctx.group is not None:  # a copy reads GM
+            gm_race.note(ctx, call, 0, gm_race.READ, gm_race.window_view(src, offset, shape))
     return read_window(src, offset, shape, shape, call.op.name)
 
 
@@ -73,12 +81,19 @@ def _code(kwargs: dict) -> int:
     return int(kwargs.get("split") or 0)
 
 
+def _bytes(ctx: Any, t: Type, value: Any) -> int:
+    """A tile's physical size: its shape (not its valid region) x its dtype's bits."""
+    if isinstance(t, (TileType, TensorType)):
+        return (int(np.prod(ctx.shape(t), dtype=np.int64)) * t.dtype.get_bit() + 7) // 8
+    return int(getattr(value, "nbytes", 0))
+
+
 def tpush_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    fifo.push_c2v(ctx, call.op.name, args[0], valid_of(ctx, call, 0), _pipe(kwargs))
+    fifo.push_c2v(ctx, call, args[0], valid_of(ctx, call, 0), _pipe(kwargs), _bytes(ctx, call.args[0].type, args[0]))
 
 
 def tpush_to_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    fifo.push_v2c(ctx, call.op.name, args[0], valid_of(ctx, call, 0), _pipe(kwargs))
+    fifo.push_v2c(ctx, call, args[0], valid_of(ctx, call, 0), _pipe(kwargs), _bytes(ctx, call.args[0].type, args[0]))
 
 
 def _popped_type(call: Any) -> TileType:
@@ -90,7 +105,7 @@ def _popped_type(call: Any) -> TileType:
 
 def tpop_from_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     t = _popped_type(call)
-    slot = fifo.pop_c2v(ctx, call.op.name, _pipe(kwargs))
+    slot = fifo.pop_c2v(ctx, call, _pipe(kwargs), _bytes(ctx, t, None))
     part = fifo.take_lane_part(slot.data, _code(kwargs), ctx.lane, ctx.shape(t), ctx.valid_shape(t),
                                call.op.name)
     return part.astype(result_np_dtype(call), copy=False)
@@ -98,7 +113,7 @@ def tpop_from_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 
 def tpop_from_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     t = _popped_type(call)
-    slots = fifo.pop_v2c(ctx, call.op.name, _pipe(kwargs))
+    slots = fifo.pop_v2c(ctx, call, _pipe(kwargs), _bytes(ctx, t, None))
     out = poisoned(ctx.shape(t), result_np_dtype(call))
     for lane, slot in enumerate(slots):
         fifo.place_lane_part(out, slot.data.astype(out.dtype, copy=False), slot.valid, _code(kwargs), lane,
@@ -107,26 +122,49 @@ def tpop_from_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 
 
 def tfree_to_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    fifo.free_c2v(ctx, call.op.name, _pipe(kwargs))
+    fifo.free_c2v(ctx, call, _pipe(kwargs))
 
 
 def tfree_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    fifo.free_v2c(ctx, call.op.name, _pipe(kwargs))
+    fifo.free_v2c(ctx, call, _pipe(kwargs))
+
+
+def _side(ctx: Any) -> str:
+    return pipes.AIC if ctx.core == "aic" else pipes.AIV
 
 
 def reserve_buffer(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    base = int(kwargs.get("base", -1))
-    return np.int32(max(base, 0))
+    """The buffer's address: `base`, or for AUTO (-1) one derived from the name (pipes.py)."""
+    name, size, base = str(kwargs["name"]), int(kwargs["size"]), int(kwargs.get("base", -1))
+    if ctx.group is None:
+        return np.int32(base if base >= 0 else pipes.auto_address(name))
+    return np.int32(ctx.group.pipes.reserve(name, size, base, _side(ctx), ctx.task, call.span))
 
 
 def import_peer_buffer(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int32(0)
+    """The address of the buffer `peer_func` reserves under `name` (known statically, as to a linker)."""
+    table = ctx.group.pipes if ctx.group is not None else None
+    return np.int32(pipes.import_peer(table, ctx.machine, str(kwargs["name"]), str(kwargs["peer_func"]), ctx.task,
+                                      call.span))
 
 
 def initialize_pipe(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    """Both sides declare the pipe; its slot count sizes the FIFOs (outside a group: nothing to do)."""
-    if ctx.group is not None:
-        ctx.group.setup(int(kwargs["dir_mask"]), kwargs.get("slot_num"), _pipe(kwargs))
+    """One side's setup of a pipe: checked and recorded by the core group (outside one: nothing to do)."""
+    group = ctx.group
+    if group is None:
+        return None
+    side = pipes.AIC if call.op.name == "system.aic_initialize_pipe" else pipes.AIV
+    if side != _side(ctx):
+        other = "system.aiv_initialize_pipe" if side == pipes.AIC else "system.aic_initialize_pipe"
+        raise MachineError(f"{call.op.name} runs on the {_side(ctx)} ({ctx.task}): that core sets its pipes up "
+                           f"with {other}", call.span)
+    slot_num = kwargs.get("slot_num")
+    setup = pipes.PipeSetup(pipe=_pipe(kwargs), side=side, lane=ctx.lane if side == pipes.AIV else 0,
+                            dir_mask=int(kwargs["dir_mask"]), slot_size=int(kwargs["slot_size"]),
+                            slot_num=int(slot_num) if slot_num else group.default_depth, task=ctx.task)
+    buffers = {pipes.C2V: int(args[0]) if args else 0, pipes.V2C: int(args[1]) if len(args) > 1 else 0}
+    group.setup(setup, buffers, call.span)
+    return None
 
 
 def no_effect(ctx: Any, call: Any, args: list, kwargs: dict) -> None:

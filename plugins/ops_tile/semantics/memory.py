@@ -4,6 +4,9 @@ gather_row, and the tensor-side create / full / assemble / read / write / dim / 
 Loads read only the requested valid window (what lies past the end of the source reads as poison);
 stores write only the tile's valid region (or the explicit `shapes` extents), in place, into the
 caller's tensor, and return that same tensor (tensors are passed by reference).
+
+Inside a core group every tensor window an op reads or writes is reported to the GM race check
+(pypto_core/interp/gm_race.py); outside one (`ctx.group is None`) that costs one attribute test.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import numpy as np
 
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.gm_race import READ, WRITE, note, window_view
 from pypto_plugins.ops_tile.semantics.common import (
     Evaluate,
     as_ints,
@@ -42,6 +46,8 @@ def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
             if r >= 0 and c >= 0:
                 part = src[r:r + rows, c:c + cols]
                 if part.shape == shape:  # inside the source (numpy clips a window hanging off the end)
+                    if ctx.group is not None:
+                        note(ctx, call, 0, READ, part)
                     return part if ctx.unchanging(call, 0) else part.copy()  # a read-only view, see read_window
         return load(ctx, call, args, kwargs)  # past the end (poison), errors
 
@@ -58,18 +64,21 @@ def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     src, offsets, shape = args[0], as_ints(args[1]), as_ints(args[2])
     valid = as_ints(args[3]) if len(args) > 3 else shape
     if len(valid) == 2 < len(shape):
-        return _load_flat(src, offsets, shape, valid)
-    extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
-    # A view when nothing writes the source while this function runs (tiles cannot outlive it).
-    return read_window(src, offsets, extents, shape, "tile.load", view=ctx.unchanging(call, 0))
+        extents = _flat_extents(shape, valid)
+        tile = read_window(src, offsets, extents, shape, "tile.load").reshape(int(np.prod(shape[:-1])), shape[-1])
+    else:
+        extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
+        # A view when nothing writes the source while this function runs (tiles cannot outlive it).
+        tile = read_window(src, offsets, extents, shape, "tile.load", view=ctx.unchanging(call, 0))
+    if ctx.group is not None:
+        note(ctx, call, 0, READ, window_view(src, offsets, extents))
+    return tile
 
 
-def _load_flat(src: np.ndarray, offsets: tuple, shape: tuple, valid: tuple) -> np.ndarray:
+def _flat_extents(shape: tuple, valid: tuple) -> tuple:
     """An N-D window read into a 2-D tile (FlattenTileNdTo2D): valid rows are whole leading blocks."""
     middle = int(np.prod(shape[1:-1]))
-    extents = (min(-(-valid[0] // middle), shape[0]), *shape[1:-1], min(valid[1], shape[-1]))
-    window_nd = read_window(src, offsets, extents, shape, "tile.load")
-    return window_nd.reshape(int(np.prod(shape[:-1])), shape[-1])
+    return (min(-(-valid[0] // middle), shape[0]), *shape[1:-1], min(valid[1], shape[-1]))
 
 
 def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
@@ -80,7 +89,15 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
         # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
         tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
     write_window(out, offsets, tile, extents, "tile.store", accumulate=int(kwargs.get("atomic") or 0) == 1)
+    if ctx.group is not None:
+        _note_written(ctx, call, 2, out, offsets, extents)
     return out
+
+
+def _note_written(ctx: Any, call: Any, index: int, target: np.ndarray, offsets: tuple, extents: Any) -> None:
+    """The window write_window wrote (leading dims of size 1 where the value has fewer dims)."""
+    lead = target.ndim - len(extents)
+    note(ctx, call, index, WRITE, window_view(target, offsets, (1,) * lead + tuple(extents)))
 
 
 def _specialize_move(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
@@ -134,6 +151,10 @@ def assemble_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray
     extents = valid_of(ctx, call, 1) if hasattr(call.args[1].type, "shape") else np.shape(source)
     write_window(target, as_ints(args[2]), np.asarray(source), extents, "tensor.assemble",
                  accumulate=int(kwargs.get("atomic") or 0) == 1)
+    if ctx.group is not None:
+        _note_written(ctx, call, 0, target, as_ints(args[2]), extents)
+        if isinstance(source, np.ndarray):
+            note(ctx, call, 1, READ, source)  # a tensor source is read whole (note skips tiles)
     return target
 
 
@@ -141,6 +162,8 @@ def extract(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.extract(src, row, col, shape): the [rows, cols] window at (row, col)."""
     shape = as_ints(args[3]) if len(args) > 3 else ctx.shape(call.type)
     offsets = (int(args[1]), int(args[2]))
+    if ctx.group is not None:
+        note(ctx, call, 0, READ, window_view(args[0], offsets, shape))
     return read_window(args[0], offsets, shape, shape, "tile.extract").astype(result_np_dtype(call))
 
 
@@ -148,16 +171,27 @@ def read(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
     """tile.read / tensor.read(x, indices): one element."""
     index = as_ints(args[1])
     try:
-        return args[0][index]
+        value = args[0][index]
     except IndexError:
         raise MachineError(f"{call.op.name}: index {list(index)} is outside shape {list(args[0].shape)}",
                            call.span) from None
+    if ctx.group is not None:
+        note(ctx, call, 0, READ, _element(args[0], index))
+    return value
 
 
 def write_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tensor.write(t, indices, value): in place; returns the tensor."""
-    args[0][as_ints(args[1])] = args[2]
+    index = as_ints(args[1])
+    args[0][index] = args[2]
+    if ctx.group is not None:
+        note(ctx, call, 0, WRITE, _element(args[0], index))
     return args[0]
+
+
+def _element(t: np.ndarray, index: tuple) -> np.ndarray:
+    """The one-element window at `index` (negative indices count from the end, as numpy's)."""
+    return window_view(t, [i % d for i, d in zip(index, t.shape)], (1,) * len(index))
 
 
 def write_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
@@ -172,6 +206,10 @@ def expand_clone(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     caller's target in place; returns it (converted when the promoted dtype is wider)."""
     target = args[1]
     target[...] = np.broadcast_to(args[0], target.shape).astype(target.dtype, copy=False)
+    if ctx.group is not None:
+        if isinstance(args[0], np.ndarray):
+            note(ctx, call, 0, READ, args[0])
+        note(ctx, call, 1, WRITE, target)
     dt = result_np_dtype(call)
     return target if target.dtype == dt else target.astype(dt)
 
@@ -190,6 +228,8 @@ def gather_row(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     dst, src = args[0], args[1]
     dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
     part = read_window(src, src_off, shape, shape, "tile.gather_row")
+    if ctx.group is not None:
+        note(ctx, call, 1, READ, window_view(src, src_off, shape))
     if bool(kwargs.get("transpose", False)):
         part = part.T
     out = np.array(dst, copy=True)
