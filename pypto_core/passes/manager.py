@@ -1,11 +1,18 @@
 """The PassManager: runs a configured pipeline (DESIGN.md, "Properties and verifiers").
 
-1. verifies the input's structural properties (unless verify = "none");
+1. verifies the input's structural properties, and the source contracts the pipeline uses (unless
+   verify = "none");
 2. checks the pipeline statically (static_check.py) against that input;
 3. runs each pass inside a PassContext carrying the backend and the instruments;
 4. after each pass verifies what the pass produced, the structural properties and what the next
    pass requires -- whatever should hold there and has a verifier -- so a failure names the pass
    after which the IR broke.
+
+A source contract is a property whose verifier declares `source_contract = True`: it states what the
+program as written must satisfy (AivSplitValid: what a `pl.split_aiv` region may hold, seed 003), so a
+finding on the input is the program's fault, not a pass's. The input is verified for every source
+contract a pass of the pipeline requires, produces or invalidates, with the structural properties;
+otherwise the first check would come after a pass and blame it.
 """
 
 from __future__ import annotations
@@ -23,14 +30,15 @@ from pypto_core.passes.instruments.timing import TimingInstrument
 from pypto_core.passes.property_sets import STRUCTURAL
 from pypto_core.passes.static_check import PipelineAnalysis, check_pipeline, program_input
 from pypto_core.passes.verification_level import VerificationLevel
-from pypto_core.passes.verifier_registry import DiagnosticSeverity, PropertyVerifierRegistry
+from pypto_core.passes.verifier_registry import DiagnosticSeverity, PropertyVerifierRegistry, property_info
 
 VerifyMode = Literal["none", "basic", "roundtrip", "check-run"]
 VERIFY_MODES: tuple[str, ...] = ("none", "basic", "roundtrip", "check-run")
 
 
 class InputVerificationError(VerificationError):
-    """The program given to the pipeline violates a structural property: the user's to fix."""
+    """The program given to the pipeline violates a structural property or a source contract: the
+    user's to fix."""
 
 
 class PassVerificationError(VerificationError):
@@ -62,6 +70,21 @@ def _errors(props: Sequence[str], program: Any) -> list[Any]:
             if d.severity is DiagnosticSeverity.Error]
 
 
+def is_source_contract(prop: str) -> bool:
+    """The property's verifier says it is a contract on the program as written (module docstring)."""
+    info = property_info(prop)
+    return info is not None and bool(getattr(info.verifier, "source_contract", False))
+
+
+def _source_contracts(passes: Sequence[Any]) -> set[str]:
+    """The source contracts some pass of the pipeline requires, produces or invalidates."""
+    used: set[str] = set()
+    for p in passes:
+        for props in (p.get_required_properties(), p.get_produced_properties(), p.get_invalidated_properties()):
+            used.update(str(x) for x in props)
+    return {prop for prop in used if is_source_contract(prop)}
+
+
 class PassManager:
     def __init__(self, passes: Sequence[Any], *, backend: str | None = None, verify: VerifyMode = "basic",
                  instruments: Sequence[Any] = (), timing: bool = False, timing_stream: TextIO | None = None) -> None:
@@ -85,7 +108,7 @@ class PassManager:
         return check_pipeline(self.passes, program_input(program))
 
     def _verify_input(self, program: Any) -> None:
-        errors = _errors(_verifiable(set(STRUCTURAL)), program)
+        errors = _errors(_verifiable(set(STRUCTURAL) | _source_contracts(self.passes)), program)
         if errors:
             raise InputVerificationError("the input program is not well formed:\n"
                                          + PropertyVerifierRegistry.generate_report(errors))

@@ -227,13 +227,7 @@ def test_every_program_has_a_named_core_group_scope_with_a_region():
 
 
 # Defects this corpus found, open in issue 10's note (strict: a fix makes the xfail fail, so drop it then).
-KNOWN_DEFECTS = {
-    "lane_tensor_fp16_shard_matmul": "ConvertTensorToTileOps casts the FP16 product outside the region, so the "
-                                     "shard receives a Vec tile",
-    "full_ud_two_regions_chained": "a value halved by one full-width region is not carried into the next region",
-    "lane_tile_loop_accumulator": "a per-lane loop carry that starts neutral is treated as full width",
-    "lane_tile_lr_cols": "AivSplitValid (b) first fires after outlining and is reported as a pass bug",
-}
+KNOWN_DEFECTS: dict[str, str] = {}
 
 
 def _program_param(path: Path):

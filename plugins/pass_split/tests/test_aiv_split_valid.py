@@ -116,6 +116,59 @@ def test_b_near_miss_reduction_along_the_other_axis_or_unsplit(mode: str, op: st
     """))
 
 
+LANE_COLS = '''import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="lane_cols"):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.MODE):
+                t = pl.load(a, [0, aiv_id * 32], [32, 32])
+                tmp = pl.tile.create([32, 32], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+                mx = pl.tile.row_max(t, tmp)
+                y = pl.tile.row_expand_sub(t, mx)
+                out = pl.store(y, [0, aiv_id * 32], out)
+        return out
+'''
+
+
+def _tile_pipeline(src: str):
+    from pypto_core.config import parse_config_text, resolve_config
+    from pypto_core.passes.manager import PassManager
+
+    config = resolve_config(parse_config_text('[pipeline]\npasses = ["tile", "lower_auto_vector_split"]\n', "<t>"))
+    return PassManager(config.passes, backend=config.backend, verify="basic").run(pl.parse(src, "lane_cols.py"))
+
+
+def test_b_is_checked_in_the_core_group_scope_of_the_program_as_written():
+    # Issue 10's corpus defect: AivSplitValid only looked at InCore functions, so this first showed up after
+    # OutlineIncoreScopes, blamed on that pass.
+    (diag,) = PropertyVerifierRegistry.verify(["AivSplitValid"], pl.parse(LANE_COLS.replace("MODE", "LEFT_RIGHT")))
+    assert diag.message.startswith("the pl.at(level=pl.Level.CORE_GROUP) scope 'lane_cols' of Opaque function "
+                                   "'main': tile.row_max reduces over the split axis (dim 1) of this LEFT_RIGHT")
+    assert "pl.split_aiv(2, mode=pl.SplitMode.NONE)" in diag.message and diag.span.begin_line == 12
+
+
+def test_b_in_the_program_as_written_is_the_input_s_fault_in_the_pipeline():
+    from pypto_core.passes.manager import InputVerificationError, PassVerificationError
+
+    with pytest.raises(InputVerificationError) as info:
+        _tile_pipeline(LANE_COLS.replace("MODE", "LEFT_RIGHT"))
+    assert not isinstance(info.value, PassVerificationError)
+    text = str(info.value)
+    assert text.startswith("the input program is not well formed") and "bug" not in text
+    assert "reduces over the split axis (dim 1)" in text and "Location: lane_cols.py:12:22" in text
+
+
+def test_b_near_miss_the_same_reduction_under_up_down_runs_through_the_pipeline():
+    from pypto_core.testing import same_results
+
+    src = LANE_COLS.replace("MODE", "UP_DOWN")
+    same_results(pl.parse(src), _tile_pipeline(src))
+
+
 # -- (c) the boundary ops belong to a region --------------------------------------------------------------------
 
 def test_c_shard_outside_every_region():

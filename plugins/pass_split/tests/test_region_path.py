@@ -301,3 +301,105 @@ class P:
             o = pl.store(pl.exp(t), [0, 0], out)
         return o
 '''
+
+
+# -- a value halved by one full-width region, used by the next (issue 10's corpus defect) ------------------------
+
+CHAINED = '''
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                y = pl.exp(a)
+            for aiv_id2 in pl.split_aiv(2, mode=pl.SplitMode.SECOND):
+                BODY
+        return out
+'''
+
+
+def _chained(second: str = "UP_DOWN", body: str = "z = pl.add(y, b)\n                out = pl.assemble(out, z, [0, 0])") -> str:
+    return CHAINED.replace("SECOND", second).replace("BODY", body)
+
+
+def test_a_half_computed_by_one_full_width_region_is_what_the_next_region_of_the_same_split_uses():
+    after = outline_then_lavs(_chained())
+    first, second = regions(function(after, "k"))
+    (y,) = [s for s in ir.flatten_to_stmts(first.body) if isinstance(s, ir.AssignStmt)
+            and isinstance(s.value, ir.Call) and s.value.op.name == "tile.exp"]
+    assert shape(y) == [16, 64]
+    (add,) = [s for s in ir.flatten_to_stmts(second.body) if isinstance(s, ir.AssignStmt)
+              and isinstance(s.value, ir.Call) and s.value.op.name == "tile.add"]
+    assert add.value.args[0] is y.var and shape(add) == [16, 64]  # each lane adds its own half of y
+    assert "tile.exp" not in region_ops(second)  # not computed again
+
+
+def test_a_half_used_by_a_later_region_written_per_lane_is_a_located_error():
+    # That region is passed through as written: its offsets are the author's, for the whole value.
+    with pytest.raises(ValueError, match=r"'y' is halved by the UP_DOWN pl.split_aiv region at line 10 and used by "
+                                         r"this region at line 12, which is written per lane .* write this region "
+                                         r"full width \(no aiv_id addressing\)"):
+        outline_then_lavs(_chained(body="t = pl.slice(b, [16, 64], [aiv_id2 * 16, 0])\n"
+                                        "                out = pl.assemble(out, t, [aiv_id2 * 16, 0])\n"
+                                        "                out = pl.assemble(out, y, [0, 0])"), run=False)
+
+
+@pytest.mark.parametrize("second, why", [("LEFT_RIGHT", r"which splits dim 1, so neither lane holds the part"),
+                                         ("NONE", r"where each AIV lane runs the whole body and needs the whole tile")])
+def test_a_half_used_by_a_region_of_another_split_is_a_located_error_naming_it(second: str, why: str):
+    with pytest.raises(ValueError, match=rf"'y' is halved by the UP_DOWN pl.split_aiv region at line 10 .* used by "
+                                         rf"this {second} region at line 12, {why}.*give both regions the same mode "
+                                         rf"\(pl.SplitMode.UP_DOWN\), or compute 'y' inside the region that uses it"
+                                         ) as info:
+        outline_then_lavs(_chained(second), run=False)
+    assert "12 |" in str(info.value)  # the source line of the region that uses it, with a caret
+
+
+def test_a_half_used_outside_every_region_is_a_located_error():
+    # The store depends on the NONE region's store into `out`, so it cannot move into the first region.
+    with pytest.raises(ValueError, match=r"'y' is halved by the UP_DOWN pl.split_aiv region at line 10 .* used here, "
+                                         r"outside every region.* or store it inside the region that computes it"):
+        outline_then_lavs(_chained("NONE", "out = pl.assemble(out, pl.exp(b), [0, 0])\n"
+                                           "            out = pl.assemble(out, y, [0, 0])"), run=False)
+
+
+# -- a per-lane loop carry that starts from a generator (issue 10's corpus defect) ------------------------------
+
+LANE_ACC = '''
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[128, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                init = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+                for i, (acc,) in pl.range(4, init_values=(init,)):
+                    blk = pl.load(x, [ROWS, 0], [16, 32])
+                    nxt = pl.tile.add(acc, blk)
+                    acc_out = pl.yield_(nxt)
+                out = pl.store(acc_out, [aiv_id * 16, 0], out)
+        return out
+'''
+
+
+def test_a_carry_starting_from_a_generator_and_accumulating_per_lane_values_is_per_lane():
+    after = outline_then_lavs(LANE_ACC.replace("ROWS", "i * 32 + aiv_id * 16"))
+    (region,) = regions(function(after, "k"))
+    assert "tile.get_subblock_idx" not in region_ops(region)[1:]  # passed through, not halved
+    loop = next(s for s in ir.flatten_to_stmts(region.body) if isinstance(s, ir.ForStmt))
+    (blk,) = [s for s in ir.flatten_to_stmts(loop.body) if isinstance(s, ir.AssignStmt)
+              and isinstance(s.value, ir.Call) and s.value.op.name == "tile.load"]
+    assert shape(blk) == [16, 32]  # the lane's block, as written
+
+
+def test_a_carry_given_back_a_full_width_value_is_named_with_where_it_starts():
+    with pytest.raises(ValueError, match=r"full-width vector ops: tile\.load, tile\.add, tile\.store\. Full-width "
+                                         r"values they take: loop carry 'acc' \(starts from 'init' = tile\.full, a "
+                                         r"generator that is per lane for itself only; given back 'nxt' = tile\.add, "
+                                         r"full width\); 'blk' = tile\.load, whose read address does not use aiv_id"):
+        # `lane` keeps the region per lane; the block it accumulates is the same for both lanes.
+        outline_then_lavs(LANE_ACC.replace("blk = pl.load(x, [ROWS, 0], [16, 32])",
+                                           "lane = pl.load(x, [aiv_id * 16, 0], [16, 32])\n"
+                                           "                    blk = pl.load(x, [i * 32, 0], [16, 32])"), run=False)

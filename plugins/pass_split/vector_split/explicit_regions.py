@@ -5,10 +5,12 @@
 in program order marks the per-lane values. Accepted vector ops: one that (transitively) consumes a
 per-lane value; a pure generator (for itself only: it does not endorse its consumers); an
 address-carrying op whose read address uses the region's `aiv_id` (its result is per lane). tile.create
-and other SHARED calls are never reported. Loops carry the fact of their init (a neutral carry stays
-neutral even when the body yields a per-lane value into it); a per-lane carry must get a per-lane value
-back. An if merge is per lane only when both branches are. Carry mismatches are reported first, then
-every remaining full-width vector op, in one error.
+and other SHARED calls are never reported. Loops carry the fact of their init; a carry that starts
+neutral (a generator) and is given a per-lane value back is per lane (the body is scanned to a fixpoint
+over its carries); a per-lane carry must get a per-lane value back. An if merge is per lane only when
+both branches are. Carry mismatches are reported first, then every remaining full-width vector op, in
+one error that also names the full-width values they take (a carry and where it starts, a generator, a
+value from outside the region).
 
 `LocalizeBoundaries` gives each aiv_shard its lane's valid extent (the type rule can only ceil-halve it):
 a static ragged extent becomes `min(max(V, aiv_id*S) - aiv_id*S, S)` and flows into the consumers
@@ -20,12 +22,14 @@ ragged shard is rejected; a store of a lane that may be empty is guarded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
+from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, dims_equal
 from pypto_core.ir.utils import flatten_to_stmts
@@ -38,13 +42,28 @@ from pypto_plugins.pass_split.split_axis.facts import Split, SplitFacts
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 from pypto_plugins.pass_split.split_axis.regions import lane_addressed, lane_values
-from pypto_plugins.pass_split.split_axis.splitter import PASS, guard_empty_lane
+from pypto_plugins.pass_split.split_axis.splitter import PASS, describe, guard_empty_lane
+
+
+@dataclass(frozen=True, eq=False)  # Exprs compare by identity (`==` on an Expr builds an Eq node)
+class _Carry:
+    """A loop carry of the scanned body: its iter_arg, initial value and the value yielded back."""
+
+    iter_arg: E.IterArg
+    init: E.Expr
+    yielded: E.Expr | None
 
 
 class _PerLaneScan:
+    """The forward scan. Values are per lane, neutral (a pure generator's result: per lane for itself
+    only, seed 003), or full width (everything else)."""
+
     def __init__(self, lanes: frozenset[int]) -> None:
         self.lanes = lanes
         self.per_lane: set[int] = set()
+        self.neutral: set[int] = set()
+        self.defs: dict[int, E.Expr] = {}  # a variable -> the value bound to it in the region
+        self.carries: dict[int, _Carry] = {}  # an iter_arg or a loop result -> its carry
         self.full_width: list[tuple[str, E.Call]] = []
         self.carry_mismatches: list[str] = []
 
@@ -54,6 +73,9 @@ class _PerLaneScan:
         if isinstance(e, E.TupleGetItemExpr):
             return self.is_per_lane(e.tuple)
         return False
+
+    def is_neutral(self, e: E.Expr) -> bool:
+        return id(e) in self.neutral and not self.is_per_lane(e)
 
     def call(self, call: E.Call) -> bool:
         """Whether the call's result is per lane; records a full-width vector op."""
@@ -67,8 +89,11 @@ class _PerLaneScan:
             return False  # the gathered tile is the cube's, whole
         if any(operands) or lane_addressed(call, self.lanes):
             return True
+        if opdef.traits.pure_generator:
+            self.neutral.add(id(call))
+            return False
         affinity = classify_call_affinity(call)
-        if affinity is CoreAffinity.VECTOR and not opdef.traits.pure_generator and not opdef.traits.lane_index:
+        if affinity is CoreAffinity.VECTOR and not opdef.traits.lane_index:
             self.full_width.append((call.op.name, call))
         return False
 
@@ -89,8 +114,11 @@ class _PerLaneScan:
 
     def stmt(self, s: S.Stmt) -> None:
         if isinstance(s, S.AssignStmt):
+            self.defs[id(s.var)] = s.value
             if self.expr(s.value):
                 self.per_lane.add(id(s.var))
+            elif self.is_neutral(s.value):
+                self.neutral.add(id(s.var))
         elif isinstance(s, S.EvalStmt):
             self.expr(s.expr)
         elif isinstance(s, (S.ReturnStmt, S.YieldStmt)):
@@ -111,15 +139,81 @@ class _PerLaneScan:
         for ia in s.iter_args:
             if self.expr(ia.initValue):
                 self.per_lane.add(id(ia))
-        self.body(s.body)
-        last = trailing_yield(s.body)
+            elif self.is_neutral(ia.initValue):
+                self.neutral.add(id(ia))
+        yielded = self._body_to_fixpoint(s)
         for i, ia in enumerate(s.iter_args):
+            carry = _Carry(ia, ia.initValue, yielded[i] if i < len(yielded) else None)
+            self.carries[id(ia)] = carry
             carried = id(ia) in self.per_lane
-            yielded = last is not None and i < len(last.value) and self.is_per_lane(last.value[i])
-            if carried and not yielded:
+            back = carry.yielded is not None and self.is_per_lane(carry.yielded)
+            if carried and not back:
                 self.carry_mismatches.append(ia.name_hint)
-            if carried and i < len(s.return_vars):
-                self.per_lane.add(id(s.return_vars[i]))
+            if i >= len(s.return_vars):
+                continue
+            rv = s.return_vars[i]
+            self.carries[id(rv)] = carry
+            if carried:
+                self.per_lane.add(id(rv))
+            elif id(ia) in self.neutral and (carry.yielded is None or self.is_neutral(carry.yielded)
+                                            or carry.yielded is ia):
+                self.neutral.add(id(rv))
+
+    def _body_to_fixpoint(self, s: S.ForStmt | S.WhileStmt) -> tuple[E.Expr, ...]:
+        """Scan the body until no carry changes. Seed 003 ("中性初值可以在循环体中变为按 lane 的值"): a neutral
+        initial value may become per lane in the body. A carry that starts neutral (a generator) and is
+        given a per-lane value back accumulates per-lane values, so it is per lane itself, its uses in the
+        body too: the body is scanned again with it (the findings of the earlier scan are dropped). Its
+        exit after zero iterations is the generator's value, which is per lane for itself, so the exit is
+        per lane as well (seed 003 keeps carry and exit neutral instead; this scan has no neutral consumer
+        state, so a neutral exit would make its store full width)."""
+        while True:
+            reported, mismatched = len(self.full_width), len(self.carry_mismatches)
+            self.body(s.body)
+            last = trailing_yield(s.body)
+            yielded = tuple(last.value) if last is not None else ()
+            grown = [ia for ia, v in zip(s.iter_args, yielded)
+                     if self.is_neutral(ia) and self.is_per_lane(v)]
+            if not grown:
+                return yielded
+            self.per_lane.update(id(ia) for ia in grown)
+            del self.full_width[reported:]
+            del self.carry_mismatches[mismatched:]
+
+    # -- naming the full-width values -------------------------------------------------------------
+    def describe(self, e: E.Expr, depth: int = 0) -> str:
+        """Why a value is not per lane, for the message: a carry, a generator, an outside value."""
+        carry = self.carries.get(id(e))
+        if carry is not None:
+            if depth:
+                return f"'{user_base(e)}', a loop carry"
+            back = self.describe(carry.yielded, 1) if carry.yielded is not None else "nothing"
+            return (f"loop carry '{user_base(carry.iter_arg)}' (starts from {self.describe(carry.init, 1)}; "
+                    f"given back {back})")
+        value = self.defs.get(id(e), e if isinstance(e, E.Call) else None)
+        if not isinstance(value, E.Call):
+            return f"'{user_base(e)}', defined outside the region (full width)" if isinstance(e, E.Var) else describe(e)
+        named = f"'{user_base(e)}' = {value.op.name}" if isinstance(e, E.Var) else f"{value.op.name}(...)"
+        opdef = opdef_of(value)
+        if opdef is not None and opdef.traits.pure_generator:
+            return f"{named}, a generator that is per lane for itself only"
+        if opdef is not None and opdef.traits.read_address_args:
+            return f"{named}, whose read address does not use aiv_id"
+        return f"{named}, full width"
+
+    def full_width_values(self) -> list[str]:
+        """The tile operands of the reported ops that are not per lane, each described once (a carry
+        once for its iter_arg and its loop result)."""
+        out: dict[int, str] = {}
+        for _, call in self.full_width:
+            for a in call.args:
+                if not isinstance(a.type, TileType) or self.is_per_lane(a):
+                    continue
+                carry = self.carries.get(id(a))
+                key = id(carry) if carry is not None else id(a)
+                if key not in out:
+                    out[key] = self.describe(a)
+        return list(out.values())
 
 
 def check_per_lane_body(region: S.SplitAivScopeStmt, func: F.Function) -> None:
@@ -134,11 +228,13 @@ def check_per_lane_body(region: S.SplitAivScopeStmt, func: F.Function) -> None:
                         region.span)
     if scan.full_width:
         names = ", ".join(dict.fromkeys(name for name, _ in scan.full_width))
+        values = scan.full_width_values()
+        which = f" Full-width values they take: {'; '.join(values)}." if values else ""
         first = scan.full_width[0][1]
         raise UserError(f"{PASS}: {where}: this pl.split_aiv region mixes explicit per-lane work (pl.aiv_shard, "
-                        f"loads addressed by the region's aiv_id) with full-width vector ops: {names}. Their body "
-                        f"is passed through as written, so both AIV lanes would compute the same whole tile: feed "
-                        f"them per-lane operands (the shard's result, or loads and slices whose offsets use "
+                        f"loads addressed by the region's aiv_id) with full-width vector ops: {names}.{which} Their "
+                        f"body is passed through as written, so both AIV lanes would compute the same whole tile: "
+                        f"feed them per-lane operands (the shard's result, or loads and slices whose offsets use "
                         f"aiv_id), or move them to a pl.split_aiv(2, mode=pl.SplitMode.NONE) region", first.span)
 
 

@@ -11,6 +11,11 @@ outside every region stay as written. Per region mode and body:
   check. The compiler-materialised loads ConvertTensorToTileOps placed before the region are loaded
   again per lane inside it, and the stores of the region's results placed after it move to its end,
   so that no halved value leaks out of the region.
+A value a full-width region halved that a later full-width region uses is carried as the halved value:
+each lane consumes its own half. The later region must split the same way (same mode, and the region
+path always uses the box partition: seed 003, "显式 pl.split_aiv 区域永远不做均分"); a region of another mode,
+a region written per lane (its body, passed through, was written for the whole value), or a use outside
+every region, is an error naming the value and both places.
 A region left behind another scope, and a scope inside a region, are errors (the rescan).
 
 A body already per lane is my reading of seed 003's "显式边界" form: a region whose reads are addressed
@@ -18,6 +23,9 @@ by `aiv_id` (Appendix A.3) is the author's per-lane code, and halving it again w
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
@@ -36,7 +44,9 @@ from pypto_core.ir.utils import (
 )
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_plugins.pass_split.split_axis.facts import Split
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition
+from pypto_plugins.pass_split.split_axis.modes import split_dimension
 from pypto_plugins.pass_split.split_axis.regions import (
     body_calls,
     check_transpose_hazard,
@@ -70,11 +80,28 @@ def _loads(body: S.Stmt) -> dict[int, S.AssignStmt]:
     return out
 
 
+@dataclass(frozen=True, eq=False)  # Vars compare by identity (`==` on an Expr builds an Eq node)
+class HalvedValue:
+    """A value a full-width region halved: later regions of the same split use `half` in its place."""
+
+    original: E.Var  # the full-width variable the source binds (and later statements still name)
+    half: E.Var  # the lane's half the region binds instead
+    split: Split
+    region: S.SplitAivScopeStmt
+    mode: SplitMode
+    balanced_stride: int | None  # the partition: None, the box partition (the region path's only one)
+
+
+def _line(region: S.Stmt) -> str:
+    return f"line {region.span.begin_line}" if region.span is not None and region.span.is_valid() else "?"
+
+
 class RegionLowering:
     def __init__(self, func: F.Function) -> None:
         self.func = func
         self.fresh = FreshNames(func)
         self.loads = _loads(func.body)
+        self.halved: dict[int, HalvedValue] = {}  # by the original variable's id
 
     # -- the walk -------------------------------------------------------------------------------
     def block(self, stmt: S.Stmt) -> S.Stmt:
@@ -89,14 +116,17 @@ class RegionLowering:
                 out.append(region)
                 stmts = stmts[:i + 1] + rest
             elif isinstance(s, (S.ForStmt, S.WhileStmt)):
+                self._check_no_half_outside(s, [ia.initValue for ia in s.iter_args])
                 body = self.block(s.body)
                 out.append(s if body is s.body else s.with_fields(body=body))  # type: ignore[arg-type]
             elif isinstance(s, S.IfStmt):
+                self._check_no_half_outside(s, [s.condition])
                 then_body = self.block(s.then_body)
                 else_body = self.block(s.else_body) if s.else_body is not None else None
                 same = then_body is s.then_body and else_body is s.else_body
                 out.append(s if same else s.with_fields(then_body=then_body, else_body=else_body))  # type: ignore[arg-type]
             else:
+                self._check_no_half_outside(s)
                 out.append(s)  # outside every region: full width, as written; other scopes are not entered
             i += 1
         if len(out) == len(original) and all(a is b for a, b in zip(out, original)):
@@ -105,10 +135,12 @@ class RegionLowering:
 
     def region(self, region: S.SplitAivScopeStmt, following: list[S.Stmt]) -> tuple[S.Stmt, list[S.Stmt]]:
         mode = SplitMode(int(region.split))
+        explicit = mode is not SplitMode.NONE and has_explicit_lanes(region)
+        region, halves = self._carry_halves_in(region, mode, explicit)
         if mode is SplitMode.NONE:
             return region, following
         lane = lane_var(region)
-        if has_explicit_lanes(region):
+        if explicit:
             check_per_lane_body(region, self.func)
             if lane is None:
                 return region, following
@@ -117,7 +149,69 @@ class RegionLowering:
         check_transpose_hazard(body_calls(region.body), mode, f"{PASS}: InCore function '{self.func.name}'")
         region, following = self._take_stores(region, following)
         region = self._reload_inputs(region)
-        return self._halve(region, mode, lane), following
+        return self._halve(region, mode, lane, halves), following
+
+    # -- values halved by an earlier region ------------------------------------------------------
+    def _carry_halves_in(self, region: S.SplitAivScopeStmt, mode: SplitMode,
+                         explicit: bool) -> tuple[S.SplitAivScopeStmt, list[HalvedValue]]:
+        """The halves of earlier regions this (full-width) region uses take the place of their full-width
+        names; the region then halves the rest of its work the same way."""
+        used = [self.halved[id(v)] for v in free_vars_in_order([region.body]) if id(v) in self.halved]
+        if not used:
+            return region, []
+        for h in used:
+            if mode is not h.mode or h.balanced_stride is not None:
+                raise self._split_mismatch(h, region, mode)
+            if explicit:
+                raise self._per_lane_use(h, region)
+        body = substitute_stmt(region.body, {h.original: h.half for h in used})
+        return region.with_fields(body=body), used  # type: ignore[return-value]
+
+    def _split_mismatch(self, h: HalvedValue, region: S.SplitAivScopeStmt, mode: SplitMode) -> UserError:
+        name = user_base(h.original)
+        dim = split_dimension(h.mode)
+        if mode is SplitMode.NONE:
+            why = "where each AIV lane runs the whole body and needs the whole tile"
+        else:
+            why = f"which splits dim {split_dimension(mode)}, so neither lane holds the part that region gives it"
+        return UserError(f"{PASS}: InCore function '{self.func.name}': '{name}' is halved by the {h.mode.name} "
+                         f"pl.split_aiv region at {_line(h.region)} (each AIV lane keeps only its half along dim "
+                         f"{dim}) and used by this {mode.name} region at {_line(region)}, {why}; give both regions "
+                         f"the same mode (pl.SplitMode.{h.mode.name}), or compute '{name}' inside the region that "
+                         f"uses it", region.span)
+
+    def _per_lane_use(self, h: HalvedValue, region: S.SplitAivScopeStmt) -> UserError:
+        name = user_base(h.original)
+        return UserError(f"{PASS}: InCore function '{self.func.name}': '{name}' is halved by the {h.mode.name} "
+                         f"pl.split_aiv region at {_line(h.region)} and used by this region at {_line(region)}, "
+                         f"which is written per lane (pl.aiv_shard, or reads addressed by its aiv_id) and so is "
+                         f"passed through as written: its shapes and offsets are the ones written for the whole "
+                         f"'{name}', not for a lane's half; write this region full width (no aiv_id addressing) so "
+                         f"that it is halved the same way, or compute '{name}' inside it", region.span)
+
+    def _check_no_half_outside(self, s: S.Stmt, exprs: Iterable[E.Expr] | None = None) -> None:
+        """A halved value used outside every region (a compound statement: in its header) is an error."""
+        if not self.halved:
+            return
+        for v in free_vars_in_order(list(exprs) if exprs is not None else [s]):
+            h = self.halved.get(id(v))
+            if h is None:
+                continue
+            name = user_base(v)
+            raise UserError(f"{PASS}: InCore function '{self.func.name}': '{name}' is halved by the "
+                            f"{h.mode.name} pl.split_aiv region at {_line(h.region)} (each AIV lane keeps only its "
+                            f"half) and used here, outside every region, where nothing holds the whole tile; use "
+                            f"it inside a region of the same mode (pl.split_aiv(2, mode=pl.SplitMode."
+                            f"{h.mode.name})), or store it inside the region that computes it", s.span)
+
+    def _record_halves(self, source: S.SplitAivScopeStmt, body: S.Stmt, splitter: Splitter) -> None:
+        """The tiles this region's halving rebound: later regions get their halves."""
+        for v in collect_def_vars(body):
+            half = splitter.subst.get(id(v))
+            split = splitter.facts.of(half) if isinstance(half, E.Var) else None
+            if split is not None and isinstance(half.type, TileType):  # type: ignore[union-attr]
+                self.halved[id(v)] = HalvedValue(v, half, split, source, splitter.mode,  # type: ignore[arg-type]
+                                                 splitter.partition.balanced_stride)
 
     # -- full-width regions ---------------------------------------------------------------------
     def _reload_inputs(self, region: S.SplitAivScopeStmt) -> S.SplitAivScopeStmt:
@@ -160,15 +254,20 @@ class RegionLowering:
         body = make_body([*flatten_to_stmts(region.body), *taken], region.body.span)
         return region.with_fields(body=body), kept  # type: ignore[return-value]
 
-    def _halve(self, region: S.SplitAivScopeStmt, mode: SplitMode, lane: E.Var | None) -> S.Stmt:
+    def _halve(self, region: S.SplitAivScopeStmt, mode: SplitMode, lane: E.Var | None,
+               halves: list[HalvedValue]) -> S.Stmt:
         subblock = E.Var(self.fresh("subblock_idx"), ScalarType(DataType.INDEX), region.span)
         splitter = Splitter(self.func, mode, LanePartition(subblock))
         splitter.fresh = self.fresh
+        for h in halves:
+            splitter.facts.record(h.half, h.split)  # each lane's own half, from the earlier region
         stmts = flatten_to_stmts(region.body)
         head = 1 if lane is not None else 0
         inject = S.AssignStmt(subblock, create_op_call("tile.get_subblock_idx", [], span=region.span), region.span)
-        body = splitter.body(make_body([*stmts[:head], inject, *stmts[head:]], region.body.span))
+        source = make_body([*stmts[:head], inject, *stmts[head:]], region.body.span)
+        body = splitter.body(source)
         check_no_cube_tile_halved(body, splitter.facts, self.func)
+        self._record_halves(region, source, splitter)
         return region.with_fields(body=body)
 
     # -- the function ---------------------------------------------------------------------------

@@ -14,13 +14,21 @@ else the producing side's space (`boundary_operand_spaces`).
 
 Each use sees the definition that reaches it in program order, so a name the DSL assigns twice before
 ConvertToSSA is two values; values carried around loops are followed through iter_args (SSA form).
+
+The checks run on every kernel body: an InCore / AIC / AIV function, and, before OutlineIncoreScopes,
+each `pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque or Orchestration function (the kernel it
+will become: its live-in values are the parameters, and the outliner marks it split_aiv). So a
+program that breaks a check is reported on the program as written, where the pipeline's input
+verification makes it the program's fault, not a pass's (seed 003: AivSplitValid rejects these
+programs passes before LowerAutoVectorSplit).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
@@ -29,6 +37,7 @@ from pypto_core.ir.function import Function, Program
 from pypto_core.ir.node import FieldRole
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType
+from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import intrinsic_affinity, stated_lane
 from pypto_core.ops.opdef import CoreAffinity, OpDef
@@ -40,6 +49,8 @@ RULE = "AivSplitValid"
 
 # Functions whose bodies may hold regions: InCore kernels, and the AIC / AIV halves of a split one.
 _CHECKED_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
+# Functions whose InCore scopes OutlineIncoreScopes outlines into kernels (seed 000).
+_OUTLINED_TYPES = (FunctionType.Opaque, FunctionType.Orchestration)
 
 Region = S.SplitAivScopeStmt
 
@@ -158,11 +169,11 @@ class _Scan:
     """One walk of a function body in program order, keeping the region each statement is in and the
     definition of each variable that reaches each use (a name the DSL assigns twice is two values)."""
 
-    def __init__(self, func: Function) -> None:
+    def __init__(self, params: tuple[E.Var, ...], body: S.Stmt) -> None:
         self.facts = FunctionFacts()
-        self.current: dict[E.Var, Definition] = {p: Definition(p, None) for p in func.params}
+        self.current: dict[E.Var, Definition] = {p: Definition(p, None) for p in params}
         self.carries: dict[E.Var, Carry] = {}
-        self.stmt(func.body, None)
+        self.stmt(body, None)
 
     def stmt(self, stmt: S.Stmt, region: Region | None) -> None:
         if isinstance(stmt, Region):
@@ -298,16 +309,60 @@ def _space_name(spaces: tuple[MemorySpace, ...]) -> str:
     return " or ".join(s.name for s in spaces)
 
 
+@dataclass(frozen=True)
+class Kernel:
+    """The body one kernel runs, with what the checks ask about it."""
+
+    where: str  # how messages name it
+    func_type: FunctionType
+    params: tuple[E.Var, ...]
+    body: S.Stmt
+    attrs: Mapping[str, Any]
+
+    @staticmethod
+    def of_function(func: Function) -> Kernel:
+        return Kernel(f"{func.func_type.name} function '{func.name}'", func.func_type, tuple(func.params),
+                      func.body, func.attrs)
+
+    @staticmethod
+    def of_scope(func: Function, scope: S.InCoreScopeStmt) -> Kernel:
+        """The kernel OutlineIncoreScopes makes of the scope: InCore, marked split_aiv when it has a
+        region, its live-in values as parameters."""
+        inside = {id(v) for v in collect_def_vars(scope.body)}
+        live_in = tuple(v for v in free_vars_in_order([scope.body]) if id(v) not in inside)
+        name = f" '{scope.name_hint}'" if scope.name_hint else ""
+        where = f"the pl.at(level=pl.Level.CORE_GROUP) scope{name} of {func.func_type.name} function '{func.name}'"
+        return Kernel(where, FunctionType.InCore, live_in, scope.body, {"split_aiv": True})
+
+
+class _IncoreScopes(IRVisitor):
+    def __init__(self) -> None:
+        self.found: list[S.InCoreScopeStmt] = []
+
+    def visit_in_core_scope_stmt(self, s: S.InCoreScopeStmt) -> None:
+        self.found.append(s)  # a nested one is NoNestedInCore's finding: not entered
+
+
+def kernels_of(func: Function) -> list[Kernel]:
+    if func.func_type in _CHECKED_TYPES:
+        return [Kernel.of_function(func)]
+    if func.func_type not in _OUTLINED_TYPES:
+        return []
+    scopes = _IncoreScopes()
+    scopes.visit_stmt(func.body)
+    return [Kernel.of_scope(func, s) for s in scopes.found]
+
+
 class _Checker:
-    def __init__(self, func: Function, out: list[Diagnostic], rule: str = RULE) -> None:
-        self.func = func
+    def __init__(self, kernel: Kernel, out: list[Diagnostic], rule: str = RULE) -> None:
+        self.kernel = kernel
         self.out = out
         self.rule = rule
         # After LowerAutoVectorSplit (AivSplitLoweredValid): a split_aiv function with no region is the
         # flat lowered form, whose boundary ops stand in the body itself (seed 003, "flat lowered 形式").
-        self.flat_lowered = rule != RULE and bool(func.attrs.get("split_aiv"))
-        self.facts = _Scan(func).facts
-        self.where = f"{func.func_type.name} function '{func.name}'"
+        self.flat_lowered = rule != RULE and bool(kernel.attrs.get("split_aiv"))
+        self.facts = _Scan(kernel.params, kernel.body).facts
+        self.where = kernel.where
         self.manual = bool(self.facts.regions)
 
     def report(self, message: str, span: Span) -> None:
@@ -321,7 +376,7 @@ class _Checker:
 
     # (h)
     def check_declared_incore(self) -> None:
-        if self.func.func_type is not FunctionType.InCore or self.func.attrs.get("split_aiv"):
+        if self.kernel.func_type is not FunctionType.InCore or self.kernel.attrs.get("split_aiv"):
             return
         for region in self.facts.regions:
             self.report("a pl.split_aiv region in a kernel declared pl.FunctionType.InCore that is not marked "
@@ -488,13 +543,19 @@ def _verify(program: Program | Function, rule: str) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     funcs = [program] if isinstance(program, Function) else list(program.functions.values())
     for func in funcs:
-        if func.func_type in _CHECKED_TYPES:
-            _Checker(func, out, rule).run()
+        for kernel in kernels_of(func):
+            _Checker(kernel, out, rule).run()
     return out
 
 
 def verify_aiv_split_valid(program: Program | Function) -> list[Diagnostic]:
     return _verify(program, RULE)
+
+
+# A contract on the program as written (pypto_core/passes/manager.py): the pipeline verifies its input
+# for it, so a region the program got wrong is reported on the program, not after the pass that outlined
+# its kernel (seed 003: AivSplitValid enforces the region contract long before LowerAutoVectorSplit).
+verify_aiv_split_valid.source_contract = True  # type: ignore[attr-defined]
 
 
 def verify_aiv_split_lowered_valid(program: Program | Function) -> list[Diagnostic]:

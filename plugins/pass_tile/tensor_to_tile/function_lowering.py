@@ -11,6 +11,10 @@ registry tile form (pypto_core.ops.tile_form), which asks this object for the ti
 
 Loop carries and if merges take a tile when any of their inputs is one; a GM input of such a carry is
 loaded. Loads carry no `target_memory`: InferTileMemorySpace picks the space from the consumers.
+
+A `pl.aiv_shard` of a cube op whose tile form ends in a vector op (the cast of an FP16 matmul's FP32
+accumulator) shards the accumulator and applies that op to the shard, inside the region
+(tensor_to_tile/boundary_tails.py).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import drop_unused, is_cube_tail, is_shard, tail_on
 
 PASS = "ConvertTensorToTileOps"
 
@@ -53,8 +58,19 @@ class FunctionLowering(BodyRewriter):
         self.cache_of = {id(func.params[i]): policy for i, policy in cache_policy.items()}
         self.entry_loads: dict[int, E.Var] = {}
         self.entry_stmts: list[S.Stmt] = []
+        # By id, holding the objects so that no id is reused: the vector tails of cube ops' tile forms,
+        # and the variables bound to them (-> the tail).
+        self.tail_calls: dict[int, E.Call] = {}
+        self.cube_tails: dict[int, tuple[E.Var, E.Call]] = {}
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
+        if is_shard(call) and args and id(args[0]) in self.cube_tails:
+            moved = self._shard_before_tail(call, args, result)
+            if moved is not None:
+                return moved
+        return self._rewrite(call, args)
+
+    def _rewrite(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         changed = any(a is not b for a, b in zip(args, call.args))
         opdef = opdef_of(call)
         if opdef is not None and (opdef.is_tensor_op or (changed and opdef.tile_form is not None)):
@@ -121,13 +137,28 @@ class FunctionLowering(BodyRewriter):
                             f"cannot be lowered to tile ops (operands: {kinds}); compute it outside the "
                             f"pl.at scope, or register a tile form for it (OpDef.tile_form)", call.span)
         try:
-            return form.apply(self, staged)  # type: ignore[arg-type]
+            lowered = form.apply(self, staged)  # type: ignore[arg-type]
         except UserError:
             raise
         except (TypeError, ValueError) as exc:
             kinds = ", ".join(str(a.type) for a in call.args)
             raise UserError(f"{PASS}: cannot lower {call.op.name}({kinds}) in InCore function "
                             f"'{self.func.name}': {exc}", call.span) from None
+        if is_cube_tail(lowered, self.pending):
+            self.tail_calls[id(lowered)] = lowered  # type: ignore[assignment]
+        return lowered
+
+    def _shard_before_tail(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr | None:
+        """shard(tail(product)) -> tail(shard(product)): the shard takes the cube's tile and the vector
+        tail runs per lane in the region (seed 003: aiv_shard's operand is the cube result, in Acc)."""
+        _, tail = self.cube_tails[id(args[0])]
+        product = tail.args[0]
+        shard = self._rewrite(call, [product, *args[1:]])
+        probe = E.Var("probe", shard.type, self.span)
+        if tail_on(tail, probe) is None:
+            return None  # not element-wise on one lane's half: leave it to AivSplitValid to report
+        half = self.bind(shard, f"{user_base(result) if result is not None else user_base(product)}_acc")
+        return tail_on(tail, half)
 
     def rebuild(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         """A tile / system op whose operands changed, typed again."""
@@ -140,6 +171,13 @@ class FunctionLowering(BodyRewriter):
         return rebuilt.with_fields(attrs=dict(call.attrs)) if call.attrs else rebuilt
 
     # -- statements ------------------------------------------------------------------------------
+    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        out = super().stmt(s)
+        last = out[-1] if out else None
+        if isinstance(s, S.AssignStmt) and isinstance(last, S.AssignStmt) and id(last.value) in self.tail_calls:
+            self.cube_tails[id(last.var)] = (last.var, last.value)  # type: ignore[assignment]
+        return out
+
     def loop(self, s: S.ForStmt | S.WhileStmt) -> list[S.Stmt]:
         """A carry is a tile when its init or its yielded value is one: the body is lowered again when
         it yields a tile into a carry that started as a GM tensor (whose init is then loaded)."""
@@ -195,7 +233,7 @@ class FunctionLowering(BodyRewriter):
 
     # -- the function ----------------------------------------------------------------------------
     def run(self) -> S.Stmt:
-        body = self.body(self.func.body)
+        body = drop_unused(self.body(self.func.body), set(self.cube_tails))  # tails moved into every shard
         # A loop lowered twice (a carry that turned out to be a tile) may have asked for a load it
         # no longer uses.
         used = {id(v) for v in free_vars_in_order([body])}

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+import pypto.language as pl
 from pypto import ir, passes
 from pypto_core.ir.enums import FunctionType
 from pypto_core.passes.verifier_registry import PropertyVerifierRegistry
 
-from .helpers import expect, function, lower
+from .helpers import HEADER, expect, function, lower
 
 
 def test_elementwise_chain_loads_a_read_only_parameter_once_at_the_top():
@@ -368,6 +369,52 @@ class P:
     inside = [s.value.op.name for s in ir.flatten_to_stmts(region.body) if isinstance(s, ir.AssignStmt)
               and isinstance(s.value, ir.Call)]
     assert "tile.load" not in inside and "tile.exp" in inside
+
+
+FP16_SHARD = '''
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 32], pl.FP16], w: pl.Tensor[[32, 32], pl.FP16],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            c = pl.matmul(x, w)
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                h = pl.aiv_shard(c)
+                e = pl.exp(pl.cast(h, pl.FP32))
+                out = pl.assemble(out, e, [aiv_id * 16, 0])
+        return out
+'''
+
+
+def _assigned_ops(body: ir.Stmt) -> list[str]:
+    return [s.value.op.name for s in ir.flatten_to_stmts(body) if isinstance(s, ir.AssignStmt)
+            and isinstance(s.value, ir.Call) and not isinstance(s.value.op, ir.GlobalVar)]
+
+
+def test_a_shard_of_an_fp16_product_takes_the_accumulator_and_casts_inside_the_region():
+    # Issue 10's corpus defect: the FP16 matmul's cast stood outside the region and the shard got a Vec
+    # tile. Now the shard takes the FP32 accumulator (Acc) and each lane casts its own half.
+    after = lower(FP16_SHARD, upto="infer_tile_memory_space")
+    k = function(after, "k")
+    top = ir.flatten_to_stmts(k.body)
+    assert "tile.cast" not in _assigned_ops(k.body)  # no vector op outside the region
+    region = next(s for s in top if isinstance(s, ir.SplitAivScopeStmt))
+    shard, cast = ir.flatten_to_stmts(region.body)[1:3]
+    assert shard.value.op.name == "tile.aiv_shard" and shard.value.args[0].type.memory_space is ir.MemorySpace.Acc
+    product = next(s for s in top if isinstance(s, ir.AssignStmt) and s.var is shard.value.args[0])
+    assert product.value.op.name == "tile.matmul"
+    assert cast.value.op.name == "tile.cast" and cast.value.args[0] is shard.var
+    assert cast.var.type.dtype is ir.DataType.FP16 and [d.value for d in cast.var.type.shape] == [16, 32]
+    assert PropertyVerifierRegistry.verify(["AivSplitValid"], after) == []
+
+
+def test_a_shard_of_an_fp16_product_runs_the_same_through_lower_auto_vector_split():
+    from pypto_core.testing import same_results
+
+    program = pl.parse(HEADER + FP16_SHARD)
+    after = passes.lower_auto_vector_split()(lower(FP16_SHARD, upto="infer_tile_memory_space"))
+    same_results(program, after)
 
 
 def test_orchestration_and_opaque_functions_keep_their_tensor_ops():
