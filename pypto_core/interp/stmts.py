@@ -19,6 +19,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.types import ScalarType
+from pypto_core.ir.utils import free_vars_in_order
 
 if TYPE_CHECKING:
     from pypto_core.interp.code import FunctionCode
@@ -208,17 +209,33 @@ def _core_call(code: FunctionCode, stmt: S.Stmt) -> E.Call | None:
 
 
 def _core_group_batches(code: FunctionCode, stmts: Sequence[S.Stmt]) -> list[Any]:
-    """Consecutive AIC / AIV calls form one batch: they run together as one core group."""
+    """Consecutive AIC / AIV calls form one batch: they run together as one core group.
+
+    A core group runs one AIC and one AIV function, so a second call of a kind already in the batch, or a
+    call reading a result of the batch (two kernels one after the other), starts the next batch.
+    """
     out: list[Any] = []
+    kinds: set[FunctionType] = set()
+    results: set[int] = set()
     for stmt in stmts:
-        if _core_call(code, stmt) is not None:
-            if out and isinstance(out[-1], list):
-                out[-1].append(stmt)
-            else:
-                out.append([stmt])
-        else:
+        call = _core_call(code, stmt)
+        if call is None:
             out.append(stmt)
+            continue
+        kind = code.machine.program.get_function(call.op.name).func_type  # type: ignore[union-attr]
+        joins = out and isinstance(out[-1], list) and kind not in kinds and not _reads(call, results)
+        if not joins:
+            out.append([])
+            kinds, results = set(), set()
+        out[-1].append(stmt)
+        kinds.add(kind)
+        if isinstance(stmt, S.AssignStmt):
+            results.add(id(stmt.var))
     return out
+
+
+def _reads(call: E.Call, var_ids: set[int]) -> bool:
+    return any(id(v) in var_ids for v in free_vars_in_order(call.args))
 
 
 def _compile_batch(code: FunctionCode, batch: list[S.Stmt], target: YieldTarget) -> Runner:

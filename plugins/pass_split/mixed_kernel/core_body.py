@@ -18,11 +18,11 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.span import Span
 from pypto_core.ir.utils import flatten_to_stmts, make_body
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_plugins.pass_split.mixed_kernel import transfers as T
 from pypto_plugins.pass_split.mixed_kernel.aliases import written_tensor
 from pypto_plugins.pass_split.mixed_kernel.fences import Fence
-from pypto_plugins.pass_split.mixed_kernel.sides import BOTH, Side, Sides, sides_of
+from pypto_plugins.pass_split.mixed_kernel.placement import statement_sides
+from pypto_plugins.pass_split.mixed_kernel.sides import BOTH, Side, Sides
 
 
 @dataclass
@@ -41,10 +41,7 @@ class SplitPlan:
         placed = self.placement.get(id(s))
         if placed is not None:
             return placed
-        value = s.value if isinstance(s, S.AssignStmt) else s.expr
-        if not isinstance(value, E.Call) or type(value.op) is not E.Op:
-            return BOTH  # scalar code, copies, function calls: SHARED
-        sides = sides_of(classify_call_affinity(value))
+        sides = statement_sides(s)
         return BOTH if sides is None else sides
 
 

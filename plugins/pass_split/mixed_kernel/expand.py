@@ -15,7 +15,6 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, SplitMode
-from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body, substitute_stmt
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import classify_call_affinity
@@ -105,7 +104,7 @@ def expand_mixed(func: F.Function, backend: Any) -> Expanded:
     where = f"{PASS}: InCore function '{func.name}'"
     finder = _Boundaries(where, _lane_ids(consumed.body))
     finder.visit_stmt(consumed.body)
-    fresh = FreshNames(func)
+    fresh = consumed.fresh
     after, before = find_fences(consumed.body, fresh)
     plan = SplitPlan(consumed.placement, finder.found, after, before, backend, fresh)
     bodies: dict[Side, list[S.Stmt]] = {}

@@ -20,11 +20,13 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
+from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ops.affinity import classify_call_affinity, stated_lane
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
-from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, AIV_ONLY, Sides, sides_of
+from pypto_plugins.pass_split.mixed_kernel.hoist import Hoister
+from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, AIV_ONLY, BOTH, Sides, sides_of
 from pypto_plugins.pass_split.split_axis.regions import body_calls, check_transpose_hazard
 
 PASS = "ExpandMixedKernel"
@@ -33,6 +35,7 @@ PASS = "ExpandMixedKernel"
 @dataclass
 class ConsumedBody:
     body: S.Stmt
+    fresh: FreshNames
     placement: dict[int, Sides] = field(default_factory=dict)  # id(statement) -> its sides
     region_modes: list[SplitMode] = field(default_factory=list)
 
@@ -54,10 +57,19 @@ def region_sides(s: S.AssignStmt | S.EvalStmt) -> Sides | None:
     return AIC_ONLY if affinity is CoreAffinity.CUBE else AIV_ONLY
 
 
+def statement_sides(s: S.AssignStmt | S.EvalStmt) -> Sides | None:
+    """Where a statement outside every region runs, by its call's affinity; None for a boundary."""
+    value = s.value if isinstance(s, S.AssignStmt) else s.expr
+    if not (isinstance(value, E.Call) and type(value.op) is E.Op):
+        return BOTH  # scalar code, copies, function calls: SHARED
+    return sides_of(classify_call_affinity(value))
+
+
 class _Consumer:
     def __init__(self, func: F.Function) -> None:
         self.func = func
-        self.out = ConsumedBody(func.body)
+        self.out = ConsumedBody(func.body, FreshNames(func))
+        self.hoister = Hoister(self.out.fresh)
 
     def block(self, stmt: S.Stmt, in_region: bool) -> list[S.Stmt]:
         out: list[S.Stmt] = []
@@ -73,11 +85,13 @@ class _Consumer:
                                    f"{PASS}: InCore function '{self.func.name}', pl.split_aiv region ({mode.name})")
             return self.block(s.body, True)  # the wrapper is erased once; its statements stay in place
         if isinstance(s, (S.AssignStmt, S.EvalStmt)):
+            out = self.hoister.stmt(s, region_sides(s) if in_region else statement_sides(s))
             if in_region:
-                sides = region_sides(s)
-                if sides is not None:
-                    self.out.placement[id(s)] = sides
-            return [s]
+                for x in out:
+                    sides = region_sides(x)  # type: ignore[arg-type]
+                    if sides is not None:
+                        self.out.placement[id(x)] = sides
+            return out
         if isinstance(s, (S.ForStmt, S.WhileStmt)):
             return [s.with_fields(body=make_body(self.block(s.body, in_region), s.body.span))]
         if isinstance(s, S.IfStmt):
@@ -93,6 +107,5 @@ class _Consumer:
 def consume_regions(func: F.Function) -> ConsumedBody:
     consumer = _Consumer(func)
     stmts = consumer.block(func.body, False)
-    if consumer.out.region_modes:
-        consumer.out.body = make_body(stmts, func.body.span)
+    consumer.out.body = make_body(stmts, func.body.span)
     return consumer.out
