@@ -187,7 +187,12 @@ def take_lane_part(data: np.ndarray, code: int, lane: int, shape: tuple[int, ...
 
 def place_lane_part(out: np.ndarray, part: np.ndarray, part_valid: tuple[int, ...], code: int, lane: int,
                     op: str) -> None:
-    """V2C pop: write lane `lane`'s pushed tile (its valid region) into the assembled tile."""
+    """V2C pop: write lane `lane`'s pushed tile (its valid region) into the assembled tile.
+
+    The V2C pop reads no valid extent (seed 003, "gather 的限制源自几何"): with an even code lane l's part
+    lands at l * its box, so a partial lane 0 leaves a gap the compiler must not produce; an odd code
+    (written by hand; a gather has none) places lane 1 at e1 + 1 like C2V.
+    """
     axis = split_axis(code)
     if part.ndim != 2 or out.ndim != 2:
         region = tuple(slice(0, min(v, d)) for v, d in zip(part_valid, out.shape))
@@ -200,7 +205,7 @@ def place_lane_part(out: np.ndarray, part: np.ndarray, part_valid: tuple[int, ..
     extent = part_valid[axis]
     if extent == 0:
         return
-    start = lane_start(code, lane, extent)
+    start = lane * part.shape[axis] if code in (1, 2) else lane_start(code, lane, extent)
     if start + extent > out.shape[axis]:
         raise MachineError(f"{op}: lane {lane} with split code {code} writes "
                            f"{'rows' if axis == 0 else 'columns'} [{start}, {start + extent}) of a popped tile "

@@ -92,8 +92,11 @@ def find_fences(body: S.Stmt, fresh: FreshNames) -> tuple[dict[int, Fence], dict
     walker = _Defs()
     walker.blocks.append(flatten_to_stmts(body))
     walker.visit_stmt(body)
+    blocks: dict[tuple[int, ...], list[S.Stmt]] = {}
+    for block in walker.blocks:  # the body itself is listed twice (flattened, and as its SeqStmts)
+        blocks.setdefault(tuple(id(s) for s in block), block)
     origin_stores: dict[int, int] = {}
-    for block in walker.blocks:
+    for block in blocks.values():
         for s in block:
             target = _gm_store(_value(s))
             if target is not None:
@@ -101,12 +104,7 @@ def find_fences(body: S.Stmt, fresh: FreshNames) -> tuple[dict[int, Fence], dict
                 origin_stores[key] = origin_stores.get(key, 0) + 1
     after: dict[int, Fence] = {}
     before: dict[int, Fence] = {}
-    seen_blocks: set[tuple[int, ...]] = set()
-    for block in walker.blocks:
-        key = tuple(id(s) for s in block)
-        if key in seen_blocks:
-            continue  # the body itself may be listed twice (flattened and as a SeqStmts)
-        seen_blocks.add(key)
+    for block in blocks.values():
         for i, s in enumerate(block):
             value = _value(s)
             target = _gm_store(value)

@@ -5,7 +5,8 @@ A boundary carries the MODE the author chose (0 / 1 / 2); its transfer pair carr
 from that mode and the full-width tile's extent on the split axis. Lane 1's data starts at e1 * pitch for
 an even code and at (e1 + 1) * pitch for an odd one, so the two lane extents must be placeable: e0 == e1
 or e1 == 0 (even code), e0 == e1 + 1 (odd code). A runtime extent moves the full box: even code. A gather
-has no odd form: the lanes' parts are adjacent only when their extents are equal.
+has no odd form: lane l's part lands at l * box (the V2C pop reads no valid extent), so the parts are
+adjacent only when lane 0 holds its full box or lane 1 holds nothing.
 """
 
 from __future__ import annotations
@@ -65,11 +66,12 @@ def gather_code(call: E.Call, where: str, lanes: frozenset[int]) -> int:
         dim = split_dimension(mode)
         box = static_int(half.shape[dim])
         g0, g1 = (eval_int(half.valid_shape[dim], {k: lane for k in lanes}) for lane in (0, 1))
-        if box is not None and g0 is not None and g1 is not None and g1 != 0 and (g0 != g1 or g0 < box):
+        # Lane l's part lands at l * box: the parts are adjacent when lane 0 is full or lane 1 is empty.
+        if box is not None and g0 is not None and g1 is not None and g1 != 0 and g0 < box:
             held = f"{g0} of their {box}" if g0 == g1 else f"{g0} and {g1} of their {box}"
             raise UserError(f"{where}: {call.op.name} of {_name(call.args[0])} ({mode.name}): the two AIV lanes hold "
-                            f"{held} {AXIS_WORD[dim]}, so the gathered parts would not sit at lane * {box} (a gather "
-                            f"only has even codes: lane 1's part starts at its own extent); pad the operand to its "
+                            f"{held} {AXIS_WORD[dim]}, so lane 1's part, which lands at {box}, would leave a gap after "
+                            f"lane 0's (a gather only has even codes and its pop reads no valid extent); pad the operand to its "
                             f"full box on the split axis, then narrow the result on the cube side", call.span)
     return split_code(mode, odd=False)
 
