@@ -34,12 +34,19 @@ def notify(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
 
 
 def defer_wait(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    """Nothing to do once signal[index] >= value; otherwise the wait would never end."""
+    """Blocks until signal[index] >= value: another task of the core group (the other core, the other lane)
+    may notify it; a task running alone, or every task waiting, never gets there (an error)."""
     signal, index = args[0], _word(call, args)
-    held, wanted = signal[index], args[1]
-    if not bool(held >= wanted):
-        raise MachineError(f"{DEFER_WAIT} waits for signal{list(index)} >= {wanted} but it holds {held}, and "
-                           f"nothing notifies it while the program waits: {NOTIFY} it first", call.span)
+    wanted = args[1]
+
+    def describe() -> str:
+        return (f"{DEFER_WAIT} waits for signal{list(index)} >= {wanted} but it holds {signal[index]}, and "
+                f"nothing notifies it while the program waits: {NOTIFY} it first")
+
+    try:
+        ctx.wait(lambda: bool(signal[index] >= wanted), describe)
+    except MachineError as exc:
+        raise MachineError(str(exc.args[0]) if exc.args else describe(), call.span) from None
 
 
 def put(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:

@@ -366,3 +366,44 @@ class P:
 
     Regions().visit_stmt(k.body)
     assert Regions.found == 0
+
+
+# -- region placement (seed 003, "ExpandMixedKernel 消费区域放置") ------------------------------------------------
+
+PLACED = '''
+import pypto.language.distributed as pld
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(qk: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat], sig: pl.InOut[pl.Tensor[[2], pl.INT32]], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.func_attr({"split_aiv": True})
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            h: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard(qk)
+            n: pl.Scalar[pl.INDEX] = aiv_id + 1
+            pld.system.notify(sig, 1, [0])
+            pld.system.defer_wait(sig, 1, [0])
+            pl.system.syncall()
+            o: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(pl.tile.exp(h), [0, 0], out)
+        return o
+'''
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_a_region_places_notify_on_the_aiv_a_wait_and_a_stated_shared_lane_on_both(backend_name: str):
+    after = emk(PLACED, backend_name)
+    aic, aiv = op_names(function(after, "k_aic")), op_names(function(after, "k_aiv"))
+    assert "pld.system.notify" in aiv and "pld.system.notify" not in aic  # no-duplicate: AIV only
+    assert "pld.system.defer_wait" in aiv and "pld.system.defer_wait" in aic  # safe to duplicate: both
+    # a syncall states its lane (core_type is always recorded, 'mix' = SHARED): both cores reach the barrier
+    assert aic.count("system.syncall") == aiv.count("system.syncall") == 1
+    assert "tile.get_subblock_idx" not in aic  # the region's scalar code is AIV work
+
+
+def test_outside_every_region_a_notify_is_copied_to_both_cores():
+    src = PLACED.replace("            pld.system.notify(sig, 1, [0])\n", "").replace(
+        '        pl.func_attr({"split_aiv": True})\n',
+        '        pl.func_attr({"split_aiv": True})\n        pld.system.notify(sig, 1, [0])\n')
+    after = emk(src)
+    for side in ("k_aic", "k_aiv"):
+        assert "pld.system.notify" in op_names(function(after, side))  # seed 003: "NOT CHECKED, DELIBERATELY"
