@@ -2,6 +2,8 @@
 # halved by rows, the matmul stays whole on the cube:
 #   pypto compile --pipeline tile,lower_auto_vector_split examples/split_auto.py
 #   pypto run --pipeline tile,lower_auto_vector_split --verify check-run examples/split_auto.py
+# and on into an AIC + AIV + Group kernel with cross-core transfers:
+#   pypto run --pipeline tile,lower_auto_vector_split,expand_mixed_kernel --verify check-run examples/split_auto.py
 import pypto.language as pl
 
 
