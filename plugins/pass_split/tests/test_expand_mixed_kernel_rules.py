@@ -407,3 +407,24 @@ def test_outside_every_region_a_notify_is_copied_to_both_cores():
     after = emk(src)
     for side in ("k_aic", "k_aiv"):
         assert "pld.system.notify" in op_names(function(after, side))  # seed 003: "NOT CHECKED, DELIBERATELY"
+
+
+def test_a_transpose_swapping_a_regions_split_axis_is_rejected_by_the_region_mode():
+    src = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(qk: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat], out_0: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        pl.func_attr({"split_aiv": True})
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            half: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard(qk)
+            t: pl.Tile[[32, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(half, 0, 1)
+            o: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(t, [0, aiv_id * 16], out_0)
+        return o
+'''
+    with pytest.raises(ValueError, match=r"pl.split_aiv region \(UP_DOWN\): tile.transpose swaps the split axis"):
+        emk(src, run=False)
+    emk(src.replace("UP_DOWN", "NONE").replace("[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard",
+                                               "[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard")
+        .replace("[32, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose", "[32, 32], pl.FP32, pl.Mem.Vec] = "
+                 "pl.tile.transpose").replace("[0, aiv_id * 16]", "[0, 0]"))
