@@ -33,7 +33,10 @@ def error_of(text: str, cli: CliOverrides | None = None) -> str:
 def test_no_file_means_default_preset_and_ascend910b(toy_plugin, tmp_path):
     resolved = resolve_config(load_config(search_dir=tmp_path))
     assert resolved.backend == "Ascend910B"
-    assert [s.name for s in resolved.steps] == ["convert_to_ssa", "outline_incore_scopes"]
+    assert [s.name for s in resolved.steps] == ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes",
+                                                "convert_tensor_to_tile_ops", "flatten_tile_nd_to_2d",
+                                                "infer_tile_memory_space", "lower_auto_vector_split",
+                                                "expand_mixed_kernel", "split_vector_kernel"]
     assert resolved.pipeline_origin == "preset 'default'"
     assert resolved.verify == "basic"
 

@@ -104,15 +104,20 @@ def test_context_instruments_fire_inside_the_pipeline(toy_plugin):
 
 
 # -- pypto.ir.pass_manager (PyPTO's strategy PassManager) -------------------------------------------
+DEFAULT_PASSES = ["ConvertToSSA", "NormalizeStmtStructure", "OutlineIncoreScopes", "ConvertTensorToTileOps",
+                  "FlattenTileNdTo2D", "InferTileMemorySpace", "LowerAutoVectorSplit", "ExpandMixedKernel",
+                  "SplitVectorKernel"]
+
+
 def test_strategy_pass_manager_runs_the_preset_in_the_current_context(toy_plugin):
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
 
     manager = PassManager.get_strategy(OptimizationStrategy.Default)
-    assert manager.get_pass_names() == ["ConvertToSSA", "OutlineIncoreScopes"]
+    assert manager.get_pass_names() == DEFAULT_PASSES
     names = []
     with passes.PassContext([passes.CallbackInstrument(after_pass=lambda p, _: names.append(p.get_name()))]):
         result = PassManager(OptimizationStrategy.Default).run_passes(pl.parse(NON_SSA))
-    assert names == ["ConvertToSSA", "OutlineIncoreScopes"]
+    assert names == DEFAULT_PASSES
     assert passes.PropertyVerifierRegistry.verify(["SSAForm"], result) == []
 
 

@@ -10,12 +10,17 @@ from typing import Any
 
 from pypto_core.plugins import hookimpl
 
+_OUTLINE = ["convert_to_ssa", "outline_incore_scopes"]
+# Outlining, then the tile lowering every split pass needs (issue 8).
+_TILE = ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
+         "flatten_tile_nd_to_2d", "infer_tile_memory_space"]
+
 PRESETS: dict[str, list[str]] = {
-    # What `pypto compile` runs with no pypto.toml (DESIGN.md, "Config").
-    "default": ["convert_to_ssa", "outline_incore_scopes"],
-    # Outlining, then the tile lowering every split pass needs (issue 8).
-    "tile": ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
-             "flatten_tile_nd_to_2d", "infer_tile_memory_space"],
+    # What `pypto compile` runs with no pypto.toml (DESIGN.md, "Config"): from the program as written to
+    # per-lane AIC / AIV kernels (issue 12).
+    "default": [*_TILE, "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel"],
+    "outline": list(_OUTLINE),
+    "tile": list(_TILE),
 }
 
 

@@ -69,6 +69,10 @@ def error(rule: str, message: str, span: Span | None = None) -> Diagnostic:
     return Diagnostic(DiagnosticSeverity.Error, rule, message, span or Span.unknown())
 
 
+def warning(rule: str, message: str, span: Span | None = None) -> Diagnostic:
+    return Diagnostic(DiagnosticSeverity.Warning, rule, message, span or Span.unknown())
+
+
 def _as_set(props: Any) -> IRPropertySet:
     if isinstance(props, IRPropertySet):
         return props

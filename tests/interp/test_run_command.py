@@ -30,7 +30,7 @@ class P:
 def test_run_the_bundled_example_passes(capsys):
     assert cli.main(["run", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
-    assert "convert_to_ssa, outline_incore_scopes" in out
+    assert "convert_to_ssa" in out and "split_vector_kernel" in out  # the default preset, whole
     assert "│ return │ [64]  │ float32 │" in out
     assert "ok" in out
 

@@ -1,8 +1,8 @@
 """Nested calls that run on another core than the statement holding them (issue 11, item 2).
 
 The split places whole statements, so `c = tile.add(tile.move(tile.matmul(l, r), target_memory=Vec), bias)`
-must first become `c_move = tile.move(tile.matmul(l, r), ...)` (a boundary: the AIC pushes the product, the
-AIV pops it) and `c = tile.add(c_move, bias)`. A nested call is bound to its own statement when it is a
+must first become `c_move_matmul = tile.matmul(l, r)`, `c_move = tile.move(c_move_matmul, ...)` (a boundary:
+the AIC pushes the named product, the AIV pops it) and `c = tile.add(c_move, bias)`. A nested call is bound to its own statement when it is a
 boundary (MIXED) or its sides and the sides it would run on inline are disjoint (CUBE inside VECTOR work or
 the other way round); SHARED work stays inline wherever it is. A boundary's operand runs on the producer's
 side.
@@ -46,11 +46,23 @@ class Hoister:
             return [s]
         base = user_base(s.var) if isinstance(s, S.AssignStmt) else ""
         pre: list[S.Stmt] = []
-        inline = producer_sides(value) if sides is None else sides
-        new = self._args(value, inline, pre, base)  # type: ignore[arg-type]
+        if sides is None:  # a boundary: the producer pushes a named tile
+            new = self._bound_source(value, pre, base)  # type: ignore[arg-type]
+        else:
+            new = self._args(value, sides, pre, base)  # type: ignore[arg-type]
         if new is value:
             return [s]
         return pre + [s.with_fields(value=new) if isinstance(s, S.AssignStmt) else s.with_fields(expr=new)]
+
+    def _bound_source(self, call: E.Call, pre: list[S.Stmt], base: str) -> E.Call:
+        source = call.args[0] if call.args else None
+        if not _is_op_call(source):
+            return self._args(call, producer_sides(call), pre, base)
+        value = self._args(source, producer_sides(call), pre, base)  # type: ignore[arg-type]
+        short = source.op.name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+        var = E.Var(self.fresh(f"{base}_{short}" if base else short), value.type, source.span)
+        pre.append(S.AssignStmt(var, value, source.span))
+        return call.with_fields(args=(var, *call.args[1:]))  # type: ignore[return-value]
 
     def _args(self, call: E.Call, inline: Sides, pre: list[S.Stmt], base: str) -> E.Call:
         args = [self._expr(a, inline, pre, base) for a in call.args]

@@ -13,6 +13,7 @@ from pypto_plugins.pass_split.verifiers.aiv_split_valid import (
 )
 from pypto_plugins.pass_split.verifiers.hard_syncall_occupancy import verify_hard_syncall_occupancy
 from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import verify_mixed_kernel_expanded
+from pypto_plugins.pass_split.verifiers.vector_kernel_split import verify_vector_kernel_split
 
 VERIFIERS: dict[str, tuple[Callable[..., list], str]] = {
     "AivSplitValid": (verify_aiv_split_valid,
@@ -23,4 +24,6 @@ VERIFIERS: dict[str, tuple[Callable[..., list], str]] = {
                             "no kernel mixes cube and vector work; every transfer has its pipe setup and tfree"),
     "HardSyncallOccupancyValid": (verify_hard_syncall_occupancy,
                                   "every core a hard syncall names reaches it as often as the others"),
+    "VectorKernelSplit": (verify_vector_kernel_split,
+                          "every split_aiv AIV function dispatches both lanes (dual_aiv_dispatch)"),
 }

@@ -5,7 +5,8 @@
   dir_mask covers its direction;
 * the AIC and AIV functions a Group launches together set their pipes up alike (dir_mask, slot_size,
   slot_num, per pipe id);
-* every pop has its tfree, and lands where a transfer can write: a C2V pop in Vec, a V2C pop in Mat, Left
+* every pop has its tfree (a warning: a hand-written kernel may free later, the machine reports a slot never
+  released), and lands where a transfer can write: a C2V pop in Vec, a V2C pop in Mat, Left
   or Right (the cube buffers a V2C DMA fills, API.md 6 BuildCrossCoreTransferView);
 * a function reserves each slot buffer once, and no more buffers than it sets pipes up.
 
@@ -26,7 +27,7 @@ from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import classify_call_affinity, combine_all
 from pypto_core.ops.opdef import CoreAffinity, CrossCoreRole
 from pypto_core.ops.registry import opdef_of
-from pypto_core.passes.verifier_registry import Diagnostic, error
+from pypto_core.passes.verifier_registry import Diagnostic, error, warning
 
 RULE = "MixedKernelExpanded"
 V2C_POP_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right)
@@ -111,8 +112,8 @@ def _check_function(func: Function, facts: _Facts) -> list[Diagnostic]:
             out.append(error(RULE, f"{where}: {call.op.name} uses the {d} direction of pipe {_pipe(call)}, which no "
                                    f"initialize_pipe of this function sets up (dir_mask bit {DIR_BITS[d]})", call.span))
     for var, pop, span in facts.pops:
-        if id(var) not in facts.freed:
-            out.append(error(RULE, f"{where}: the tile popped into '{var.name_hint}' is never released: its FIFO slot "
+        if id(var) not in facts.freed:  # a warning: the machine reports the slot that is never released
+            out.append(warning(RULE, f"{where}: the tile popped into '{var.name_hint}' is never released: its FIFO slot "
                                    f"needs a tfree after the tile's last use", span))
         space = var.type.memory_space if isinstance(var.type, TileType) else None
         allowed = (MemorySpace.Vec,) if direction(pop) == "C2V" else V2C_POP_SPACES

@@ -1,0 +1,88 @@
+"""SplitVectorKernel (seed 002; issue 12): after ExpandMixedKernel, no function body is halved here any more.
+
+* an AIC / AIV function marked `split_aiv` with a function-level split mode keeps its body; the AIV one is
+  stamped `dual_aiv_dispatch=True` (seed 002's exit invariant: a split split_aiv function dispatches both
+  AIV lanes);
+* `split_aiv` without a function-level mode (NONE regions, or regions of different modes): seed 003 -- the
+  AIV function is stamped `dual_aiv_dispatch=True` so both lanes run the body, and no `split` is invented.
+  If its transfers carry the codes of a single real mode, the mode was lost upstream: InternalError;
+* an AIV function marked `dual_aiv_dispatch` (and not split_aiv), on a backend with
+  `requires_no_split_dual_aiv_dispatch`: lane 0 runs the body, lane 1 replays it on empty tiles
+  (vector_kernel/no_split_dispatch.py);
+* everything else passes through -- a function with `split` but no `split_aiv` included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.errors import InternalError
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir.enums import FunctionType, SplitMode
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.opdef import CrossCoreRole
+from pypto_core.ops.registry import opdef_of
+from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_split.split_axis.modes import split_code
+from pypto_plugins.pass_split.vector_kernel.no_split_dispatch import dual_dispatch_body
+
+PASS = "SplitVectorKernel"
+_CORES = (FunctionType.AIC, FunctionType.AIV)
+
+
+class _Codes(IRVisitor):
+    def __init__(self) -> None:
+        self.codes: set[int] = set()
+
+    def visit_call(self, call: E.Call) -> None:
+        opdef = opdef_of(call) if type(call.op) is E.Op else None
+        if opdef is not None and opdef.cross_core_role in (CrossCoreRole.PUSH, CrossCoreRole.POP):
+            self.codes.add(int(call.kwargs.get("split") or 0))
+        super().visit_call(call)
+
+
+def _single_mode(func: F.Function) -> SplitMode | None:
+    """The one real split mode every non-zero transfer code of the function belongs to, if there is one."""
+    walker = _Codes()
+    walker.visit_stmt(func.body)
+    modes = {m for m in (SplitMode.UP_DOWN, SplitMode.LEFT_RIGHT)
+             for c in walker.codes if c in (split_code(m, False), split_code(m, True))}
+    return modes.pop() if len(modes) == 1 else None
+
+
+def split_function(func: F.Function, backend: Any) -> F.Function:
+    if func.func_type in _CORES and func.attrs.get("split_aiv"):
+        if func.split is None:
+            lost = _single_mode(func)
+            if lost is not None:
+                raise InternalError(f"{PASS}: {func.func_type.name} function '{func.name}' is split_aiv and its "
+                                    f"transfers carry {lost.name} split codes, but it has no function-level "
+                                    f"split: OutlineIncoreScopes / LowerAutoVectorSplit must propagate split "
+                                    f"with split_aiv (seed 002)")
+        if func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch") is not True:
+            return func.with_fields(attrs={**func.attrs, "dual_aiv_dispatch": True})  # type: ignore[return-value]
+        return func
+    if (func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch")
+            and backend.requires_no_split_dual_aiv_dispatch):
+        return dual_dispatch_body(func)
+    return func
+
+
+class SplitVectorKernel(Pass):
+    """Stamp split_aiv kernels and build the no-split dual-AIV replay (seed 002)."""
+
+    name = PASS
+    factory_name = "split_vector_kernel"
+    required = ("SSAForm", "MixedKernelExpanded")
+    produced = ("SSAForm", "VectorKernelSplit", "NormalizedStmtStructure")
+    invalidated = ()
+    description = ("Stamp split_aiv AIC/AIV functions (dual_aiv_dispatch on the AIV) and, on backends that need "
+                   "it, replay an unsplit AIV body on lane 1 with empty tiles (seed 002).")
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        backend = ctx.backend
+        funcs = [split_function(f, backend) for f in program.functions.values()]
+        if all(a is b for a, b in zip(funcs, program.functions.values())):
+            return program
+        return program.with_functions(funcs)

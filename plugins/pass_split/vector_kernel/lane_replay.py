@@ -1,0 +1,185 @@
+"""Lane 1's replay of an unsplit AIV body (seed 002, BuildNoSplitLane1ReplayStmts): lane 1 runs the same
+statements so that the AIC <-> AIV handshake stays symmetric, but computes on empty tiles and writes nothing.
+
+* a GM store (registry: a `gm_transfer` op writing a tensor) is dropped; its result means its target;
+* a load (a `gm_transfer` op producing a tile) becomes `tile.create` of the same tile with valid_shape 0;
+* a call whose arguments carry a valid region (ArgSpec `valid_shape`, `valid_rows` / `valid_cols`) gets them
+  zeroed; every other tile-producing call keeps its operands and gets a zero valid_shape;
+* cross-core ops (any cross-core role) are kept as they are;
+* loops and ifs are replayed with forked replacement maps; tile carries and merges take the zero valid_shape.
+"""
+
+from __future__ import annotations
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import stmt as S
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.types import TensorType, TileType, TileView, TupleType, Type
+from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_expr
+from pypto_core.ops.build import to_tuple
+from pypto_core.ops.lineage import written_arg_index
+from pypto_core.ops.registry import create_op_call, opdef_of
+
+VALID_ARGS = ("valid_shape",)
+VALID_SCALAR_ARGS = ("valid_rows", "valid_cols")
+
+
+def empty_tile_type(t: Type) -> Type:
+    """The same tile with nothing valid (a tuple of tiles element-wise); other types unchanged."""
+    if isinstance(t, TupleType):
+        return TupleType([empty_tile_type(x) for x in t.types])
+    if not isinstance(t, TileType):
+        return t
+    view = t.tile_view or TileView()
+    zeros = [E.ConstInt(0, DataType.INDEX) for _ in t.shape]
+    return TileType(t.shape, t.dtype, t.memref, view.with_fields(valid_shape=tuple(zeros)), t.memory_space)
+
+
+class Lane1Replay:
+    def __init__(self) -> None:
+        self.mapping: dict[E.Var, E.Expr] = {}
+
+    def fork(self) -> Lane1Replay:
+        child = Lane1Replay()
+        child.mapping = dict(self.mapping)
+        return child
+
+    def sub(self, e: E.Expr) -> E.Expr:
+        """`e` on lane 1: its variables replaced, and every nested tile-producing op call empty as well
+        (the types of nested calls are not printed, so they must be what the parser deduces again)."""
+        e = substitute_expr(e, self.mapping) if self.mapping else e
+        return _emptied(e)
+
+    def renamed(self, var: E.Var, new_type: Type) -> E.Var:
+        new = E.Var(var.name_hint, new_type, var.span)
+        self.mapping[var] = new
+        return new
+
+    # -- statements ---------------------------------------------------------------------------
+    def block(self, stmts: list[S.Stmt]) -> list[S.Stmt]:
+        out: list[S.Stmt] = []
+        for s in stmts:
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        if isinstance(s, S.AssignStmt):
+            return self.assign(s)
+        if isinstance(s, S.EvalStmt):
+            if _store_target(s.expr) is not None:
+                return []  # no write on lane 1
+            return [S.EvalStmt(self.sub(s.expr), s.span)]
+        if isinstance(s, (S.YieldStmt, S.ReturnStmt)):
+            return [s.with_fields(value=tuple(self.sub(v) for v in s.value))]
+        if isinstance(s, (S.ForStmt, S.WhileStmt)):
+            return [self.loop(s)]
+        if isinstance(s, S.IfStmt):
+            return [self.if_stmt(s)]
+        return [s]
+
+    def assign(self, s: S.AssignStmt) -> list[S.Stmt]:
+        value = s.value
+        target = _store_target(value)
+        if target is not None:
+            self.mapping[s.var] = self.sub(target)  # SSA users still see the tensor; nothing is written
+            return []
+        if not (isinstance(value, E.Call) and type(value.op) is E.Op) or not isinstance(s.var.type, (TileType, TupleType)):
+            new_value = self.sub(value)
+            if new_value is value and not s.var.type.has_vars:
+                return [s]
+            var = self.renamed(s.var, self.sub_type(s.var.type))
+            return [S.AssignStmt(var, new_value, s.span)]
+        opdef = opdef_of(value)
+        if opdef is not None and opdef.cross_core_role is not None:
+            return [S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
+        new_type = empty_tile_type(s.var.type)
+        if opdef is not None and opdef.traits.gm_transfer and isinstance(s.var.type, TileType):
+            call = _empty_create(s.var.type, value.span)
+        else:
+            call = value.with_fields(args=tuple(self._zeroed_arg(opdef, i, self.sub(a))
+                                                for i, a in enumerate(value.args)), type=new_type)
+        return [S.AssignStmt(self.renamed(s.var, new_type), call, s.span)]
+
+    def _zeroed_arg(self, opdef: object, index: int, arg: E.Expr) -> E.Expr:
+        spec = opdef.args[index] if opdef is not None and index < len(opdef.args) else None  # type: ignore[attr-defined]
+        if spec is None:
+            return arg
+        if spec.name in VALID_ARGS and isinstance(arg, E.MakeTuple):
+            return to_tuple([0] * len(arg.elements), arg.span)
+        if spec.name in VALID_SCALAR_ARGS:
+            return E.ConstInt(0, arg.type.dtype if hasattr(arg.type, "dtype") else DataType.INDEX, arg.span)  # type: ignore[union-attr]
+        return arg
+
+    def sub_type(self, t: Type) -> Type:
+        if not t.has_vars or not self.mapping:
+            return t
+        from pypto_core.ir.utils import Substituter
+
+        return Substituter(self.mapping).visit_type(t)
+
+    def loop(self, s: S.ForStmt | S.WhileStmt) -> S.Stmt:
+        inner = self.fork()
+        iter_args = []
+        for ia in s.iter_args:
+            init = self.sub(ia.initValue)
+            new = E.IterArg(ia.name_hint, init.type if isinstance(ia.type, (TileType, TupleType)) else ia.type,
+                            init, ia.span)
+            inner.mapping[ia] = new
+            iter_args.append(new)
+        if isinstance(s, S.ForStmt):
+            loop_var = E.Var(s.loop_var.name_hint, s.loop_var.type, s.loop_var.span)
+            inner.mapping[s.loop_var] = loop_var
+        body = make_body(inner.block(flatten_to_stmts(s.body)), s.body.span)
+        return_vars = [self.renamed(rv, ia.type) for rv, ia in zip(s.return_vars, iter_args)]
+        if isinstance(s, S.ForStmt):
+            return s.with_fields(loop_var=loop_var, start=self.sub(s.start), stop=self.sub(s.stop),
+                                 step=self.sub(s.step), iter_args=tuple(iter_args), body=body,
+                                 return_vars=tuple(return_vars))
+        return s.with_fields(condition=inner.sub(s.condition), iter_args=tuple(iter_args), body=body,
+                             return_vars=tuple(return_vars))
+
+    def if_stmt(self, s: S.IfStmt) -> S.Stmt:
+        then_body = make_body(self.fork().block(flatten_to_stmts(s.then_body)), s.then_body.span)
+        else_body = (None if s.else_body is None else
+                     make_body(self.fork().block(flatten_to_stmts(s.else_body)), s.else_body.span))
+        return_vars = [self.renamed(rv, empty_tile_type(rv.type) if isinstance(rv.type, TileType)
+                                    else self.sub_type(rv.type)) for rv in s.return_vars]
+        return s.with_fields(condition=self.sub(s.condition), then_body=then_body, else_body=else_body,
+                             return_vars=tuple(return_vars))
+
+
+def _emptied(e: E.Expr) -> E.Expr:
+    if isinstance(e, E.MakeTuple):
+        items = [_emptied(x) for x in e.elements]
+        return e if all(a is b for a, b in zip(items, e.elements)) else e.with_fields(elements=tuple(items))
+    if not (isinstance(e, E.Call) and type(e.op) is E.Op):
+        return e
+    opdef = opdef_of(e)
+    if opdef is not None and opdef.traits.gm_transfer and isinstance(e.type, TileType):
+        return _empty_create(e.type, e.span)  # a nested load reads nothing either
+    args = tuple(_emptied(a) for a in e.args)
+    keep_type = opdef is not None and opdef.cross_core_role is not None
+    new_type = e.type if keep_type else empty_tile_type(e.type)
+    if new_type is e.type and all(a is b for a, b in zip(args, e.args)):
+        return e
+    return e.with_fields(args=args, type=new_type)
+
+
+def _store_target(value: E.Expr) -> E.Expr | None:
+    """The tensor a GM store writes (registry: gm_transfer, a written tensor argument), else None."""
+    if not (isinstance(value, E.Call) and type(value.op) is E.Op):
+        return None
+    opdef = opdef_of(value)
+    if opdef is None or not opdef.traits.gm_transfer or isinstance(value.type, TileType):
+        return None
+    index = written_arg_index(value)
+    if index is None or not isinstance(value.args[index].type, TensorType):
+        return None
+    return value.args[index]
+
+
+def _empty_create(t: TileType, span: object) -> E.Call:
+    """`tile.create(shape, dtype=..., target_memory=...)` typed with nothing valid (seed 002, Example 2)."""
+    call = create_op_call("tile.create", [to_tuple(list(t.shape))], {"dtype": t.dtype, "target_memory": t.memory_space},
+                          span=span)  # type: ignore[arg-type]
+    return call.with_fields(type=empty_tile_type(t))  # type: ignore[return-value]
