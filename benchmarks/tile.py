@@ -18,23 +18,14 @@ the process holds, not on the algorithms measured here.
 
 from __future__ import annotations
 
-import gc
-import json
-import statistics
 import sys
-import time
-from typing import Any
+
+from pass_timing import RUNS, chain, measure, preset_passes, print_table
 
 from pypto_core.language.api import parse
-from pypto_core.passes.context import PassContext
-from pypto_core.passes.registry import PIPELINES, pass_class
-from pypto_core.passes.verification_level import VerificationLevel
-from pypto_core.plugins.host import ensure_plugins_loaded
 
 BACKEND = "Ascend910B"
 PRESET = "tile"
-RUNS = 3
-GROWTH_TARGET = 4.5
 T = "pl.Tensor[[16, 16], pl.FP32]"
 
 SCOPE_KINDS = (
@@ -64,64 +55,11 @@ def workload(k: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def preset_passes() -> list[Any]:
-    ensure_plugins_loaded()
-    names = PIPELINES.get(PRESET)
-    if names is None:
-        raise SystemExit(f"no pipeline preset '{PRESET}' is registered")
-    return [pass_class(name)() for name in names]
-
-
-def _chain(program: Any, passes: list[Any]) -> list[tuple[str, float]]:
-    times: list[tuple[str, float]] = []
-    with PassContext([], VerificationLevel.NONE, backend=BACKEND):
-        for p in passes:
-            t0 = time.perf_counter()
-            program = p(program)
-            times.append((p.factory_name or p.get_name(), time.perf_counter() - t0))
-    return times
-
-
-def measure(k: int) -> dict[str, float]:
-    """Median seconds per pass over RUNS chains on one parsed program."""
-    program = parse(workload(k), f"<tile benchmark K={k}>")
-    samples: dict[str, list[float]] = {}
-    for _ in range(RUNS):
-        gc.collect()
-        gc.disable()
-        try:
-            times = _chain(program, preset_passes())
-        finally:
-            gc.enable()
-        for name, seconds in times:
-            samples.setdefault(name, []).append(seconds)
-            print(json.dumps({"bench": "tile", "K": k, "pass": name, "seconds": round(seconds, 6)}))
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
-def _growth(now: float, before: float | None) -> str:
-    if before is None:
-        return "-"
-    ratio = now / before if before > 0 else float("inf")
-    return f"{ratio:.2f}x {'met' if ratio < GROWTH_TARGET else 'MISSED'}"
-
-
 def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv] or [50, 200, 800]
-    _chain(parse(workload(6), "<warm-up>"), preset_passes())  # imports, plugin loading, caches
-    results = {k: measure(k) for k in sizes}
-    names = list(next(iter(results.values())))
-    width = max(len(n) for n in [*names, "total"])
-    print(f"\nmedian seconds of {RUNS} runs per pass ({BACKEND}); growth per 4x K, target linear "
-          f"(under {GROWTH_TARGET}x)")
-    print(f"{'pass':<{width}} " + " ".join(f"{'K=' + str(k):>10} {'growth':>13}" for k in sizes))
-    for name in [*names, "total"]:
-        row, previous = [], None
-        for k in sizes:
-            seconds = sum(results[k].values()) if name == "total" else results[k][name]
-            row.append(f"{seconds:10.4f} {_growth(seconds, previous):>13}")
-            previous = seconds
-        print(f"{name:<{width}} " + " ".join(row))
+    chain(parse(workload(6), "<warm-up>"), preset_passes(PRESET), BACKEND)  # imports, plugins, caches
+    results = {k: measure("tile", workload(k), PRESET, BACKEND, k) for k in sizes}
+    print_table(f"median seconds of {RUNS} runs per pass ({BACKEND})", results)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
-from pypto_plugins.pass_split.mixed_kernel.group import calls_function, group_function, rewrite_group_callers
+from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 
 PASS = "ExpandMixedKernel"
 
@@ -37,26 +37,24 @@ class ExpandMixedKernel(Pass):
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         backend = ctx.backend
-        funcs = list(program.functions.values())
+        funcs = {f.name: f for f in program.functions.values()}
+        callers = callers_by_callee(program)  # one walk: rewriting must not rescan every function per kernel
         changed = False
-        for func in list(funcs):
+        for func in list(funcs.values()):
             if func.func_type is not FunctionType.InCore:
                 continue
             changed = True
             affinity = rollup_affinity(func)
-            index = funcs.index(func)
             if affinity is not CoreAffinity.MIXED:
-                funcs[index] = retyped_single_core(func, affinity)
+                funcs[func.name] = retyped_single_core(func, affinity)
                 continue
             expanded = expand_mixed(func, backend)
-            del funcs[index]
-            funcs, other_callers = rewrite_group_callers(funcs, func, expanded.aic, expanded.aiv)
-            funcs += [expanded.aic, expanded.aiv]
-            if other_callers or not _called_by_a_group(program, func):
-                funcs.append(group_function(func, expanded.aic, expanded.aiv))
-        return program.with_functions(funcs) if changed else program
-
-
-def _called_by_a_group(program: F.Program, func: F.Function) -> bool:
-    return any(g.func_type is FunctionType.Group and calls_function(g, func.name)
-               for g in program.functions.values())
+            del funcs[func.name]
+            group_callers = [n for n in callers.get(func.name, ()) if funcs[n].func_type is FunctionType.Group]
+            for name in group_callers:
+                funcs[name] = call_pair_in_place(funcs[name], func, expanded.aic, expanded.aiv)
+            funcs[expanded.aic.name] = expanded.aic
+            funcs[expanded.aiv.name] = expanded.aiv
+            if len(group_callers) < len(callers.get(func.name, ())) or not group_callers:
+                funcs[func.name] = group_function(func, expanded.aic, expanded.aiv)
+        return program.with_functions(funcs.values()) if changed else program

@@ -1,5 +1,5 @@
-"""The region-program corpus through ExpandMixedKernel on both backends: `tile` + LowerAutoVectorSplit +
-ExpandMixedKernel (round trip + check-run + the verifiers after every pass). Every region is consumed (no
+"""The region-program corpus through the whole `default` pipeline on both backends (the tile lowering,
+LowerAutoVectorSplit, ExpandMixedKernel, SplitVectorKernel; round trip + check-run + the verifiers after every pass). Every region is consumed (no
 SplitAivScopeStmt and no InCore function is left) and the program computes what the source computes."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .test_region_corpus import BACKENDS, KNOWN_DEFECTS, PROGRAMS, regions_of
 @cache
 def compile_expanded(path: Path, backend: str) -> tuple[Program, Program]:
     loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\n'
-                               f'passes = ["tile", "lower_auto_vector_split", "expand_mixed_kernel"]\n',
+                               'passes = ["default"]\n',
                                "<split regions expanded>")
     resolved = resolve_config(loaded)
     manager = PassManager(resolved.passes, backend=resolved.backend, verify="check-run",

@@ -1,7 +1,7 @@
-"""The tile-lowering corpus and the examples through ExpandMixedKernel, on both backends: each kernel as
-written (unsplit) and with `optimizations=[pl.split(MODE)]`, through the `tile` preset, LowerAutoVectorSplit
-and ExpandMixedKernel (round trip + check-run + the verifiers after every pass, MixedKernelExpanded
-included). No InCore function is left, and every Group computes what the source program computes.
+"""The tile-lowering corpus and the examples through the whole `default` pipeline, on both backends: each
+kernel as written (unsplit) and with `optimizations=[pl.split(MODE)]`, through the tile lowering,
+LowerAutoVectorSplit, ExpandMixedKernel and SplitVectorKernel (round trip + check-run + the verifiers after
+every pass). No InCore function is left, and every Group computes what the source program computes.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ MIN_EXPANDED = 10  # (11 today) kernels that become AIC + AIV + Group
 @cache
 def expand_pass_manager(backend: str) -> PassManager:
     loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\n'
-                               f'passes = ["tile", "lower_auto_vector_split", "expand_mixed_kernel"]\n',
+                               'passes = ["default"]\n',
                                "<expand corpus>")
     resolved = resolve_config(loaded)
     return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",

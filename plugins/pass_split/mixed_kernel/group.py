@@ -89,33 +89,28 @@ class _CallsPair(IRMutator):
         return make_body(out, s.span)
 
 
-def rewrite_group_callers(program_funcs: list[F.Function], func: F.Function, aic: F.Function,
-                          aiv: F.Function) -> tuple[list[F.Function], bool]:
-    """Groups calling F call the pair instead; the flag says whether anything else still calls F."""
-    out: list[F.Function] = []
-    other_callers = False
-    for g in program_funcs:
-        if g.func_type is FunctionType.Group:
-            mutator = _CallsPair(func, aic, aiv)
-            body = mutator.visit_stmt(g.body)
-            out.append(g.with_fields(body=body) if mutator.found else g)  # type: ignore[arg-type]
-        else:
-            out.append(g)
-            other_callers = other_callers or calls_function(g, func.name)
-    return out, other_callers
+def call_pair_in_place(group: F.Function, func: F.Function, aic: F.Function, aiv: F.Function) -> F.Function:
+    """A Group that called F calls the pair instead."""
+    mutator = _CallsPair(func, aic, aiv)
+    body = mutator.visit_stmt(group.body)
+    return group.with_fields(body=body) if mutator.found else group  # type: ignore[return-value]
 
 
-class _Finder(IRVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
+class _Callers(IRVisitor):
+    def __init__(self, caller: str, into: dict[str, list[str]]) -> None:
+        self.caller, self.into = caller, into
 
     def visit_call(self, call: E.Call) -> None:
-        self.found = self.found or (isinstance(call.op, E.GlobalVar) and call.op.name == self.name)
+        if isinstance(call.op, E.GlobalVar):
+            names = self.into.setdefault(call.op.name, [])
+            if self.caller not in names:
+                names.append(self.caller)
         super().visit_call(call)
 
 
-def calls_function(g: F.Function, name: str) -> bool:
-    finder = _Finder(name)
-    finder.visit_stmt(g.body)
-    return finder.found
+def callers_by_callee(program: F.Program) -> dict[str, list[str]]:
+    """For each called function, the functions calling it (one walk over the program)."""
+    out: dict[str, list[str]] = {}
+    for f in program.functions.values():
+        _Callers(f.name, out).visit_stmt(f.body)
+    return out

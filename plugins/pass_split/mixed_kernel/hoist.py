@@ -79,8 +79,10 @@ class Hoister:
         own = _own_sides(e)  # type: ignore[arg-type]
         if own is not None and own & inline:
             return self._args(e, inline if own == BOTH else own, pre, base)  # type: ignore[arg-type]
-        inner = producer_sides(e) if own is None else own  # type: ignore[arg-type]
-        value = self._args(e, inner, pre, base)  # type: ignore[arg-type]
+        if own is None:  # a nested boundary: bound, with its source named as well
+            value = self._bound_source(e, pre, base)  # type: ignore[arg-type]
+        else:
+            value = self._args(e, own, pre, base)  # type: ignore[arg-type]
         short = e.op.name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
         var = E.Var(self.fresh(f"{base}_{short}" if base else short), value.type, e.span)
         pre.append(S.AssignStmt(var, value, e.span))

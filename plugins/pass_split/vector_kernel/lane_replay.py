@@ -18,7 +18,7 @@ from pypto_core.ir.types import TensorType, TileType, TileView, TupleType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_expr
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.lineage import written_arg_index
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call, opdef_of, rededuce_call
 
 VALID_ARGS = ("valid_shape",)
 VALID_SCALAR_ARGS = ("valid_rows", "valid_cols")
@@ -149,6 +149,9 @@ class Lane1Replay:
 
 
 def _emptied(e: E.Expr) -> E.Expr:
+    """A nested expression on lane 1: a nested load reads nothing (`tile.create`), and every nested call is
+    deduced again from its (replaced) operands -- nested types are not printed, so they must be what the
+    parser deduces; only a statement's own result is declared empty."""
     if isinstance(e, E.MakeTuple):
         items = [_emptied(x) for x in e.elements]
         return e if all(a is b for a, b in zip(items, e.elements)) else e.with_fields(elements=tuple(items))
@@ -156,13 +159,11 @@ def _emptied(e: E.Expr) -> E.Expr:
         return e
     opdef = opdef_of(e)
     if opdef is not None and opdef.traits.gm_transfer and isinstance(e.type, TileType):
-        return _empty_create(e.type, e.span)  # a nested load reads nothing either
-    args = tuple(_emptied(a) for a in e.args)
-    keep_type = opdef is not None and opdef.cross_core_role is not None
-    new_type = e.type if keep_type else empty_tile_type(e.type)
-    if new_type is e.type and all(a is b for a, b in zip(args, e.args)):
-        return e
-    return e.with_fields(args=args, type=new_type)
+        return create_op_call("tile.create", [to_tuple(list(e.type.shape))],
+                              {"dtype": e.type.dtype, "target_memory": e.type.memory_space}, span=e.span)
+    if not e.args or (opdef is not None and opdef.cross_core_role is not None):
+        return e.with_fields(args=tuple(_emptied(a) for a in e.args)) if e.args else e
+    return rededuce_call(e, [_emptied(a) for a in e.args])  # operands may be lane 1's empty tiles now
 
 
 def _store_target(value: E.Expr) -> E.Expr | None:
