@@ -162,3 +162,12 @@ def test_check_accepts_the_tile_preset_and_list_shows_the_tile_passes(capsys):
     code, out, _ = run(capsys, "list", "passes")
     assert code == 0
     assert "InferTileMemorySpace" in out and "TileMemoryInferred" in out and "AccToGmStoreValid" in out
+
+
+def test_list_pipelines_shows_each_preset_and_its_passes(capsys):
+    from pypto_core import cli
+
+    assert cli.main(["list", "pipelines"]) == 0
+    out = capsys.readouterr().out
+    assert "default" in out and "outline" in out and "tile" in out
+    assert "split_vector_kernel" in out and "pipeline_presets" in out

@@ -1,4 +1,4 @@
-"""`pypto list passes|ops|backends|plugins|properties`: what is registered, and by which plugin."""
+"""`pypto list passes|pipelines|ops|backends|plugins|properties`: what is registered, and by which plugin."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pypto_core.cli_commands._errors import EXIT_OK
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("list", help="list registered passes, ops, backends, plugins or properties")
+    parser = subparsers.add_parser("list", help="list registered passes, pipeline presets, ops, backends, plugins "
+                                                "or properties")
     parser.add_argument("what", choices=sorted(_LISTERS), help="what to list")
     add_plugin_blocking(parser)
     parser.set_defaults(handler=run_list)
@@ -51,6 +52,18 @@ def _passes() -> Table:
         owner = PASSES.owner(factory)
         table.add_row(factory, cls.name, owner, host.distribution_of(owner), ", ".join(cls.required) or "-",
                       ", ".join(cls.produced) or "-", ", ".join(cls.invalidated) or "-", _option_text(cls))
+    return table
+
+
+def _pipelines() -> Table:
+    """The pipeline presets (`--pipeline NAME`, `preset = "NAME"`): their passes in order."""
+    from pypto_core.passes.registry import PIPELINES
+
+    host = _host()
+    table = _table("Pipeline presets", "preset", "plugin", "distribution", "passes")
+    for name, passes in sorted(PIPELINES.items()):
+        owner = PIPELINES.owner(name)
+        table.add_row(name, owner, host.distribution_of(owner), ", ".join(passes))
     return table
 
 
@@ -124,7 +137,7 @@ def _properties() -> Table:
 
 
 _LISTERS: dict[str, Callable[[], Table]] = {
-    "passes": _passes, "ops": _ops, "backends": _backends, "plugins": _plugins, "properties": _properties,
+    "passes": _passes, "pipelines": _pipelines, "ops": _ops, "backends": _backends, "plugins": _plugins, "properties": _properties,
 }
 
 
