@@ -14,6 +14,7 @@ import numpy as np
 
 from pypto_core.interp.dtypes import np_dtype, np_scalar_type, poison_value
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.lane_ops import once_for_all_lanes, runs_once_on_lanes
 from pypto_core.ir import expr as E
 from pypto_core.ir.types import ScalarType, TensorType, TileType
 from pypto_core.ops.registry import op_registry
@@ -75,6 +76,9 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
     def failed(exc: Exception) -> MachineError:  # numpy / semantics errors: say which op and where
         return MachineError(f"{name}: {type(exc).__name__}: {exc}", span)
 
+    # A cube op of a function that can run on a fork's lanes runs once for all of them (lane_ops.py).
+    lanes_once = runs_once_on_lanes(code, call)
+
     if plain is not None:
         # The result type has a constant shape and nothing outside a valid region: an array of that
         # shape and dtype is the result as it is (anything else goes through the full check).
@@ -93,7 +97,7 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
                 return result
             return finish(fr, result, args)
 
-        return run_plain
+        return once_for_all_lanes(call, run_plain) if lanes_once else run_plain
 
     def run(fr: list[Any]) -> Any:
         args = [f(fr) for f in arg_fns]
@@ -105,7 +109,7 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
             raise failed(exc) from exc
         return finish(fr, result, args)
 
-    return run
+    return once_for_all_lanes(call, run) if lanes_once else run
 
 
 def _plain_result(code: FunctionCode, call: E.Call) -> tuple[tuple[int, ...], np.dtype] | None:

@@ -25,10 +25,11 @@ outside `valid_shape` are overwritten with poison (dtypes.poison_value) after ev
 current frame (dims may be dynamic or lane dependent), the AIV lane (`tile.get_subblock_idx`), the
 core group's FIFOs and the lane barrier.
 
-Inside a core group (`ctx.group` is not None) `ctx.group.pipes` holds the pipe setups (pipes.py) and
-`ctx.group.race` the happens-before of its tasks (gm_race.py): an op that reads or writes a window
-of a tensor operand reports it with `gm_race.note(ctx, call, index, READ | WRITE, view)` (test
-`ctx.group is not None` first: outside a group nothing is tracked).
+Inside a core group (`ctx.group` is not None) `ctx.group.pipes` holds the pipe setups (pipes.py).
+`ctx.race` is the happens-before of the concurrent tasks (gm_race.py): a core group's tasks, or the
+lanes of a split_aiv function / region forked outside a group (issue 12 item 3), else None. An op that
+reads or writes a window of a tensor operand reports it with `gm_race.note(ctx, call, index, READ |
+WRITE, view)` (test `ctx.race is not None` first: with no concurrent task nothing is tracked).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from pypto_core.ir.types import TensorType, TileType, Type
 if TYPE_CHECKING:
     from pypto_core.interp.code import FunctionCode
     from pypto_core.interp.fifo import CoreGroup
+    from pypto_core.interp.gm_race import GmRaceTracker
     from pypto_core.interp.lanes import LaneSet
     from pypto_core.interp.machine import Machine
     from pypto_core.interp.scheduler import Scheduler
@@ -53,49 +55,53 @@ if TYPE_CHECKING:
 
 class EvalContext:
     __slots__ = ("machine", "code", "frame", "lane", "lane_count", "core", "group", "lane_set", "sched",
-                 "task", "stable")
+                 "task", "stable", "race")
 
     def __init__(self, machine: Machine, code: FunctionCode | None, *, lane: int = 0, lane_count: int = 1,
                  core: str = "host", group: CoreGroup | None = None, lane_set: LaneSet | None = None,
-                 sched: Scheduler | None = None, task: str = "") -> None:
+                 sched: Scheduler | None = None, task: str = "", race: GmRaceTracker | None = None) -> None:
         self.machine = machine
         self.code = code
         self.frame: list[Any] = []
         self.lane = lane  # tile.get_subblock_idx()
         self.lane_count = lane_count  # AIV lanes running this code (1 or 2)
-        self.core = core  # "host" (orchestration / InCore as written), "aic", "aiv", "lane"
+        # "host" (orchestration / InCore as written), "aic", "aiv", "lane" (a forked split_aiv function or
+        # region), "cube" (lane 0 running a cube op once for every lane of a fork: lane_ops.py)
+        self.core = core
         self.group = group  # the FIFOs, inside a core-group execution
         self.lane_set = lane_set  # the lane barrier, inside a split execution
         self.sched = sched
         self.task = task
         self.stable: frozenset[int] = frozenset()  # ids of the parameter Vars nothing writes (stable.py)
+        self.race = race  # the GM race tracker of the concurrent tasks this one belongs to (gm_race.py)
 
     def derive(self, code: FunctionCode | None = None, **changes: Any) -> EvalContext:
         new = EvalContext(self.machine, code if code is not None else self.code, lane=self.lane,
                           lane_count=self.lane_count, core=self.core, group=self.group,
-                          lane_set=self.lane_set, sched=self.sched, task=self.task)
+                          lane_set=self.lane_set, sched=self.sched, task=self.task, race=self.race)
         new.stable = self.stable  # a split region's lanes are the same invocation; invoke() recomputes it
         for key, value in changes.items():
             setattr(new, key, value)
-        if "task" in changes and new.group is not None and new.task != self.task:
+        if "task" in changes and new.race is not None and new.task != self.task:
             self._fork(new)
         return new
 
     def _fork(self, child: EvalContext) -> None:
-        """`child` is a new task of a core group (the machine derives one context per task).
+        """`child` is a new concurrent task (the machine derives one context per task).
 
-        Entering the group: the group's end-of-run check runs once its scheduler finishes. A task forked
-        inside the group (a split region on a lane): it starts after what its parent did and its parent
-        continues after it (happens-before for the GM race check, gm_race.py)."""
-        group, sched = child.group, child.sched
-        assert group is not None
-        if self.group is None:
-            if sched is not None:
-                sched.after_run(group.finish)
+        Entering a core group: the group's end-of-run check runs once its scheduler finishes. Entering
+        the lanes of a fork outside a group: a fresh tracker, nothing to inherit. A task forked inside a
+        group (a split region on a lane): it starts after what its parent did and its parent continues
+        after it (happens-before for the GM race check, gm_race.py)."""
+        race, sched = child.race, child.sched
+        assert race is not None
+        if self.race is not race:
+            if child.group is not None and self.group is None and sched is not None:
+                sched.after_run(child.group.finish)
             return
-        group.race.fork(self.task, child.task)
+        race.fork(self.task, child.task)
         if sched is not None and sched is not self.sched:
-            sched.after_run(lambda: group.race.join(self.task, child.task))
+            sched.after_run(lambda: race.join(self.task, child.task))
 
     # -- types in the current frame -------------------------------------------------------------
     def dims(self, exprs: Sequence[Any]) -> tuple[int, ...]:

@@ -17,7 +17,8 @@ whose extent is 0 moves nothing.
 
 Checks. Before moving anything an op checks the pipe setup of its side (pipes.py: the direction is
 set up, the tile fits a slot); when the group's run ends a popped tile never freed is an error (the
-hardware ring would stay held). Every push, pop and free is also a happens-before edge (gm_race.py).
+hardware ring would stay held); a no-split V2C pop of lanes that pushed different data is an error
+(issue 12 item 3: the cube would get one of them). Every push, pop and free is also a happens-before edge (gm_race.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.gm_race import Clock, GmRaceTracker
 from pypto_core.interp.pipes import AIC, AIV, C2V, DIR_MASK_BITS, V2C, PipeSetup, PipeTable, check_fits
+from pypto_core.interp.same_values import bytes_differ
 
 
 def split_axis(code: int) -> int | None:
@@ -53,6 +55,7 @@ class Slot:
     data: np.ndarray
     valid: tuple[int, ...]
     clock: Clock | None = None  # the pusher's clock (gm_race.py): its pop happens after the push
+    site: str = ""  # the push, for messages: "tile.tpush_to_aic at <span> (task k_aiv[lane 0])"
 
 
 class Fifo:
@@ -264,7 +267,7 @@ def push_v2c(ctx: Any, call: Any, data: np.ndarray, valid: tuple[int, ...], pipe
     check_fits(op, fifo.name, "pushed", nbytes, setup, span)
     ctx.wait(fifo.has_room, lambda: _waiting(op, "a free slot of", [fifo]))
     group.race.acquire(ctx.task, fifo.reuse_clock())
-    fifo.push(Slot(data.copy(), valid, group.race.release(ctx.task)))
+    fifo.push(Slot(data.copy(), valid, group.race.release(ctx.task), f"{op} at {_where(span)} (task {ctx.task})"))
 
 
 def pop_v2c(ctx: Any, call: Any, pipe: int, nbytes: int) -> list[Slot]:
@@ -288,6 +291,35 @@ def free_v2c(ctx: Any, call: Any, pipe: int) -> None:
     clock = group.race.release(ctx.task)
     for f in group.lane_fifos(V2C, pipe, group.lanes):
         f.free(call.op.name, clock, call.span)
+
+
+def check_no_split_lanes_agree(ctx: Any, call: Any, slots: list[Slot], code: int) -> None:
+    """V2C pop with split code 0: every lane wrote its tile at the slot's origin, so where two lanes pushed
+    non-empty valid regions the cube gets one of them, undetermined: they must hold the same data (issue 12
+    item 3). A lane pushing an empty (valid 0) tile moves nothing (seed 002's lane-1 replay)."""
+    if code != 0 or len(slots) < 2:
+        return
+    full = [s for s in slots if s.valid and min(s.valid) > 0]
+    for first, other in zip(full, full[1:]):
+        common = tuple(slice(0, min(a, b, da, db)) for a, b, da, db in
+                       zip(first.valid, other.valid, first.data.shape, other.data.shape))
+        diff = bytes_differ(first.data[common], other.data[common])
+        if diff is not None and not diff.any():
+            continue
+        at = ""
+        if diff is not None:
+            index = tuple(int(i) for i in np.argwhere(diff)[0])
+            at = f" at element {list(index)} ({first.data[common][index]!s} vs {other.data[common][index]!s})"
+        raise MachineError(
+            f"{call.op.name} at {_where(call.span)} (task {ctx.task}) pops a no-split (split=0) V2C tile that two "
+            f"lanes pushed with different data{at}: the {first.site} and the {other.site}; with split 0 every "
+            f"lane writes at the slot's origin, so the cube gets one of them, undetermined: push the same data "
+            f"from every lane, let the other lanes push an empty tile (valid_shape [0, 0], seed 002's lane-1 "
+            f"replay), or split the tile (split=1..4) so that each lane delivers its own part", call.span)
+
+
+def _where(span: Any) -> str:
+    return span.to_string() if hasattr(span, "to_string") else str(span)
 
 
 def require_group(ctx: Any, op: str, side: str) -> CoreGroup:

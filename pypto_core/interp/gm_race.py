@@ -1,22 +1,32 @@
-"""GM races inside one core-group execution: "a missing GM fence is found".
+"""GM races between concurrent tasks: "a missing GM fence is found" (issue 11), and the lanes of a
+split execution judged rather than scheduled (issue 12 item 3).
 
-Happens-before between the tasks of a group (the AIC task, every AIV lane task, the lanes of a split
-region forked inside one) is tracked with vector clocks. Its edges:
+Happens-before between the tasks of one concurrent execution -- a core group (the AIC task, every AIV
+lane task, the lanes of a split region forked inside one), or the lanes of a split_aiv function or
+region forked outside a group (machine.py gives such a fork its own tracker) -- is tracked with vector
+clocks. Its edges:
 
 * a push records the pusher's clock in the slot; the pop of that slot joins it (fifo.py);
 * a tfree records the consumer's clock for the slot; the producer's next push into it joins it;
-* a lane barrier (LaneSet.exchange: aic_gather before ExpandMixedKernel) joins every lane;
+* a lane barrier (LaneSet.exchange: aic_gather before ExpandMixedKernel, a forked function's cube op
+  run once for every lane: lane_ops.py) joins every lane;
 * a task forked on a lane (a split region) starts from its parent's clock; the parent joins it at the end.
 
 `system.syncall` / `sync_set` / `sync_wait` are no-ops in the machine (cross_core.py), so they are no
 edges: a program ordering GM only through them is reported.
 
 Every GM access by a memory op (tile.load / store, ...: plugins/ops_tile/semantics/memory.py) is kept
-per tensor buffer, task, kind and window. A read and a write of overlapping elements by two tasks where
-neither happens-before the other is a race, whatever order the scheduler ran them in (it runs the AIC
+per tensor buffer, task, kind and window. Two accesses of overlapping elements by two tasks where
+neither happens-before the other are a race, whatever order the scheduler ran them in (it runs the AIC
 first: the store has happened before the load in real time, but without a FIFO edge there is no
-happens-before). Two writes are not reported: dual-dispatch lanes write identical data. Outside a group
-nothing is tracked (EvalContext.group is None: the fast path).
+happens-before):
+
+* a read and a write: the read sees one of two values depending on the schedule;
+* two writes of different values: GM keeps one of them depending on the schedule. Two writes of the
+  same values are fine (a dual-dispatch kernel's lanes, before seed 002's lane-1 replay, store the same
+  data twice), and so are two atomic (accumulating) stores, which commute.
+
+With no concurrent task nothing is tracked (EvalContext.race is None: the fast path).
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.same_values import Difference, first_difference
 from pypto_core.ir import expr as E
 from pypto_core.ir.types import TensorType
 
@@ -54,6 +65,8 @@ class _Access:
     span: Any
     tensor: str
     region: _Region
+    data: np.ndarray | None = None  # a write's values (a snapshot): compared with a concurrent write's
+    atomic: bool = False  # an accumulating store (atomic=1)
 
 
 def _root(a: np.ndarray) -> np.ndarray:
@@ -88,10 +101,10 @@ class _TensorAccesses:
 
 
 class GmRaceTracker:
-    """The vector clocks of one core-group execution and the GM accesses made in it."""
+    """The vector clocks of one concurrent execution (a core group, a fork's lanes) and its GM accesses."""
 
     def __init__(self, group: str) -> None:
-        self.group = group
+        self.group = group  # what runs concurrently, for messages: "core group 'k'", "the lanes of 'k'"
         self._clocks: dict[str, Clock] = {}
         self._tensors: dict[int, _TensorAccesses] = {}
 
@@ -128,8 +141,9 @@ class GmRaceTracker:
         self.acquire(parent, self.release(child))
 
     # -- accesses ----------------------------------------------------------------------------------
-    def record(self, ctx: Any, call: E.Call, index: int, kind: str, view: np.ndarray) -> None:
-        """Operand `index` of `call` (a tensor) is read / written through `view`; a race raises."""
+    def record(self, ctx: Any, call: E.Call, index: int, kind: str, view: np.ndarray, atomic: bool = False) -> None:
+        """Operand `index` of `call` (a tensor) is read / written through `view` (a write: after writing
+        it, so that `view` holds the values written); a race raises."""
         if view.size == 0:
             return
         root = _root(view)
@@ -139,28 +153,37 @@ class GmRaceTracker:
         task = ctx.task
         clock = self.clock(task)
         new = _Access(kind, task, clock[task], ctx.core, call.op.name, call.span, _tensor_name(call.args[index]),
-                      _region(view, root))
+                      _region(view, root), view.copy() if kind == WRITE else None, atomic)
         for (other, other_kind), records in accesses.by.items():
-            if other == task or other_kind == kind:
-                continue  # same task (program order), or two reads / two writes
+            if other == task or (other_kind == READ and kind == READ):
+                continue  # same task (program order), or two reads
             seen = clock.get(other, 0)
             for old in reversed(records.values()):
                 if old.epoch <= seen:
                     break  # this one and every older one happened before
-                if _overlap(old.region, new.region):
-                    raise MachineError(_race_message(new, old), call.span)
+                if not _overlap(old.region, new.region):
+                    continue
+                if kind == WRITE and other_kind == WRITE:
+                    if new.atomic and old.atomic:
+                        continue  # accumulations commute
+                    assert old.data is not None and new.data is not None
+                    differ = first_difference(old.region, old.data, new.region, new.data, root)
+                    if differ is None:
+                        continue  # the same values: whichever lands last, GM holds them
+                    raise MachineError(_write_write_message(new, old, differ), call.span)
+                raise MachineError(_race_message(new, old), call.span)
         records = accesses.by.setdefault((task, kind), {})
         key = (new.region.lo, view.shape, view.strides)
         records.pop(key, None)
         records[key] = new
 
 
-def note(ctx: Any, call: E.Call, index: int, kind: str, view: np.ndarray) -> None:
-    """Record a GM access of operand `index` of `call` through `view` (only inside a core group and
-    only for tensor operands: tiles are values, not GM)."""
-    group = ctx.group
-    if group is not None and isinstance(call.args[index].type, TensorType):
-        group.race.record(ctx, call, index, kind, view)
+def note(ctx: Any, call: E.Call, index: int, kind: str, view: np.ndarray, atomic: bool = False) -> None:
+    """Record a GM access of operand `index` of `call` through `view` (only when tasks run concurrently,
+    ctx.race, and only for tensor operands: tiles are values, not GM)."""
+    race = ctx.race
+    if race is not None and isinstance(call.args[index].type, TensorType):
+        race.record(ctx, call, index, kind, view, atomic)
 
 
 def window_view(array: np.ndarray, offsets: Any, extents: Any) -> np.ndarray:
@@ -174,7 +197,7 @@ def _tensor_name(e: E.Expr) -> str:
 
 
 def _unit(core: str) -> str:
-    return "cube" if core == "aic" else "vector"
+    return "cube" if core in ("aic", "cube") else "vector"  # "cube": a forked function's cube op (lane_ops.py)
 
 
 def _where(span: Any) -> str:
@@ -200,3 +223,21 @@ def _race_message(new: _Access, old: _Access) -> str:
     return (f"GM race on tensor '{new.tensor}'{alias}: the {act(new)} at {_where(new.span)} (task {new.task}) "
             f"{verb[new.kind]} elements the {act(old)} at {_where(old.span)} (task {old.task}) {verb[old.kind]}, "
             f"with no happens-before between them; {fix}")
+
+
+def _write_write_message(new: _Access, old: _Access, differ: Difference) -> str:
+    def act(a: _Access) -> str:
+        return f"{_unit(a.core)} {a.op.split('.')[-1]}"
+
+    at, new_value, old_value = differ
+    where = f" (element {list(at)}: {new_value!s} vs {old_value!s})" if at else ""
+    if _unit(old.core) == _unit(new.core) == "vector":
+        fix = ("let each lane write its own elements (offset the window by tile.get_subblock_idx()), make both "
+               "write identical data, or order the writes through a lane barrier (aic_gather) or a FIFO token")
+    else:
+        fix = ("order the writes with a token through a FIFO (tpush / tpop) between them, or let each write its "
+               "own elements")
+    alias = f" (called '{old.tensor}' in {old.task})" if old.tensor != new.tensor else ""
+    return (f"GM race on tensor '{new.tensor}'{alias}: the {act(new)} at {_where(new.span)} (task {new.task}) and "
+            f"the {act(old)} at {_where(old.span)} (task {old.task}) write different values to the same elements"
+            f"{where}, with no happens-before between them: which one GM keeps depends on the schedule; {fix}")

@@ -3,8 +3,9 @@
 Before ExpandMixedKernel turns a gather into a V->C FIFO transfer, `aic_gather` inside a split
 region (or a split_aiv function) assembles one full tile from both lanes' halves (seed 003, "gather
 的限制源自几何"). The lanes run as coroutines; the k-th exchange at a call site of lane 0 pairs with
-the k-th one of lane 1. Inside a core group a barrier is a happens-before edge between the lanes
-(gm_race.py): each lane leaves it knowing everything every lane did before arriving.
+the k-th one of lane 1. A barrier is a happens-before edge between the lanes (gm_race.py), inside a
+core group and in a fork outside one (issue 12 item 3): each lane leaves it knowing everything every
+lane did before arriving.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class LaneSet:
         self.lanes = lanes
         self._counts: list[dict[int, int]] = [{} for _ in range(lanes)]
         self._slots: dict[tuple[int, int], list[Any]] = {}
-        self._clocks: dict[tuple[int, int], list[Any]] = {}  # the lanes' clocks at the barrier (in a group)
+        self._clocks: dict[tuple[int, int], list[Any]] = {}  # the lanes' clocks at the barrier (gm_race.py)
         self._taken: dict[tuple[int, int], int] = {}
 
     def exchange(self, ctx: EvalContext, site: object, what: str, value: Any) -> list[Any]:
@@ -34,7 +35,7 @@ class LaneSet:
         key = (id(site), occurrence)
         values = self._slots.setdefault(key, [_MISSING] * self.lanes)
         values[lane] = value
-        race = ctx.group.race if ctx.group is not None else None
+        race = ctx.race
         if race is not None:
             self._clocks.setdefault(key, [None] * self.lanes)[lane] = race.release(ctx.task)
 

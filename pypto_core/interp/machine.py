@@ -10,6 +10,11 @@ Calls dispatch on what the callee is and where the caller runs:
   before ExpandMixedKernel) forks its lanes the same way, and so does a `pl.split_aiv` region met
   outside a lane;
 * everything else runs in place, in a new frame.
+
+The lanes of a fork are judged, not scheduled (issue 12 item 3): a fork outside a core group gets its
+own GM race tracker (gm_race.py), so a lane reading what the other wrote, or both writing different
+values, with no lane barrier between them is an error whatever order the lanes ran in; and a forked
+function's cube ops run once, on lane 0, for every lane (lane_ops.py).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pypto_core.interp.code import FunctionCode
 from pypto_core.interp.context import EvalContext
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.fifo import CoreGroup
+from pypto_core.interp.gm_race import GmRaceTracker
 from pypto_core.interp.lanes import LaneSet
 from pypto_core.interp.scheduler import Scheduler
 from pypto_core.interp.shape import CoreGroupShape, active_shape, shape_from_backend
@@ -55,6 +61,7 @@ class Machine:
         self.blas_threads = blas_threads
         self._codes: dict[int, tuple[Function, FunctionCode]] = {}
         self._called: set[str] | None = None  # names of the called functions (the program never changes)
+        self._lane_funcs: set[str] | None = None  # names of the functions a fork's lanes may run
 
     # -- functions -----------------------------------------------------------------------------
     def program_function(self, name: str, span: Any = None) -> Function:
@@ -74,6 +81,13 @@ class Machine:
         if self._called is None:
             self._called = _called_names(self.program)
         return [f for f in self.program.functions.values() if f.name not in self._called]
+
+    def may_run_on_lanes(self, func: Function) -> bool:
+        """Whether `func` may run on the lanes of a forked split_aiv function: it forks itself, or one that
+        does calls it (transitively). Decided per function at compile time (lane_ops.py)."""
+        if self._lane_funcs is None:
+            self._lane_funcs = _lane_functions(self.program)
+        return func.name in self._lane_funcs
 
     def default_entry(self) -> Function:
         """The function no other function calls (an Orchestration one if several)."""
@@ -131,14 +145,14 @@ class Machine:
             first_task.append(len(sched.tasks))
             if func.func_type is FunctionType.AIC:
                 c = ctx.derive(code, core="aic", lane=0, lane_count=1, group=group, lane_set=None, sched=sched,
-                               task=func.name)
+                               race=group.race, task=func.name)
                 sched.add(c.task, partial(code.invoke, c, args))
                 continue
             n = lanes if runs_on_lanes(func) else 1
             lane_set = LaneSet(n) if n > 1 else None
             for lane in range(n):
                 c = ctx.derive(code, core="aiv", lane=lane, lane_count=n, group=group, lane_set=lane_set,
-                               sched=sched, task=f"{func.name}[lane {lane}]")
+                               sched=sched, race=group.race, task=f"{func.name}[lane {lane}]")
                 sched.add(c.task, partial(code.invoke, c, list(args)))
         results = sched.run()
         return [results[i] for i in first_task]
@@ -146,10 +160,12 @@ class Machine:
     def _fork_function(self, ctx: EvalContext, code: FunctionCode, args: list[Any]) -> Any:
         n = self.shape.aiv_lanes
         name = code.func.name
-        sched = Scheduler(f"the lanes of '{name}'")
+        what = f"the lanes of '{name}'"
+        sched = Scheduler(what)
         lane_set = LaneSet(n)
+        race = _lane_tracker(ctx, what)
         for lane in range(n):
-            c = ctx.derive(code, core="lane", lane=lane, lane_count=n, lane_set=lane_set, sched=sched,
+            c = ctx.derive(code, core="lane", lane=lane, lane_count=n, lane_set=lane_set, sched=sched, race=race,
                            task=f"{name}[lane {lane}]")
             sched.add(c.task, partial(code.invoke, c, list(args)))
         return sched.run()[0]
@@ -163,12 +179,14 @@ class Machine:
         if ctx.lane_set is not None or ctx.lane_count > 1:
             return body(fr)  # already on a lane: the region is this lane's work
         where = ctx.where()
-        sched = Scheduler(f"the split_aiv region of '{where}'")
+        what = f"the split_aiv region of '{where}'"
+        sched = Scheduler(what)
         lane_set = LaneSet(lanes)
+        race = _lane_tracker(ctx, what)
         frames = []
         for lane in range(lanes):
             lane_frame = list(fr)
-            c = ctx.derive(core="lane", lane=lane, lane_count=lanes, lane_set=lane_set, sched=sched,
+            c = ctx.derive(core="lane", lane=lane, lane_count=lanes, lane_set=lane_set, sched=sched, race=race,
                            task=f"{where}: split_aiv region[lane {lane}]")
             c.frame = lane_frame
             lane_frame[0] = c
@@ -177,6 +195,12 @@ class Machine:
         signals = sched.run()
         fr[1:] = frames[0][1:]
         return signals[0]
+
+
+def _lane_tracker(ctx: EvalContext, what: str) -> GmRaceTracker:
+    """The race tracker of a fork's lanes: the core group's when forked inside one (the lanes inherit the
+    task's happens-before, context.py), else a fresh one living as long as the fork (issue 12 item 3)."""
+    return ctx.race if ctx.race is not None else GmRaceTracker(what)
 
 
 class _Callees(IRVisitor):
@@ -188,6 +212,21 @@ class _Callees(IRVisitor):
             self.names.add(call.op.name)
         for a in call.args:
             self.visit_expr(a)
+
+
+def _lane_functions(program: Program) -> set[str]:
+    """The forking split_aiv functions and every function they call, transitively."""
+    todo = [f for f in program.functions.values() if f.func_type in _FORKING_TYPES and runs_on_lanes(f)]
+    seen: set[str] = set()
+    while todo:
+        func = todo.pop()
+        if func.name in seen:
+            continue
+        seen.add(func.name)
+        v = _Callees()
+        v.visit_stmt(func.body)
+        todo.extend(f for name in v.names if (f := program.get_function(name)) is not None)
+    return seen
 
 
 def _called_names(program: Program) -> set[str]:

@@ -1,7 +1,8 @@
 """A missing GM fence is found: GM accesses of the tasks of one core group with no happens-before
 between them (pypto_core/interp/gm_race.py). A cube store followed by a vector load of the same GM
 needs a token through a FIFO between them; lanes of a split AIV function may write disjoint halves
-(and the same data) freely, but one lane reading what the other stored needs a barrier."""
+(and the same data) freely, but one lane reading what the other stored needs a barrier, and two lanes
+writing different values to the same elements are a race (issue 12 item 3)."""
 
 import numpy as np
 import pytest
@@ -125,10 +126,18 @@ def test_lanes_writing_disjoint_halves_are_no_race():
     np.testing.assert_array_equal(run_program(program, inputs, entry="main")["out"], inputs["a"])
 
 
-def test_lanes_writing_the_same_elements_are_no_race():
-    # Dual-dispatch lanes write identical data; two writes are never reported.
+def test_lanes_writing_the_same_values_to_the_same_elements_are_no_race():
+    # Dual-dispatch lanes write identical data (seed 002, before the lane-1 replay): not reported.
+    program = pl.parse(LANES.format(BACK="pass", ROW="0").replace("pl.load(a, [sb * 8, 0]", "pl.load(a, [0, 0]"))
+    run_program(program, make_inputs(program.get_function("main"), seed=13), entry="main")
+
+
+def test_lanes_writing_different_values_to_the_same_elements_are_a_race():
+    # Each lane stores its own half of `a` at row 0: GM keeps one of them (issue 12 item 3).
     program, inputs = _lanes(row="0")
-    run_program(program, inputs, entry="main")
+    with pytest.raises(MachineError, match=r"GM race on tensor 'out': the vector store .* \(task k_aiv\[lane 1\]\) "
+                                           r"and the vector store .* \(task k_aiv\[lane 0\]\) write different values"):
+        run_program(program, inputs, entry="main")
 
 
 def test_lane_1_reading_what_lane_0_stored_without_a_barrier_is_a_race():
@@ -283,7 +292,7 @@ def test_a_release_and_acquire_orders_the_accesses():
     tracker.acquire(lane0.task, tracker.release(aic.task))  # a token: push, then pop
     tracker.record(lane0, LOAD, 0, READ, base[0:8])
     tracker.record(aic, STORE, 0, WRITE, base[8:16])  # after the token: unordered with lane 0
-    tracker.record(lane1, STORE, 0, WRITE, base[8:16])  # two writes: never a race
+    tracker.record(lane1, STORE, 0, WRITE, base[8:16])  # two writes of the same values: no race
     with pytest.raises(MachineError, match="GM race on tensor 'out': the vector load .* reads elements the "
                                            "(cube|vector) store"):
         tracker.record(lane0, LOAD, 0, READ, base[8:16])

@@ -50,7 +50,7 @@ def aiv_shard(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     if call.op.name.startswith("tensor."):
         if offset[axis] + shape[axis] <= src.shape[axis]:
             return src[window(offset, shape)]  # a view: stores through it reach the caller's tensor
-        if ctx.group is not None:  # a copy reads GM
+        if ctx.race is not None:  # a copy reads GM
             gm_race.note(ctx, call, 0, gm_race.READ, gm_race.window_view(src, offset, shape))
     return read_window(src, offset, shape, shape, call.op.name)
 
@@ -114,6 +114,7 @@ def tpop_from_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 def tpop_from_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     t = _popped_type(call)
     slots = fifo.pop_v2c(ctx, call, _pipe(kwargs), _bytes(ctx, t, None))
+    fifo.check_no_split_lanes_agree(ctx, call, slots, _code(kwargs))
     out = poisoned(ctx.shape(t), result_np_dtype(call))
     for lane, slot in enumerate(slots):
         fifo.place_lane_part(out, slot.data.astype(out.dtype, copy=False), slot.valid, _code(kwargs), lane,

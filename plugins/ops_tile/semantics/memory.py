@@ -5,8 +5,12 @@ Loads read only the requested valid window (what lies past the end of the source
 stores write only the tile's valid region (or the explicit `shapes` extents), in place, into the
 caller's tensor, and return that same tensor (tensors are passed by reference).
 
-Inside a core group every tensor window an op reads or writes is reported to the GM race check
-(pypto_core/interp/gm_race.py); outside one (`ctx.group is None`) that costs one attribute test.
+While tasks run concurrently (a core group, the lanes of a split_aiv fork) every tensor window an op
+reads or writes is reported to the GM race check (pypto_core/interp/gm_race.py); otherwise (`ctx.race
+is None`) that costs one attribute test.
+
+A tile.store whose stored extent is 0 on some axis is an error (issue 12 item 3): the hardware store
+asserts a positive valid row count (TSTORE), so an empty lane's store must be guarded, not executed.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
             if r >= 0 and c >= 0:
                 part = src[r:r + rows, c:c + cols]
                 if part.shape == shape:  # inside the source (numpy clips a window hanging off the end)
-                    if ctx.group is not None:
+                    if ctx.race is not None:
                         note(ctx, call, 0, READ, part)
                     return part if ctx.unchanging(call, 0) else part.copy()  # a read-only view, see read_window
         return load(ctx, call, args, kwargs)  # past the end (poison), errors
@@ -70,7 +74,7 @@ def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
         extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
         # A view when nothing writes the source while this function runs (tiles cannot outlive it).
         tile = read_window(src, offsets, extents, shape, "tile.load", view=ctx.unchanging(call, 0))
-    if ctx.group is not None:
+    if ctx.race is not None:
         note(ctx, call, 0, READ, window_view(src, offsets, extents))
     return tile
 
@@ -85,19 +89,36 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.store(tile, offsets, out[, shapes], atomic=): write the valid region into `out` in place."""
     tile, offsets, out = args[0], as_ints(args[1]), args[2]
     extents = as_ints(args[3]) if len(args) > 3 else valid_of(ctx, call, 0)
+    if 0 in extents:
+        raise MachineError(_empty_store_message(ctx, call, extents), call.span)
     if tile.ndim == 2 < len(extents):
         # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
         tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
-    write_window(out, offsets, tile, extents, "tile.store", accumulate=int(kwargs.get("atomic") or 0) == 1)
-    if ctx.group is not None:
-        _note_written(ctx, call, 2, out, offsets, extents)
+    atomic = int(kwargs.get("atomic") or 0) == 1
+    write_window(out, offsets, tile, extents, "tile.store", accumulate=atomic)
+    if ctx.race is not None:
+        _note_written(ctx, call, 2, out, offsets, extents, atomic)
     return out
 
 
-def _note_written(ctx: Any, call: Any, index: int, target: np.ndarray, offsets: tuple, extents: Any) -> None:
+def _empty_store_message(ctx: Any, call: Any, extents: tuple) -> str:
+    axis = extents.index(0)
+    what = ("valid row count", "valid column count")[axis] if len(extents) == 2 else f"extent on axis {axis}"
+    source = "its `shapes` operand" if len(call.args) > 3 else "the stored tile's valid shape"
+    return (f"tile.store at {_span_text(call.span)} ({ctx.where()}) stores an empty window: {source} is "
+            f"{list(extents)}, a {what} of 0; the hardware store asserts a positive valid row count (TSTORE); "
+            f"guard the store with `if extent > 0` (an empty lane's store must not run)")
+
+
+def _span_text(span: Any) -> str:
+    return span.to_string() if hasattr(span, "to_string") else str(span)
+
+
+def _note_written(ctx: Any, call: Any, index: int, target: np.ndarray, offsets: tuple, extents: Any,
+                  atomic: bool = False) -> None:
     """The window write_window wrote (leading dims of size 1 where the value has fewer dims)."""
     lead = target.ndim - len(extents)
-    note(ctx, call, index, WRITE, window_view(target, offsets, (1,) * lead + tuple(extents)))
+    note(ctx, call, index, WRITE, window_view(target, offsets, (1,) * lead + tuple(extents)), atomic)
 
 
 def _specialize_move(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
@@ -149,10 +170,10 @@ def assemble_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray
     """tensor.assemble(target, source, offset): writes source into the caller's target in place."""
     target, source = args[0], args[1]
     extents = valid_of(ctx, call, 1) if hasattr(call.args[1].type, "shape") else np.shape(source)
-    write_window(target, as_ints(args[2]), np.asarray(source), extents, "tensor.assemble",
-                 accumulate=int(kwargs.get("atomic") or 0) == 1)
-    if ctx.group is not None:
-        _note_written(ctx, call, 0, target, as_ints(args[2]), extents)
+    atomic = int(kwargs.get("atomic") or 0) == 1
+    write_window(target, as_ints(args[2]), np.asarray(source), extents, "tensor.assemble", accumulate=atomic)
+    if ctx.race is not None:
+        _note_written(ctx, call, 0, target, as_ints(args[2]), extents, atomic)
         if isinstance(source, np.ndarray):
             note(ctx, call, 1, READ, source)  # a tensor source is read whole (note skips tiles)
     return target
@@ -162,7 +183,7 @@ def extract(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.extract(src, row, col, shape): the [rows, cols] window at (row, col)."""
     shape = as_ints(args[3]) if len(args) > 3 else ctx.shape(call.type)
     offsets = (int(args[1]), int(args[2]))
-    if ctx.group is not None:
+    if ctx.race is not None:
         note(ctx, call, 0, READ, window_view(args[0], offsets, shape))
     return read_window(args[0], offsets, shape, shape, "tile.extract").astype(result_np_dtype(call))
 
@@ -175,7 +196,7 @@ def read(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
     except IndexError:
         raise MachineError(f"{call.op.name}: index {list(index)} is outside shape {list(args[0].shape)}",
                            call.span) from None
-    if ctx.group is not None:
+    if ctx.race is not None:
         note(ctx, call, 0, READ, _element(args[0], index))
     return value
 
@@ -184,7 +205,7 @@ def write_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tensor.write(t, indices, value): in place; returns the tensor."""
     index = as_ints(args[1])
     args[0][index] = args[2]
-    if ctx.group is not None:
+    if ctx.race is not None:
         note(ctx, call, 0, WRITE, _element(args[0], index))
     return args[0]
 
@@ -206,7 +227,7 @@ def expand_clone(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     caller's target in place; returns it (converted when the promoted dtype is wider)."""
     target = args[1]
     target[...] = np.broadcast_to(args[0], target.shape).astype(target.dtype, copy=False)
-    if ctx.group is not None:
+    if ctx.race is not None:
         if isinstance(args[0], np.ndarray):
             note(ctx, call, 0, READ, args[0])
         note(ctx, call, 1, WRITE, target)
@@ -228,7 +249,7 @@ def gather_row(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     dst, src = args[0], args[1]
     dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
     part = read_window(src, src_off, shape, shape, "tile.gather_row")
-    if ctx.group is not None:
+    if ctx.race is not None:
         note(ctx, call, 1, READ, window_view(src, src_off, shape))
     if bool(kwargs.get("transpose", False)):
         part = part.T
