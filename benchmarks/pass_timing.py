@@ -2,7 +2,7 @@
 
 Each pass runs on its own under a context with no instruments and no verification, timed by
 perf_counter; a chain is run RUNS times on one parsed program with the garbage collector paused (its cost
-depends on everything the process holds, not on the algorithms measured) and the median per pass kept.
+depends on everything the process holds, not on the algorithms measured) and the fastest run per pass kept (the least disturbed by other work on the machine).
 Every run prints one JSON line per pass: {"bench": ..., "K": ..., "pass": ..., "seconds": ...}.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import json
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -57,7 +56,7 @@ def measure(bench: str, source: str, preset: str, backend: str, k: int) -> dict[
         for name, seconds in times:
             samples.setdefault(name, []).append(seconds)
             print(json.dumps({"bench": bench, "preset": preset, "K": k, "pass": name, "seconds": round(seconds, 6)}))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return {name: min(values) for name, values in samples.items()}  # the least disturbed run
 
 
 def growth(now: float, before: float | None) -> str:

@@ -6,7 +6,7 @@ Workload: one program, one Opaque function with K sequential `pl.at(level=pl.Lev
 LEFT_RIGHT, an unsplit matmul + exp (Ascend910B: the no-split dual-AIV replay), a full-width
 `pl.split_aiv` region after a matmul-free vector scope, and a per-lane region taking the product with
 pl.aiv_shard. Each scope's result feeds the next. Ascend910B, no instruments, no verification; the
-median of three runs per pass is printed with its growth per 4x K against "linear, under 4.5x", plus JSON
+best of three runs per pass is printed with its growth per 4x K against "linear, under 4.5x", plus JSON
 lines (pass_timing.py).
 
     python benchmarks/split_pipeline.py [K ...]
@@ -51,7 +51,7 @@ def main(argv: list[str]) -> None:
     results = {k: measure("split_pipeline", workload(k), "default", BACKEND, k) for k in sizes}
     outline = {k: sum(measure("split_pipeline", workload(k), "outline", BACKEND, k).values()) for k in sizes}
     ratio = {k: sum(results[k].values()) / outline[k] for k in sizes}
-    print_table(f"median seconds of {RUNS} runs per pass of the default pipeline ({BACKEND})", results,
+    print_table(f"best of {RUNS} runs, seconds per pass of the default pipeline ({BACKEND})", results,
                 {"outline preset total": outline, "default / outline": ratio})
 
 

@@ -59,7 +59,7 @@ def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv] or [50, 200, 800]
     chain(parse(workload(6), "<warm-up>"), preset_passes(PRESET), BACKEND)  # imports, plugins, caches
     results = {k: measure("tile", workload(k), PRESET, BACKEND, k) for k in sizes}
-    print_table(f"median seconds of {RUNS} runs per pass ({BACKEND})", results)
+    print_table(f"best of {RUNS} runs, seconds per pass ({BACKEND})", results)
 
 
 if __name__ == "__main__":
