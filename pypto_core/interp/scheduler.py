@@ -1,27 +1,26 @@
 """Deterministic cooperative scheduling of the coroutines of a core group (or of two AIV lanes).
 
-Each coroutine runs in its own thread, but only one thread runs at a time: the scheduler hands a
-baton to one task and waits until that task blocks (a pop on an empty FIFO, a push on a full one, a
-lane barrier) or finishes. The next task is the first one, in round-robin order after the one that
-stopped, that can make progress; so a run is a pure function of the program and its inputs. When no
-task can make progress the run is a deadlock, reported with what every task waits for.
+Each coroutine is a greenlet; the scheduler hands control to one task and gets it back when that task
+blocks (a pop on an empty FIFO, a push on a full one, a lane barrier) or finishes. The next task is the
+first one, in round-robin order after the one that stopped, that can make progress; so a run is a pure
+function of the program and its inputs. When no task can make progress the run is a deadlock, reported
+with what every task waits for.
 
-Threads rather than generators: a blocking op may sit deep inside nested calls and loops, and
-making every statement a generator would slow down the common, single-threaded case.
+Coroutines rather than generators: a blocking op may sit deep inside nested calls and loops, and making
+every statement a generator would slow down the common, single-task case. Greenlets (the `greenlet`
+package) rather than threads: a switch costs about a microsecond instead of two semaphore handoffs
+through the GIL, which dominated cross-core programs (benchmarks/interp_small_ops.py).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from greenlet import greenlet
 
 from pypto_core.interp.errors import DeadlockError
-
-_LOCAL = threading.local()
-
 
 class _Abort(BaseException):  # noqa: N818 - a control-flow signal, not an error
     """Unwinds a blocked task when its core group is torn down after an error elsewhere."""
@@ -38,8 +37,7 @@ class Task:
         self.describe_wait: Callable[[], str] | None = None
         self.result: Any = None
         self.error: BaseException | None = None
-        self.baton = threading.Semaphore(0)
-        self.thread: threading.Thread | None = None
+        self.coroutine: greenlet | None = None
 
     def can_run(self) -> bool:
         if self.state == "new":
@@ -51,7 +49,8 @@ class Scheduler:
     def __init__(self, what: str) -> None:
         self.what = what  # "core group 'k'" for messages
         self.tasks: list[Task] = []
-        self._back = threading.Semaphore(0)
+        self._home: greenlet | None = None  # the greenlet running run(): where a blocked task switches to
+        self._current: Task | None = None
         self._aborting = False
         self._after: list[Callable[[], None]] = []
 
@@ -68,28 +67,27 @@ class Scheduler:
     # -- called from inside a task ---------------------------------------------------------------
     def wait(self, ready: Callable[[], bool], describe: Callable[[], str]) -> None:
         """Block the calling task until `ready()` holds; `describe()` explains the wait."""
-        task: Task | None = getattr(_LOCAL, "task", None)
-        if task is None or task not in self.tasks:
+        task = self._current
+        if task is None or task.coroutine is not greenlet.getcurrent():
             raise DeadlockError(f"{describe()}, and nothing else runs that could make it ready")
         while not ready():
             task.state, task.waiting_for, task.describe_wait = "blocked", ready, describe
-            self._back.release()
-            task.baton.acquire()
+            assert self._home is not None
+            self._home.switch()
             if self._aborting:
                 raise _Abort()
         task.state, task.waiting_for = "running", None
 
-    # -- called by the launching thread -----------------------------------------------------------
+    # -- called by the launching code -------------------------------------------------------------
     def run(self) -> list[Any]:
         """Run every task to completion; the results in task order. Re-raises the first error."""
+        self._home = greenlet.getcurrent()
         for task in self.tasks:
-            task.thread = threading.Thread(target=self._body, args=(task,), name=task.name, daemon=True)
-            task.thread.start()
+            task.coroutine = greenlet(lambda t=task: self._body(t), parent=self._home)
         current = len(self.tasks) - 1
         try:
             while True:
-                live = [t for t in self.tasks if t.state not in ("done",)]
-                if not live:
+                if all(t.state == "done" for t in self.tasks):
                     break
                 chosen = self._next_runnable(current)
                 if chosen is None:
@@ -97,8 +95,7 @@ class Scheduler:
                 current = chosen
                 task = self.tasks[chosen]
                 task.state = "running"
-                task.baton.release()
-                self._back.acquire()
+                self._resume(task)
                 if task.state == "failed":
                     assert task.error is not None
                     raise task.error
@@ -107,6 +104,14 @@ class Scheduler:
         for hook in self._after:
             hook()
         return [t.result for t in self.tasks]
+
+    def _resume(self, task: Task) -> None:
+        """Switch to the task until it blocks or ends (tasks of a nested scheduler run inside it)."""
+        outer, self._current = self._current, task
+        try:
+            task.coroutine.switch()  # type: ignore[union-attr]
+        finally:
+            self._current = outer
 
     def _next_runnable(self, after: int) -> int | None:
         n = len(self.tasks)
@@ -117,8 +122,6 @@ class Scheduler:
         return None
 
     def _body(self, task: Task) -> None:
-        _LOCAL.task = task
-        task.baton.acquire()
         try:
             if self._aborting:
                 raise _Abort()
@@ -127,21 +130,15 @@ class Scheduler:
             task.state = "done"
         except _Abort:
             task.state = "aborted"
-        except BaseException as exc:  # noqa: BLE001 - handed to the launching thread
+        except BaseException as exc:  # noqa: BLE001 - handed to the launching code
             task.error, task.state = exc, "failed"
-        finally:
-            self._back.release()
 
     def _teardown(self) -> None:
-        """Wake every unfinished task so that it unwinds, then join all threads."""
+        """Resume every unfinished task once so that it unwinds (wait() raises _Abort)."""
         self._aborting = True
         for task in self.tasks:
-            if task.state in ("blocked", "new"):
-                task.baton.release()
-                self._back.acquire()
-        for task in self.tasks:
-            if task.thread is not None:
-                task.thread.join()
+            if task.state == "blocked" or (task.state == "new" and task.coroutine is not None):
+                self._resume(task)
 
     def _deadlock_message(self) -> str:
         lines = [f"deadlock in {self.what}: every coroutine is blocked"]

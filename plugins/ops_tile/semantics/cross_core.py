@@ -14,6 +14,7 @@ barriers, so they are no happens-before edges for the GM race check (pypto_core/
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from pypto_core.interp import fifo, gm_race, pipes
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
 from pypto_core.ir.types import TensorType, TileType, Type
+from pypto_core.ops.build import static_dims
 from pypto_plugins.ops_tile.semantics.common import Evaluate, read_window, result_np_dtype, valid_of, window
 
 
@@ -84,8 +86,22 @@ def _code(kwargs: dict) -> int:
 def _bytes(ctx: Any, t: Type, value: Any) -> int:
     """A tile's physical size: its shape (not its valid region) x its dtype's bits."""
     if isinstance(t, (TileType, TensorType)):
-        return (int(np.prod(ctx.shape(t), dtype=np.int64)) * t.dtype.get_bit() + 7) // 8
+        static = static_dims(t.shape)  # the usual case: computed once per type, not per transfer
+        if static is not None:
+            return _static_bytes(tuple(static), t.dtype.get_bit())
+        elements = 1
+        for d in ctx.shape(t):
+            elements *= int(d)
+        return (elements * t.dtype.get_bit() + 7) // 8
     return int(getattr(value, "nbytes", 0))
+
+
+@lru_cache(maxsize=1024)
+def _static_bytes(shape: tuple[int, ...], bits: int) -> int:
+    elements = 1
+    for d in shape:
+        elements *= d
+    return (elements * bits + 7) // 8
 
 
 def tpush_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
