@@ -22,6 +22,7 @@ from greenlet import greenlet
 
 from pypto_core.interp.errors import DeadlockError
 
+
 class _Abort(BaseException):  # noqa: N818 - a control-flow signal, not an error
     """Unwinds a blocked task when its core group is torn down after an error elsewhere."""
 
