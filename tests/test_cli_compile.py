@@ -139,12 +139,15 @@ def test_a_pass_rejecting_the_program(capsys, work):
 
 
 def test_an_input_that_breaks_a_structural_property(capsys, work):
+    # A loop variable used after its loop (a value defined in a loop body and used after it is well formed
+    # before ConvertToSSA, which carries it: issue 13).
     (work / "loose.py").write_text(TOY_SOURCE.replace(
-        "        z = pl.add(y, 2.0)\n", "        for i in pl.range(2):\n            z = pl.add(y, 2.0)\n"))
+        "        z = pl.add(y, 2.0)\n",
+        "        for i in pl.range(2):\n            z = pl.add(y, 2.0)\n        k = i + 1\n"))
     code, _, err = run(capsys, "compile", "loose.py", "--pipeline", "toy_mark")
     assert code == 1
     assert "the input program is not well formed" in err
-    assert "variable 'z' is used where its definition does not dominate the use" in err
+    assert "variable 'i' is used where its definition does not dominate the use" in err
     assert "Location: loose.py:" in err
 
 

@@ -4,6 +4,10 @@ Naming (API.md 8.7): params and assignments `x__ssa_vN`, loop variables `i__idx_
 carries `x__iter_vN` / `x__rv_vN` (one version number per carry), if-merges `x__phi_vN`; user-written
 iter-arg and yield names are kept. Scopes and `pl.split_aiv` regions are transparent: names defined
 inside stay visible after them, as the parser leaves them.
+
+Order of the slots a loop or an if gets (issue 13, item 1, PyPTO's order): the user's iter_args /
+return_vars first, then the synthesised carries / merges sorted by variable name, then the promoted
+escaping variables (`escapes.py`), sorted by name too.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_ssa.escapes import EscapeSignal, ScopedOut, blocking_scope, flow_target, same_type
 
 Env = dict[int, E.Expr]
+Promotions = dict[int, list[E.Var]]  # id of a loop / if statement -> escaping variables it must carry out
+_MAX_ATTEMPTS = 10_000
 
 
 class _Renamer(IRMutator):
@@ -76,6 +83,11 @@ def assigned_vars(body: S.Stmt | None) -> list[E.Var]:
     return out
 
 
+def by_name(vs: Sequence[E.Var]) -> list[E.Var]:
+    """PyPTO orders synthesised slots by variable name (issue 13, item 1); ties keep first-binding order."""
+    return sorted(vs, key=lambda v: base_name(v.name_hint))
+
+
 def _has_loop_exit(body: S.Stmt) -> bool:
     """break/continue that belong to this loop (not to a nested one)."""
     for s in flatten_to_stmts(body):
@@ -88,13 +100,35 @@ def _has_loop_exit(body: S.Stmt) -> bool:
     return False
 
 
+def convert_function(func: F.Function) -> F.Function:
+    """Convert one function, discovering the escaping variables to promote attempt by attempt.
+
+    An attempt that meets a use of a variable some loop or if defined only inside raises EscapeSignal;
+    the next attempt promotes it at that statement. Each retry adds one (statement, variable) pair, so
+    this ends after at most as many attempts as there are such pairs.
+    """
+    promotions: Promotions = {}
+    for _ in range(_MAX_ATTEMPTS):
+        try:
+            return SSAConverter(func, promotions).run()
+        except EscapeSignal as esc:
+            pending = promotions.setdefault(id(esc.stmt), [])
+            if any(v is esc.var for v in pending):
+                raise InternalError(f"ConvertToSSA: '{esc.var.name_hint}' was promoted at {esc.stmt.span.to_string()} "
+                                    f"but is still out of scope after it") from None
+            pending.append(esc.var)
+    raise InternalError(f"ConvertToSSA: function '{func.name}' needed more than {_MAX_ATTEMPTS} promotion attempts")
+
+
 class SSAConverter:
-    def __init__(self, func: F.Function) -> None:
+    """One conversion attempt of a function, with the promotions earlier attempts found."""
+
+    def __init__(self, func: F.Function, promotions: Promotions | None = None) -> None:
         self.func = func
+        self.promotions: Promotions = promotions if promotions is not None else {}
         self.versions = VersionCounter()
         self.renamer = _Renamer(self)
-        self.defined_in_function: set[int] = set()
-        self.scoped_out: dict[int, str] = {}
+        self.scoped_out: dict[int, ScopedOut] = {}
 
     # -- names ---------------------------------------------------------------------------------
     def fresh(self, old: E.Var, role: str, typ: T.Type) -> E.Var:
@@ -107,17 +141,43 @@ class SSAConverter:
             return E.IterArg(old.name_hint, typ, init, old.span)
         return E.Var(old.name_hint, typ, old.span)
 
+    # -- scoping -------------------------------------------------------------------------------
     def check_in_scope(self, var: E.Var) -> None:
-        where = self.scoped_out.get(id(var))
-        if where is None:
+        """A use of `var` where no version of it is visible: an escape to promote, or a user error."""
+        info = self.scoped_out.get(id(var))
+        if info is None:
             return
-        if where.startswith("loop variable of "):
+        if info.loop_var:
             raise UserError(f"ConvertToSSA: the loop variable '{var.name_hint}' is used after its loop "
-                            f"({where[len('loop variable of '):]}); it only exists inside the loop: copy the value "
+                            f"({info.where}); it only exists inside the loop: copy the value "
                             f"you need into a carried variable (init_values=... and pl.yield_)", var.span)
-        raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {where} and used after it; "
-                        f"define it before (e.g. give it an initial value) so it can be carried out",
-                        var.span)
+        scope = blocking_scope(info.stmt, var)
+        if scope is not None:
+            raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {info.where} and used after it, "
+                            f"but it is first defined inside the scope at {scope.span.to_string()}, which keeps it: "
+                            f"a value is not carried out of a scope's enclosing loop or if; define it before "
+                            f"{_statement_word(info.stmt)} (e.g. give it an initial value) so it can be carried out",
+                            var.span)
+        raise EscapeSignal(var, info.stmt)
+
+    def _scope_out(self, stmt: S.Stmt, body: S.Stmt | None, env: Env, where: str) -> None:
+        for v in assigned_vars(body):
+            if id(v) not in env:
+                self.scoped_out[id(v)] = ScopedOut(where, stmt)
+
+    def escape_init(self, stmt: S.Stmt, var: E.Var, env: Env, where: str) -> E.Expr:
+        """The value visible before `stmt` that the escaping `var` starts from (rule in escapes.py)."""
+        typ = self.typ(var.type, env)
+        target = flow_target(stmt, var)
+        value = env.get(id(target)) if target is not None else None
+        if value is not None and same_type(value.type, typ):
+            return value
+        word = _statement_word(stmt)
+        other = "the other branch runs" if isinstance(stmt, S.IfStmt) else "the loop runs zero times"
+        raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {where} and used after it, and "
+                        f"nothing visible before {word} can stand for it when {other}: no value of its type there "
+                        f"is the buffer it is written into; define it before {word} (e.g. give it an initial "
+                        f"value) so it can be carried out", var.span)
 
     # -- expressions -----------------------------------------------------------------------------
     def expr(self, e: E.Expr, env: Env) -> E.Expr:
@@ -137,8 +197,6 @@ class SSAConverter:
         env: Env = {}
         for var in self.func.params:
             env[id(var)] = self.fresh(var, "ssa", self.typ(var.type, env))
-        for v in assigned_vars(self.func.body):
-            self.defined_in_function.add(id(v))
         params = [(env[id(p)], d) for p, d in zip(self.func.params, self.func.param_directions)]
         returns = [self.typ(t, env) for t in self.func.return_types]
         body = self.block(flatten_to_stmts(self.func.body), env)
@@ -181,119 +239,142 @@ class SSAConverter:
         else:
             raise InternalError(f"ConvertToSSA does not know statement {type(s).__name__}")
 
-    def _carries(self, body: S.Stmt, env: Env, own: Sequence[E.Var]) -> list[E.Var]:
-        """Variables defined before the statement and rebound in its body."""
-        own_ids = {id(v) for v in own}
-        return [v for v in assigned_vars(body) if id(v) in env and id(v) not in own_ids]
+    # -- loops -----------------------------------------------------------------------------------
+    def _carries(self, s: S.ForStmt | S.WhileStmt, env: Env, where: str) -> list[tuple[E.Var, E.Expr]]:
+        """(variable, init) of every synthesised carry: rebound outer variables, then promoted escapes."""
+        own_ids = {id(v) for v in s.iter_args}
+        rebound = [v for v in assigned_vars(s.body) if id(v) in env and id(v) not in own_ids]
+        escaping = [v for v in self.promotions.get(id(s), []) if id(v) not in env]
+        return ([(v, env[id(v)]) for v in by_name(rebound)]
+                + [(v, self.escape_init(s, v, env, where)) for v in by_name(escaping)])
 
-    def _synth_iters(self, carried: list[E.Var], env: Env, body_env: Env) -> list[tuple[E.Var, E.IterArg, int, str]]:
+    def _check_loop_exit(self, s: S.ForStmt | S.WhileStmt, carried: list[tuple[E.Var, E.Expr]], fix: str) -> None:
+        if carried and _has_loop_exit(s.body):
+            names = ", ".join(repr(v.name_hint) for v, _ in carried)
+            raise UserError(f"ConvertToSSA: this {'while ' if isinstance(s, S.WhileStmt) else ''}loop rebinds "
+                            f"{names} and also contains break/continue; {fix}", s.span)
+
+    def _user_iters(self, s: S.ForStmt | S.WhileStmt, env: Env, body_env: Env) -> list[E.IterArg]:
         out = []
-        for x in carried:
-            current = env[id(x)]
-            base = base_name(x.name_hint)
-            v = self.versions.take(base)
-            ia = E.IterArg(generated(base, "iter", v), current.type, current, x.span)
-            body_env[id(x)] = ia
-            out.append((x, ia, v, base))
+        for a in s.iter_args:
+            na = self.kept(a, self.typ(a.type, env), self.expr(a.initValue, env))
+            body_env[id(a)] = na
+            out.append(na)  # type: ignore[arg-type]
         return out
 
-    def _scope_out(self, body: S.Stmt, env: Env, where: str) -> None:
-        for v in assigned_vars(body):
-            if id(v) not in env:
-                self.scoped_out[id(v)] = where
+    def _synth_iters(self, carried: list[tuple[E.Var, E.Expr]], body_env: Env) -> list[tuple[E.Var, E.IterArg, int]]:
+        out = []
+        for x, init in carried:
+            base = base_name(x.name_hint)
+            v = self.versions.take(base)
+            ia = E.IterArg(generated(base, "iter", v), init.type, init, x.span)
+            body_env[id(x)] = ia
+            out.append((x, ia, v))
+        return out
+
+    def _loop_body(self, body: S.Stmt, synth: list[tuple[E.Var, E.IterArg, int]], body_env: Env,
+                   span: Any) -> S.Stmt:
+        stmts = self.block(flatten_to_stmts(body), body_env)
+        return append_to_yield(stmts, [body_env[id(x)] for x, *_ in synth], span)
+
+    def _finish_loop(self, s: S.ForStmt | S.WhileStmt, synth: list[tuple[E.Var, E.IterArg, int]], env: Env,
+                     where: str) -> tuple[list[E.Var], list[E.Var]]:
+        """Bind the loop's results after it; returns (user return vars, synthesised return vars)."""
+        user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
+        synth_rvs = [E.Var(generated(base_name(x.name_hint), "rv", v), ia.type, x.span) for x, ia, v in synth]
+        for r, nr in zip(s.return_vars, user_rvs):
+            env[id(r)] = nr
+            self.scoped_out.pop(id(r), None)
+        for (x, _, _), rv in zip(synth, synth_rvs):
+            env[id(x)] = rv
+            self.scoped_out.pop(id(x), None)
+        self._scope_out(s, s.body, env, where)
+        return user_rvs, synth_rvs
 
     def for_stmt(self, s: S.ForStmt, env: Env, out: list[S.Stmt]) -> None:
+        where = f"the loop at {s.span.to_string()}"
         start, stop, step = (self.expr(e, env) for e in (s.start, s.stop, s.step))
-        carried = self._carries(s.body, env, s.iter_args)
-        if carried and _has_loop_exit(s.body):
-            raise UserError(f"ConvertToSSA: this loop rebinds {', '.join(repr(v.name_hint) for v in carried)} and "
-                            f"also contains break/continue; carry the values explicitly with init_values and "
-                            f"pl.yield_", s.span)
+        carried = self._carries(s, env, where)
+        self._check_loop_exit(s, carried, "carry the values explicitly with init_values and pl.yield_")
         body_env = dict(env)
         loop_var = self.fresh(s.loop_var, "idx", s.loop_var.type)
         body_env[id(s.loop_var)] = loop_var
-        user_iters = []
-        for a in s.iter_args:
-            na = self.kept(a, self.typ(a.type, env), self.expr(a.initValue, env))
-            body_env[id(a)] = na
-            user_iters.append(na)
-        synth = self._synth_iters(carried, env, body_env)
-        stmts = self.block(flatten_to_stmts(s.body), body_env)
-        body = append_to_yield(stmts, [body_env[id(x)] for x, *_ in synth], s.span)
-        user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
-        synth_rvs = [E.Var(generated(base, "rv", v), ia.type, x.span) for x, ia, v, base in synth]
-        out.append(S.ForStmt(loop_var, start, stop, step, user_iters + [ia for _, ia, _, _ in synth], body,
+        user_iters = self._user_iters(s, env, body_env)
+        synth = self._synth_iters(carried, body_env)
+        body = self._loop_body(s.body, synth, body_env, s.span)
+        user_rvs, synth_rvs = self._finish_loop(s, synth, env, where)
+        out.append(S.ForStmt(loop_var, start, stop, step, user_iters + [ia for _, ia, _ in synth], body,
                              user_rvs + synth_rvs, s.span, s.kind, s.attrs, s.leading_comments))
-        self._bind_after(s.return_vars, user_rvs, synth, synth_rvs, env)
-        self._scope_out(s.body, env, f"the loop at {s.span.to_string()}")
-        self.scoped_out[id(s.loop_var)] = f"loop variable of the loop at {s.span.to_string()}"
-
-    def _bind_after(self, old_rvs: Sequence[E.Var], user_rvs: list[E.Var], synth: list[Any],
-                    synth_rvs: list[E.Var], env: Env) -> None:
-        for r, nr in zip(old_rvs, user_rvs):
-            env[id(r)] = nr
-            self.scoped_out.pop(id(r), None)
-        for (x, *_), rv in zip(synth, synth_rvs):
-            env[id(x)] = rv
+        self.scoped_out[id(s.loop_var)] = ScopedOut(f"the loop at {s.span.to_string()}", s, loop_var=True)
 
     def while_stmt(self, s: S.WhileStmt, env: Env, out: list[S.Stmt]) -> None:
-        carried = self._carries(s.body, env, s.iter_args)
-        if carried and _has_loop_exit(s.body):
-            raise UserError(f"ConvertToSSA: this while loop rebinds "
-                            f"{', '.join(repr(v.name_hint) for v in carried)} and also contains break/continue; "
-                            f"use the pl.while_(init_values=...) form and carry them explicitly", s.span)
+        where = f"the while loop at {s.span.to_string()}"
+        carried = self._carries(s, env, where)
+        self._check_loop_exit(s, carried, "use the pl.while_(init_values=...) form and carry them explicitly")
         body_env = dict(env)
-        user_iters = []
-        for a in s.iter_args:
-            na = self.kept(a, self.typ(a.type, env), self.expr(a.initValue, env))
-            body_env[id(a)] = na
-            user_iters.append(na)
-        synth = self._synth_iters(carried, env, body_env)
+        user_iters = self._user_iters(s, env, body_env)
+        synth = self._synth_iters(carried, body_env)
         cond = self.expr(s.condition, body_env)
-        stmts = self.block(flatten_to_stmts(s.body), body_env)
-        body = append_to_yield(stmts, [body_env[id(x)] for x, *_ in synth], s.span)
-        user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
-        synth_rvs = [E.Var(generated(base, "rv", v), ia.type, x.span) for x, ia, v, base in synth]
-        out.append(S.WhileStmt(cond, user_iters + [ia for _, ia, _, _ in synth], body, user_rvs + synth_rvs,
+        body = self._loop_body(s.body, synth, body_env, s.span)
+        user_rvs, synth_rvs = self._finish_loop(s, synth, env, where)
+        out.append(S.WhileStmt(cond, user_iters + [ia for _, ia, _ in synth], body, user_rvs + synth_rvs,
                                s.span, s.leading_comments))
-        self._bind_after(s.return_vars, user_rvs, synth, synth_rvs, env)
-        self._scope_out(s.body, env, f"the while loop at {s.span.to_string()}")
 
-    def if_stmt(self, s: S.IfStmt, env: Env, out: list[S.Stmt]) -> None:
-        cond = self.expr(s.condition, env)
-        then_env, else_env = dict(env), dict(env)
-        then_stmts = self.block(flatten_to_stmts(s.then_body), then_env)
-        else_stmts = self.block(flatten_to_stmts(s.else_body), else_env) if s.else_body is not None else None
+    # -- ifs -------------------------------------------------------------------------------------
+    def _merges(self, s: S.IfStmt, env: Env) -> tuple[list[E.Var], list[E.Var]]:
+        """(merged, escaping): rebound outer variables and both-branch definitions; promoted escapes."""
         then_defs = {id(v) for v in assigned_vars(s.then_body)}
         else_defs = {id(v) for v in assigned_vars(s.else_body)}
         own = {id(r) for r in s.return_vars}
-        merged: list[E.Var] = []
-        for v in assigned_vars(S.SeqStmts([s.then_body] + ([s.else_body] if s.else_body else []))):
-            if id(v) in own:
-                continue
-            if id(v) in env or (id(v) in then_defs and id(v) in else_defs):
-                merged.append(v)
-        then_vals = [then_env[id(v)] for v in merged]
-        else_vals = [else_env[id(v)] if id(v) in else_env else env[id(v)] for v in merged]
-        if merged and else_stmts is None:
+        both = assigned_vars(S.SeqStmts([s.then_body] + ([s.else_body] if s.else_body else [])))
+        merged = [v for v in both if id(v) not in own
+                  and (id(v) in env or (id(v) in then_defs and id(v) in else_defs))]
+        merged_ids = {id(v) for v in merged}
+        escaping = [v for v in self.promotions.get(id(s), []) if id(v) not in merged_ids and id(v) not in env]
+        return by_name(merged), by_name(escaping)
+
+    def _branch_value(self, v: E.Var, branch_env: Env) -> E.Expr:
+        hit = branch_env.get(id(v))
+        if hit is None:
+            self.check_in_scope(v)  # defined in both branches, in one only inside a nested statement
+            raise InternalError(f"ConvertToSSA: no value of '{v.name_hint}' at the end of an if branch")
+        return hit
+
+    def if_stmt(self, s: S.IfStmt, env: Env, out: list[S.Stmt]) -> None:
+        where = f"one branch of the if at {s.span.to_string()}"
+        cond = self.expr(s.condition, env)
+        merged, escaping = self._merges(s, env)
+        then_env, else_env = dict(env), dict(env)
+        for v in escaping:
+            # Both branches start from the value before the if: the one not defining it yields it.
+            then_env[id(v)] = else_env[id(v)] = self.escape_init(s, v, env, where)
+        slots = merged + escaping
+        # Each branch's values are read right after it: what scoped a value out must still be known.
+        then_stmts = self.block(flatten_to_stmts(s.then_body), then_env)
+        then_vals = [self._branch_value(v, then_env) for v in slots]
+        else_stmts = self.block(flatten_to_stmts(s.else_body), else_env) if s.else_body is not None else None
+        else_vals = [self._branch_value(v, else_env) for v in slots]
+        if slots and else_stmts is None:
             else_stmts = []  # synthesised else: yields the values from before the if (seed 000)
         then_body = append_to_yield(then_stmts, then_vals, s.span)
         else_body = append_to_yield(else_stmts, else_vals, s.span) if else_stmts is not None else None
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
         phis = []
-        for v, tv in zip(merged, then_vals):
+        for v, tv in zip(slots, then_vals):
             base = base_name(v.name_hint)
             phis.append(E.Var(generated(base, "phi", self.versions.take(base)), tv.type, v.span))
         out.append(S.IfStmt(cond, then_body, else_body, user_rvs + phis, s.span, s.leading_comments))
         for r, nr in zip(s.return_vars, user_rvs):
             env[id(r)] = nr
-        for v, phi in zip(merged, phis):
+        for v, phi in zip(slots, phis):
             env[id(v)] = phi
             self.scoped_out.pop(id(v), None)
-        where = f"one branch of the if at {s.span.to_string()}"
-        for v in assigned_vars(s.then_body) + assigned_vars(s.else_body):
-            if id(v) not in env:
-                self.scoped_out[id(v)] = where
+        for body in (s.then_body, s.else_body):
+            self._scope_out(s, body, env, where)
+
+
+def _statement_word(stmt: S.Stmt) -> str:
+    return "the if" if isinstance(stmt, S.IfStmt) else "the loop"
 
 
 class ConvertToSSA(Pass):
@@ -306,4 +387,4 @@ class ConvertToSSA(Pass):
     description = "Static single assignment: versioned names, loop carries and if merges (API.md 5.1)."
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
-        return program.with_functions(SSAConverter(f).run() for f in program.functions.values())
+        return program.with_functions(convert_function(f) for f in program.functions.values())

@@ -90,13 +90,6 @@ CASES = {
                 nxt = pl.add(acc, x)
             return x
     """,
-    "unrolled_carry": """
-        @pl.function
-        def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-            for i, (s,) in pl.unroll(3, init_values=(n,)):
-                r = pl.yield_(s + i)
-            return r
-    """,
     "static_directives": """
         import pypto.language as pl
 

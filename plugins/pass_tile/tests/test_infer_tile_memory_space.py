@@ -236,7 +236,7 @@ class P:
         return out
 ''', run=False)
     (branch,) = [s for s in ir.flatten_to_stmts(function(after, "k").body) if isinstance(s, ir.IfStmt)]
-    r, q = branch.return_vars
+    q, r = branch.return_vars  # phis ordered by name (issue 13, ConvertToSSA item 1)
     assert r.type.memory_space is None, "Vec in one branch, Mat in the other: no space"
     assert q.type.memory_space is ir.MemorySpace.Vec, "both branches Vec"
     messages = [d.message for d in PropertyVerifierRegistry.verify(["TileMemoryInferred"], after)]

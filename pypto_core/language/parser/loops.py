@@ -50,7 +50,12 @@ class LoopParser(StmtParser):
         inits: list[E.Expr] = []
         attrs: dict[str, Any] = {}
         for kw in call.keywords:
-            if kw.arg == "init_values":
+            if kw.arg == "init_values" and kind is ForKind.Unroll:
+                # API.md 2.6: an unrolled loop is copied out, it carries nothing (issue 13, ConvertToSSA item 3).
+                self.syntax_error("pl.unroll does not accept 'init_values='", kw,
+                                  hint="carry values with pl.range(..., init_values=...), or rebind an outer "
+                                       "variable in the body of the pl.unroll loop")
+            elif kw.arg == "init_values":
                 inits = self._init_values(kw.value)
             elif kw.arg == "attrs":
                 attrs.update(self._loop_attrs(kw.value))
@@ -61,11 +66,8 @@ class LoopParser(StmtParser):
                 attrs = {"pipeline_stages": stage, **attrs}
             else:
                 self.syntax_error(f"pl.{_name(kind)} does not accept '{kw.arg}='", kw)
-        if kind is ForKind.Unroll:
-            # init_values are accepted: ConvertToSSA gives an unrolled loop carries, and its printed form
-            # must parse back (API.md 5.4).
-            if not all(isinstance(b, E.ConstInt) for b in (start, stop, step)):
-                self.syntax_error("pl.unroll needs constant bounds", call)
+        if kind is ForKind.Unroll and not all(isinstance(b, E.ConstInt) for b in (start, stop, step)):
+            self.syntax_error("pl.unroll needs constant bounds", call)
         loop_name, iter_names = self._range_target(node.target, bool(inits))
         if len(iter_names) != len(inits):
             self.syntax_error(f"the loop declares {len(iter_names)} carried name(s) but init_values has "
