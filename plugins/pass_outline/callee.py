@@ -1,8 +1,9 @@
 """Build the outlined InCore function and the caller statements that replace its scope (seed 000).
 
 * params = the scope's inputs (fresh variables named like the captures), with inferred directions;
-* store-target export: an in-place write of a captured parameter binds its result to `<c>__store`,
-  so the body never rebinds its own parameter, and the function returns the parameter;
+* store-target export: a `tile.store` into a captured parameter binds its result to `<c>__store`,
+  so the body never rebinds its own parameter, and the function returns the parameter (seed 000,
+  API.md A.1); other write ops (`tensor.assemble`, `tensor.write`, ...) are left as written;
 * explicit param returns (ReturnParamsExplicit): outputs that are a parameter's buffer return the
   parameter; when every return is a distinct Out/InOut parameter, returns follow parameter order,
   otherwise SSA order;
@@ -23,8 +24,9 @@ from pypto_core.ir.calls import call_return_type
 from pypto_core.ir.enums import CachePolicy, FunctionType, ParamDirection, SplitMode
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import Substituter, flatten_to_stmts, make_body
-from pypto_core.ops.lineage import Lineage, written_arg_index
+from pypto_core.ops.lineage import Lineage
 from pypto_plugins.pass_outline.scope_analysis import ScopeInfo
+from pypto_plugins.pass_outline.stores import stored_param
 
 
 @dataclass
@@ -43,14 +45,13 @@ class _Output:
 
 
 def _export_stores(stmts: Sequence[S.Stmt], params: Mapping[int, E.Var]) -> list[S.Stmt]:
-    """Bind in-place writes of a parameter to `<param>__store` (seed 000, store-target export)."""
+    """Bind each `tile.store` into a parameter to `<param>__store` (seed 000, store-target export)."""
     out: list[S.Stmt] = []
     for s in stmts:
         if isinstance(s, (S.EvalStmt, S.AssignStmt)):
             call = s.expr if isinstance(s, S.EvalStmt) else s.value
-            idx = written_arg_index(call) if isinstance(call, E.Call) else None
-            target = call.args[idx] if idx is not None else None  # type: ignore[union-attr]
-            if isinstance(target, E.Var) and id(target) in params:
+            target = stored_param(call, params)
+            if target is not None:
                 alias = E.Var(generated(base_name(target.name_hint), "store"), call.type, s.span)  # type: ignore[union-attr]
                 if isinstance(s, S.EvalStmt) or s.var is target:
                     out.append(S.AssignStmt(alias, call, s.span, s.leading_comments))  # type: ignore[arg-type]
@@ -168,7 +169,8 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
     outputs = _outputs(info, params, body, live_outs, callee_returns)
     returns = [o.value for o in outputs]
     return_types = [r.type for r in returns]
-    body.append(S.ReturnStmt(returns, info.scope.span))
+    if returns:  # a kernel without outputs ends without a bare `return` (PyPTO emits none)
+        body.append(S.ReturnStmt(returns, info.scope.span))
     attrs = split_attrs(info)
     policy = cache_policy_attr(info)
     if policy:

@@ -2,8 +2,10 @@
 
 Only in a function being promoted to Orchestration, only for a parameter whose declared extent at a
 constant axis is a program-level dynamic symbol: the same fold the parser applies to Orchestration
-bodies, so both paths give the same IR (and the printed program re-parses to itself). The binding of
-the folded read disappears; constant extents, runtime axes and other symbols stay as written.
+bodies (everywhere in the body: loops, ifs and scopes included), so both paths give the same IR and the
+printed program re-parses to itself. A folded read bound to a name leaves no binding behind ("绑定语句
+已折叠消失"): every use of the name -- in expressions and in types (a slice's valid shape) -- becomes
+the symbol. Constant extents, runtime axes and other symbols stay as written.
 """
 
 from __future__ import annotations
@@ -13,16 +15,17 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.scalar_ops import loop_var_dtype, rebuild
 from pypto_core.ir.types import ScalarType, TensorType
-from pypto_core.ir.utils import flatten_to_stmts, make_body
-from pypto_core.ir.visitor import IRMutator
+from pypto_core.ir.utils import Substituter, flatten_to_stmts, make_body
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_outline.walk import OrderedWalk
 
+Axes = dict[tuple[int, int], E.Var]
 
-def _dynamic_axes(func: F.Function) -> dict[tuple[int, int], E.Var]:
+
+def _dynamic_axes(func: F.Function) -> Axes:
     local: set[int] = {id(p) for p in func.params}
     OrderedWalk(lambda v: None, lambda v: local.add(id(v))).stmt(func.body)
-    axes: dict[tuple[int, int], E.Var] = {}
+    axes: Axes = {}
     for p in func.params:
         if isinstance(p.type, TensorType):
             for k, d in enumerate(p.type.shape):
@@ -31,32 +34,50 @@ def _dynamic_axes(func: F.Function) -> dict[tuple[int, int], E.Var]:
     return axes
 
 
-class _FoldDims(IRMutator):
-    def __init__(self, axes: dict[tuple[int, int], E.Var]) -> None:
+def _folded(e: E.Expr, axes: Axes) -> E.Var | None:
+    """The symbol a `tensor.dim(param, k)` call folds onto, if it is one."""
+    opdef = opdef_of(e) if isinstance(e, E.Call) else None
+    if opdef is None or not opdef.traits.extent_query or len(e.args) != 2:  # type: ignore[union-attr]
+        return None
+    tensor, axis = e.args  # type: ignore[union-attr]
+    if not isinstance(tensor, E.Var) or not isinstance(axis, E.ConstInt):
+        return None
+    rank = len(getattr(tensor.type, "shape", ()))
+    k = axis.value + rank if axis.value < 0 else axis.value
+    return axes.get((id(tensor), k))
+
+
+def _drop_bindings(stmt: S.Stmt | None, axes: Axes, aliases: dict[E.Var, E.Expr]) -> S.Stmt | None:
+    """`stmt` without the assignments of folded reads, at any depth; `aliases` maps each dropped name to
+    its symbol."""
+    if stmt is None:
+        return None
+    kept: list[S.Stmt] = []
+    for s in flatten_to_stmts(stmt):
+        symbol = _folded(s.value, axes) if isinstance(s, S.AssignStmt) else None
+        if symbol is not None:
+            aliases[s.var] = symbol  # type: ignore[union-attr]
+            continue
+        if isinstance(s, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
+            s = s.with_fields(body=_drop_bindings(s.body, axes, aliases))
+        elif isinstance(s, S.IfStmt):
+            s = s.with_fields(then_body=_drop_bindings(s.then_body, axes, aliases),
+                              else_body=_drop_bindings(s.else_body, axes, aliases))
+        kept.append(s)
+    return make_body(kept, stmt.span)
+
+
+class _Refold(Substituter):
+    """Fold the remaining reads, substitute the dropped names (types included) and re-derive scalar
+    dtypes where the symbol's dtype is not the read's, so the result is what the parser builds."""
+
+    def __init__(self, axes: Axes, aliases: dict[E.Var, E.Expr]) -> None:
+        super().__init__(aliases)
         self.axes = axes
 
     def visit_call(self, call: E.Call) -> E.Expr:
-        opdef = opdef_of(call)
-        if opdef is not None and opdef.traits.extent_query and len(call.args) == 2:
-            tensor, axis = call.args
-            if isinstance(tensor, E.Var) and isinstance(axis, E.ConstInt):
-                rank = len(getattr(tensor.type, "shape", ()))
-                k = axis.value + rank if axis.value < 0 else axis.value
-                hit = self.axes.get((id(tensor), k))
-                if hit is not None:
-                    return hit
-        return self.visit_node(call)
-
-
-class _Repromote(IRMutator):
-    """Substitute the folded bindings and re-derive scalar dtypes (INT64 `dim` reads become INDEX symbols),
-    so the result is what the parser builds for the same text."""
-
-    def __init__(self, aliases: dict[E.Var, E.Expr]) -> None:
-        self.aliases = {id(k): v for k, v in aliases.items()}
-
-    def visit_var(self, var: E.Var) -> E.Expr:
-        return self.aliases.get(id(var), var)
+        symbol = _folded(call, self.axes)
+        return symbol if symbol is not None else self.visit_node(call)
 
     def visit_binary_expr(self, e: E.BinaryExpr) -> E.Expr:
         left, right = self.visit_expr(e.left), self.visit_expr(e.right)
@@ -74,7 +95,7 @@ class _Repromote(IRMutator):
             # The parser types the loop variable from its bounds: follow it.
             dtype = loop_var_dtype(start, stop, step)
             if dtype is not s.loop_var.type.dtype:
-                self.aliases[id(s.loop_var)] = E.Var(s.loop_var.name_hint, ScalarType(dtype), s.loop_var.span)
+                self.mapping[id(s.loop_var)] = E.Var(s.loop_var.name_hint, ScalarType(dtype), s.loop_var.span)
         return self.visit_node(s)
 
 
@@ -82,22 +103,10 @@ def fold_param_dims(func: F.Function) -> F.Function:
     axes = _dynamic_axes(func)
     if not axes:
         return func
-    symbols = {id(v) for v in axes.values()}
-    folded = _FoldDims(axes).visit_stmt(func.body)
-    if folded is func.body:
-        return func
     aliases: dict[E.Var, E.Expr] = {}
-
-    def drop_bindings(stmt: S.Stmt) -> S.Stmt:
-        kept: list[S.Stmt] = []
-        for s in flatten_to_stmts(stmt):
-            if isinstance(s, S.AssignStmt) and isinstance(s.value, E.Var) and id(s.value) in symbols:
-                aliases[s.var] = s.value
-                continue
-            kept.append(s)
-        return make_body(kept, stmt.span)
-
-    kept = drop_bindings(folded)  # fills `aliases`
-    body = _Repromote(aliases).visit_stmt(kept)
+    kept = _drop_bindings(func.body, axes, aliases)
+    body = _Refold(axes, aliases).visit_stmt(kept)
+    if body is func.body:
+        return func
     return F.Function(func.name, list(zip(func.params, func.param_directions)), func.return_types, body, func.span,
                       func.func_type, func.level, func.role, func.attrs, func.requires_runtime_binding)

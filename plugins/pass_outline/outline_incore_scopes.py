@@ -1,6 +1,7 @@
-"""OutlineIncoreScopes (seed 000): every `with pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque or
-Orchestration function becomes a `Function(InCore)` plus a call; an Opaque parent with at least one
-outlined scope becomes Orchestration (after folding its parameter dim reads). InCore functions are
+"""OutlineIncoreScopes (seed 000): every `with pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque,
+Orchestration or Graph function becomes a `Function(InCore)` plus a call; an Opaque parent with at
+least one outlined scope becomes Orchestration (after folding its parameter dim reads), the others
+keep their type (PyPTO outlines a Graph function's scopes and leaves it Graph). InCore functions are
 left unchanged.
 """
 
@@ -20,7 +21,7 @@ from pypto_plugins.pass_outline.dim_fold import fold_param_dims
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.rewriter import FunctionOutliner
 
-_OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration)
+_OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 
 class _HasInCoreScope(IRVisitor):

@@ -6,7 +6,8 @@ control flow (seed 000, "在控制流内部写入的写目标"):
   the loop keeps its slot; a target created inside the body stays local; nested loops thread outward
   only while the target is defined outside;
 * an if merges a target renamed in one or both branches (a missing else is synthesised and yields
-  the value from before the if);
+  the value from before the if); a target the if already merges (the user rebinds it in the branch,
+  so ConvertToSSA made a phi of its buffer) keeps that phi and gets no second one;
 * at the function's top level nothing is threaded: the new name is already in scope.
 
 Everything is one walk: each scope is analysed once and each statement rewritten once.
@@ -25,6 +26,7 @@ from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
+from pypto_core.ops.lineage import Lineage
 from pypto_plugins.pass_outline.callee import build_outlined
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.scope_analysis import ScopeInfo, analyze_scope
@@ -85,6 +87,7 @@ class FunctionOutliner:
         self.used_names: set[str] = set(names)
         self.local = local
         self.global_uses = count_uses(self.func.body)
+        self.lineage = Lineage(self.callee_returns).scan(self.func.body)
         for p in self.func.params:
             self.prep.def_index[id(p)] = -1
         self._prepare(self.func.body, in_scope=False)
@@ -231,11 +234,17 @@ class FunctionOutliner:
         return version
 
     def branch(self, s: S.IfStmt, env: Env, out: list[S.Stmt]) -> None:
-        carried = self._carried(s)
         cond = self.sub(s.condition, env)
         then_env, else_env = dict(env), dict(env)
         then_stmts = self.block(flatten_to_stmts(s.then_body), then_env)
         else_stmts = self.block(flatten_to_stmts(s.else_body), else_env) if s.else_body is not None else None
+        carried: list[E.Var] = []
+        for t in self._carried(s):
+            slot = self._existing_phi(s, t, then_env, else_env)
+            if slot is None:
+                carried.append(t)
+            else:
+                env[id(t)] = slot  # seed 000: a target that already has a slot gets no new one
         if carried and else_stmts is None:
             else_stmts = []  # synthesised else: yields the value from before the if
         then_vals = [then_env.get(id(t), t) for t in carried]
@@ -249,6 +258,29 @@ class FunctionOutliner:
         out.append(S.IfStmt(cond, then_body, else_body, list(s.return_vars) + phis, s.span, s.leading_comments))
         for t, phi in zip(carried, phis):
             env[id(t)] = phi
+
+    def _existing_phi(self, s: S.IfStmt, target: E.Var, then_env: Env, else_env: Env) -> E.Var | None:
+        """The return var of `s` that already merges `target`'s buffer: first one whose branches yield
+        exactly the target's values at their ends, else one whose branch values are both versions of
+        the target's buffer (the user rebinds it after the write)."""
+        then_y, else_y = _trailing_yield(s.then_body), _trailing_yield(s.else_body)
+        if then_y is None or else_y is None:
+            return None
+        pairs = list(zip(s.return_vars, then_y.value, else_y.value))
+        want_then, want_else = then_env.get(id(target), target), else_env.get(id(target), target)
+        for rv, a, b in pairs:
+            if self.sub(a, then_env) is want_then and self.sub(b, else_env) is want_else:
+                return rv
+        root = self.lineage.root(target)
+        for rv, a, b in pairs:
+            if self.lineage.root(a) is root and self.lineage.root(b) is root:
+                return rv
+        return None
+
+
+def _trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
+    stmts = flatten_to_stmts(body)
+    return stmts[-1] if stmts and isinstance(stmts[-1], S.YieldStmt) else None
 
 
 def _extend(acc: list[E.Var], items: list[E.Var]) -> None:

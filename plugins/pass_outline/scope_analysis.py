@@ -19,6 +19,7 @@ from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.types import ScalarType
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_plugins.pass_outline.directions import infer_param_directions
+from pypto_plugins.pass_outline.stores import stored_param
 from pypto_plugins.pass_outline.walk import OrderedWalk, count_uses
 
 
@@ -157,20 +158,15 @@ def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], func
 
 
 def _check_ssa_rebinding(stmts: Sequence[S.Stmt], inputs: Sequence[E.Var]) -> None:
-    """A captured variable may only be rebound by an in-place write (non-SSA `c = store(.., c)`)."""
-    from pypto_core.ops.lineage import written_arg_index
-
-    captured = {id(v) for v in inputs}
+    """A captured variable may only be rebound by a `tile.store` into itself (non-SSA `c = store(.., c)`):
+    only that result gets a `<c>__store` alias; any other rebinding needs real SSA construction (seed 000)."""
+    captured = {id(v): v for v in inputs}
     for s in _all_assigns(stmts):
-        if id(s.var) not in captured:
-            continue
-        value = s.value
-        idx = written_arg_index(value) if isinstance(value, E.Call) else None
-        if idx is None or value.args[idx] is not s.var:  # type: ignore[union-attr]
+        if id(s.var) in captured and stored_param(s.value, captured) is not s.var:
             raise InternalError(
                 f"OutlineIncoreScopes: the captured variable '{s.var.name_hint}' is rebound inside the scope by "
-                f"something other than an in-place write ({s.span.to_string()}); the input is not in SSA form: "
-                f"run ConvertToSSA (passes.convert_to_ssa()) before OutlineIncoreScopes")
+                f"something other than a tile.store into itself ({s.span.to_string()}); the input is not in SSA "
+                f"form: run ConvertToSSA (passes.convert_to_ssa()) before OutlineIncoreScopes")
 
 
 def _all_assigns(stmts: Sequence[S.Stmt]) -> list[S.AssignStmt]:

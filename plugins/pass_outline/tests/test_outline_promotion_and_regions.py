@@ -31,7 +31,7 @@ def test_promotion_folds_dim_reads_of_dynamic_axes_only():
     assert main.func_type is ir.FunctionType.Orchestration
     text = ir.python_print(after)
     assert "pl.tensor.dim(a__ssa_v0, 0)" not in text  # folded onto M, binding gone
-    assert "rows__ssa_v0: pl.Scalar[pl.INT64] = pl.tensor.dim(a__ssa_v0, 1)" in text  # constant extent stays
+    assert "rows__ssa_v0: pl.Scalar[pl.INDEX] = pl.tensor.dim(a__ssa_v0, 1)" in text  # constant extent stays (issue 13 item 11: INDEX)
     assert "in pl.range(M // 64, init_values=" in text
     # The folded program is exactly what the parser builds for an Orchestration function using M.
     expect(after, HEADER + '''M = pl.dynamic("M")

@@ -177,7 +177,7 @@ class Names:
         return o
 ''')
     assert sorted(gv.name for gv in after.functions) == sorted(
-        ["dup_scope", "single_a", "single_b", "single_b_dup_scope", "single_b_incore_0", "my_kernel",
+        ["dup_scope", "single_a", "single_b", "single_b_dup_scope", "single_b_incore_1", "my_kernel",
          "my_kernel_0"])
 
 

@@ -34,7 +34,6 @@ class P:
         y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x_tile, 1.0)
         z: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.mul(y, x_tile)
         out_1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(z, [0, 0], out)
-        out__store: pl.Tensor[[16, 64], pl.FP32] = out_1
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -68,7 +67,6 @@ class P:
         acc_tile: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(acc, [0, 0], [16, 64], [16, 64], target_memory=None)
         t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(acc_tile, u)
         acc_1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(t, [0, 0], acc)
-        acc__store: pl.Tensor[[16, 64], pl.FP32] = acc_1
         return acc
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -102,7 +100,6 @@ class P:
         e: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(w)
         half: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.slice(e, [16, 32], [0, 32])
         out_1: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(half, [0, 0], out)
-        out__store: pl.Tensor[[16, 32], pl.FP32] = out_1
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -250,7 +247,6 @@ class P:
         acc: pl.Tile[[32, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_tile, transposed)
         c: pl.Tile[[32, 16], pl.FP16, pl.Mem.Vec] = pl.tile.cast(acc, target_type=pl.FP16)
         out_1: pl.Tensor[[32, 16], pl.FP16] = pl.tile.store(c, [0, 0], out)
-        out__store: pl.Tensor[[32, 16], pl.FP16] = out_1
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -39,7 +39,6 @@ class P:
         x_tile: pl.Tile[[32, 64], pl.FP32] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], [32, 64], target_memory=None)
         y: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x_tile, 1.0)
         out_1: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(y, [0, 0, 0], out, [2, 16, 64])
-        out__store: pl.Tensor[[2, 16, 64], pl.FP32] = out_1
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)

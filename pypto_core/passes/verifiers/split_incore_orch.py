@@ -1,4 +1,4 @@
-"""SplitIncoreOrch: InCore scopes have been outlined; none is left in an Opaque or Orchestration function."""
+"""SplitIncoreOrch: InCore scopes have been outlined; none is left in an Opaque, Orchestration or Graph function."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_core.passes.verifiers._walk import functions
 
 RULE = "SplitIncoreOrch"
-_HOST_FUNCTION_TYPES = (FunctionType.Opaque, FunctionType.Orchestration)
+_HOST_FUNCTION_TYPES = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 
 class _Leftovers(IRVisitor):

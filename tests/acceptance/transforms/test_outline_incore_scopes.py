@@ -1660,3 +1660,484 @@ class TestOutlineVerification:
         assert p.get_invalidated_properties().empty()
         assert str(p.get_required_properties()) == "{SSAForm}"
         assert str(produced) == "{SSAForm, SplitIncoreOrch, AivSplitValid}"
+
+
+class TestOutlinePyPTOParity:
+    """Issue 13, OutlineIncoreScopes items 4-9: where pypto compiled a PyPTO program to different IR."""
+
+    def test_if_merge_the_user_wrote_is_the_slot(self):
+        # item 4, seed 000 carry table: a target that already has a slot on the statement gets no new
+        # one. The user rebinds `out` in the branch, so ConvertToSSA already merges it (`out__phi_v2`).
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+                if n > 0:
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        t = pl.load(a, [0], [64])
+                        out = pl.store(t, [0], out)
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                t = pl.load(a, [0], [64])
+                out1 = pl.store(t, [0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+                if n > 0:
+                    out1 = self.main_incore_0(a, out)
+                    out_phi = pl.yield_(out1)
+                else:
+                    out_phi = pl.yield_(out)
+                return out_phi
+
+        After = _compare(Before, Expected)
+        text = ir.python_print(After.get_function("main"), concise=True, format=False)
+        assert "out__phi_v2 = pl.yield_(out__ssa_v3)" in text, text
+        assert "out__phi_v4" not in text, text
+
+    def test_if_merge_the_user_wrote_after_a_later_rebinding(self):
+        # item 4: the phi yields a later version of the same buffer (the user assembles into `out`
+        # after the scope), so it still is `out`'s slot (return lineage, seed 000).
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[64], pl.FP32], x: pl.Tensor[[8], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+                if n > 0:
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        t = pl.load(a, [0], [64])
+                        pl.store(t, [0], out)
+                    out = pl.assemble(out, x, [0])
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                t = pl.load(a, [0], [64])
+                out_store = pl.store(t, [0], out)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[64], pl.FP32], x: pl.Tensor[[8], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+                if n > 0:
+                    out1 = self.main_incore_0(a, out)
+                    out2 = pl.assemble(out1, x, [0])
+                    out_phi = pl.yield_(out2)
+                else:
+                    out_phi = pl.yield_(out)
+                return out_phi
+
+        _compare(Before, Expected)
+
+    def test_if_inside_loop_on_the_loop_iter_arg(self):
+        # item 4: the target is the loop's iter_arg (no new loop slot) and the if already merges it
+        # (no new phi): one iter_arg, one phi.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                for i in pl.range(4):
+                    if i > 0:
+                        with pl.at(level=pl.Level.CORE_GROUP):
+                            t = pl.load(a, [0], [64])
+                            out = pl.store(t, [0], out)
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                t = pl.load(a, [0], [64])
+                out1 = pl.store(t, [0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                for i, (out_it,) in pl.range(4, init_values=(out,)):
+                    if i > 0:
+                        out1 = self.main_incore_0(a, out_it)
+                        out_phi = pl.yield_(out1)
+                    else:
+                        out_phi = pl.yield_(out_it)
+                    out_rv = pl.yield_(out_phi)
+                return out_rv
+
+        After = _compare(Before, Expected)
+        loop = _stmts(After.get_function("main"))[0]
+        branch = [s for s in ir.flatten_to_stmts(loop.body) if isinstance(s, ir.IfStmt)][0]
+        assert (len(loop.iter_args), len(branch.return_vars)) == (1, 1)
+
+    def test_counter_advances_for_named_scopes(self):
+        # item 5: `{fn}_incore_{k}` counts every outlined scope of the function, named ones included.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="first"):
+                    t = pl.load(x, [0], [64])
+                    out = pl.store(t, [0], out)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    u = pl.load(out, [0], [64])
+                    out = pl.store(pl.add(u, u), [0], out)
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def first(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                t = pl.load(x, [0], [64])
+                out1 = pl.store(t, [0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_1(self, out: pl.InOut[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                u = pl.load(out, [0], [64])
+                out1 = pl.store(pl.add(u, u), [0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                out1 = self.first(x, out)
+                out2 = self.main_incore_1(out1)
+                return out2
+
+        After = _compare(Before, Expected)
+        # function names are not compared structurally (API.md 4.6): check them by name
+        assert _names(After) == ["first", "main", "main_incore_1"]
+        calls = [s.value.op.name for s in _stmts(After.get_function("main")) if isinstance(s, ir.AssignStmt)]
+        assert calls == ["first", "main_incore_1"]
+
+    def test_kernel_without_outputs_has_no_return(self):
+        # item 6: nothing the scope computes is used after it and it writes nothing.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(a, [0], [64])
+                    s = pl.add(t, t)
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32]):
+                t = pl.load(a, [0], [64])
+                s = pl.add(t, t)
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                self.main_incore_0(a)
+                return out
+
+        After = _compare(Before, Expected)
+        k = After.get_function("main_incore_0")
+        assert not any(isinstance(s, ir.ReturnStmt) for s in _stmts(k))
+        assert k.return_types == []
+        text = ir.python_print(k, format=False)
+        assert "return" not in text and "->" not in text, text
+
+    def test_only_tile_store_gets_the_store_alias(self):
+        # item 7, API.md A.1: `<target>__store` binds a tile.store result; tensor.assemble and
+        # tensor.write into a parameter stay as written (their targets are still Out, seed 000).
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[32], pl.FP32], big: pl.Out[pl.Tensor[[64], pl.FP32]], b: pl.Out[pl.Tensor[[64], pl.FP32]], c: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    big = pl.assemble(big, a, [0])
+                    v = pl.tensor.read(a, [0])
+                    pl.tensor.write(b, [0], v)
+                    t = pl.load(a, [0], [32])
+                    c = pl.store(t, [0], c)
+                return big
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, big: pl.Out[pl.Tensor[[64], pl.FP32]], a: pl.Tensor[[32], pl.FP32], b: pl.Out[pl.Tensor[[64], pl.FP32]], c: pl.Out[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+                big1 = pl.assemble(big, a, [0])
+                v = pl.tensor.read(a, [0])
+                pl.tensor.write(b, [0], v)
+                t = pl.load(a, [0], [32])
+                c1 = pl.store(t, [0], c)
+                c_store = c1
+                return big, b, c
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[32], pl.FP32], big: pl.Out[pl.Tensor[[64], pl.FP32]], b: pl.Out[pl.Tensor[[64], pl.FP32]], c: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                big1, b1, c1 = self.main_incore_0(big, a, b, c)
+                return big1
+
+        After = _compare(Before, Expected)
+        text = ir.python_print(After.get_function("main_incore_0"), format=False)
+        assert "c__store" in text and "big__store" not in text and "b__store" not in text, text
+
+    def test_param_keeps_tensor_view_and_folded_dims_leave_no_binding(self):
+        # item 8, seed 000 "绑定语句已折叠消失": the dim reads fold onto M wherever they are (in a loop,
+        # in the scope) and their bindings disappear; the slice's TensorView follows the fold, and the
+        # kernel parameter keeps the captured variable's whole type, view included.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[M, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                for j in pl.range(2):
+                    m = pl.tensor.dim(a, 0)
+                    s = pl.slice(a, [64, 64], [0, 0], valid_shape=[m, 64])
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        m2 = pl.tensor.dim(a, 0)
+                        t = pl.load(s, [0, 0], [64, 64])
+                        out = pl.store(t, [m2 - m2, 0], out)
+                return out
+
+        # Written as Orchestration, the parser folds the same reads (seed 000: both paths give one IR).
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, s: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[M, 64])], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                t = pl.load(s, [0, 0], [64, 64])
+                out1 = pl.store(t, [M - M, 0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[M, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                for j, (out_it,) in pl.range(2, init_values=(out,)):
+                    m = pl.tensor.dim(a, 0)
+                    s = pl.slice(a, [64, 64], [0, 0], valid_shape=[m, 64])
+                    out1 = self.main_incore_0(s, out_it)
+                    out_rv = pl.yield_(out1)
+                return out_rv
+
+        After = _compare(Before, Expected)
+        k = After.get_function("main_incore_0")
+        main = After.get_function("main")
+        captured = [s for s in ir.flatten_to_stmts(_stmts(main)[0].body) if isinstance(s, ir.AssignStmt)][0]
+        assert captured.var.name_hint.startswith("s__")
+        ir.assert_structural_equal(k.params[0].type, captured.var.type)
+        text = ir.python_print(After, format=False)
+        signature = next(line for line in text.splitlines() if "def main_incore_0(" in line)
+        assert "s__ssa_v0: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[M, 64])]" in signature, text
+        assert "tensor.dim" not in text and "m__ssa" not in text and "m2__ssa" not in text, text
+        assert 'pl.dynamic("m' not in text, text
+
+    def test_graph_function_is_outlined_and_stays_graph(self):
+        # item 9: a Graph parent is outlined like an Orchestration one and keeps its type.
+        @pl.program
+        class Before:
+            @pl.function(type=pl.FunctionType.Graph)
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(a, [0], [64])
+                    out = pl.store(t, [0], out)
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                t = pl.load(a, [0], [64])
+                out1 = pl.store(t, [0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.Graph)
+            def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                out1 = self.main_incore_0(a, out)
+                return out1
+
+        After = _compare(Before, Expected)
+        assert After.get_function("main").func_type == pl.FunctionType.Graph
+        assert _names(After) == ["main", "main_incore_0"]
+
+
+class TestSeed000Overrides:
+    """Where seed 000 overrides PyPTO HEAD (issue 13's preamble): one test per rule, naming it."""
+
+    def test_write_direction_out_unless_the_body_reads(self):
+        # seed 000 "写方向：除非函数体读取，否则为 Out": a Write slot is not a read; reading the target
+        # (or its store alias) makes it InOut; a ReadWrite slot (atomic store) keeps it InOut.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[64], pl.FP32], w: pl.Out[pl.Tensor[[64], pl.FP32]], rw: pl.Out[pl.Tensor[[64], pl.FP32]], acc: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(a, [0], [64])
+                    w = pl.store(t, [0], w)
+                    old = pl.load(rw, [0], [64])
+                    rw = pl.store(pl.add(old, t), [0], rw)
+                    acc = pl.store(t, [0], acc, atomic=pl.AtomicType.Add)
+                return w
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], w: pl.Out[pl.Tensor[[64], pl.FP32]], rw: pl.InOut[pl.Tensor[[64], pl.FP32]], acc: pl.InOut[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+                t = pl.load(a, [0], [64])
+                w1 = pl.store(t, [0], w)
+                w_store = w1
+                old = pl.load(rw, [0], [64])
+                rw1 = pl.store(pl.add(old, t), [0], rw)
+                rw_store = rw1
+                acc1 = pl.store(t, [0], acc, atomic=pl.AtomicType.Add)
+                acc_store = acc1
+                return w, rw, acc
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[64], pl.FP32], w: pl.Out[pl.Tensor[[64], pl.FP32]], rw: pl.Out[pl.Tensor[[64], pl.FP32]], acc: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                w1, rw1, acc1 = self.main_incore_0(a, w, rw, acc)
+                return w1
+
+        _compare(Before, Expected)
+
+    def test_store_target_in_loop_and_if_becomes_real_carry(self):
+        # seed 000 "贯穿控制流": a write target defined before a loop / if gets a loop carry / if merge
+        # (PyPTO HEAD leaves `out__ssa_v1` used out of scope, API.md 0.1 / A.2).
+        @pl.program
+        class Before:
+            @pl.function
+            def k(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[256, 128], pl.FP32]:
+                for i in pl.range(4):
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        t = pl.load(a, [i * 64, 0], [64, 128])
+                        pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
+                if n > 2:
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        u = pl.load(a, [0, 0], [64, 128])
+                        pl.store(u, [0, 0], out)
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k_incore_0(self, a: pl.Tensor[[256, 128], pl.FP32], i: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
+                t = pl.load(a, [i * 64, 0], [64, 128])
+                out_store = pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
+                return out
+
+            @pl.function(type=pl.FunctionType.InCore)
+            def k_incore_1(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
+                u = pl.load(a, [0, 0], [64, 128])
+                out_store = pl.store(u, [0, 0], out)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def k(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[256, 128], pl.FP32]:
+                for i, (out_it,) in pl.range(4, init_values=(out,)):
+                    out1 = self.k_incore_0(a, i, out_it)
+                    out_rv = pl.yield_(out1)
+                if n > 2:
+                    out2 = self.k_incore_1(a, out_rv)
+                    out_phi = pl.yield_(out2)
+                else:
+                    out_phi = pl.yield_(out_rv)
+                return out_phi
+
+        _compare(Before, Expected)
+
+    def test_scalar_live_out_hoisted_to_caller(self):
+        # seed 000 "标量输出外提到调用方" (PlanScalarOutputHoist): a pure scalar live-out moves before
+        # the call; a kernel never returns a scalar.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, x: pl.Tensor[[256], pl.FP32], base: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    off = base * 32
+                    t = pl.load(x, [off], [64])
+                    out = pl.store(t, [0], out)
+                v = pl.tensor.read(out, [off])
+                return out
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, x: pl.Tensor[[256], pl.FP32], off: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                t = pl.load(x, [off], [64])
+                out1 = pl.store(t, [0], out)
+                out_store = out1
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[256], pl.FP32], base: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                off = base * 32
+                out1 = self.main_incore_0(x, off, out)
+                v = pl.tensor.read(out1, [off])
+                return out1
+
+        _compare(Before, Expected)
+
+    def test_returns_ordered_by_parameter(self):
+        # seed 000 "参数化显式返回": every return is a distinct captured Out/InOut parameter, so returns,
+        # return types and the caller's projections follow parameter order (a, q, p), not SSA order.
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, a: pl.Tensor[[64], pl.FP32], p: pl.Out[pl.Tensor[[64], pl.FP32]], q: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(a, [0], [64])
+                    p2 = pl.store(pl.mul(t, 2.0), [0], p)
+                    q2 = pl.store(t, [0], q)
+                    u = pl.load(q2, [0], [64])
+                r = pl.add(p2, q2)
+                return r
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], p: pl.Out[pl.Tensor[[64], pl.FP32]], q: pl.InOut[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+                t = pl.load(a, [0], [64])
+                p2 = pl.store(pl.mul(t, 2.0), [0], p)
+                p_store = p2
+                q2 = pl.store(t, [0], q)
+                q_store = q2
+                u = pl.load(q2, [0], [64])
+                return p, q
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[64], pl.FP32], p: pl.Out[pl.Tensor[[64], pl.FP32]], q: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                p1, q1 = self.main_incore_0(a, p, q)
+                r = pl.add(p1, q1)
+                return r
+
+        _compare(Before, Expected)
+
+    def test_kernel_allocated_output_keeps_its_ssa_value(self):
+        # seed 000 "kernel 内部分配的输出保留其 SSA 值": a tensor the kernel creates is returned as itself
+        # (no parameter, no store alias: its target is not a parameter).
+        @pl.program
+        class Before:
+            @pl.function
+            def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    buf = pl.create_tensor([64], dtype=pl.FP32)
+                    t = pl.load(x, [0], [64])
+                    buf = pl.store(t, [0], buf)
+                r = pl.add(buf, 1.0)
+                return r
+
+        @pl.program
+        class Expected:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main_incore_0(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+                buf = pl.create_tensor([64], dtype=pl.FP32)
+                t = pl.load(x, [0], [64])
+                buf1 = pl.store(t, [0], buf)
+                return buf1
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+                buf1 = self.main_incore_0(x)
+                r = pl.add(buf1, 1.0)
+                return r
+
+        _compare(Before, Expected)
