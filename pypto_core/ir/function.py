@@ -32,15 +32,20 @@ def normalize_attr_value(value: Any) -> Any:
 
 
 def normalize_function_attrs(attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
+    """The attrs as given, enums as ints. A `"split": 0` entry stays (PyPTO keeps it, issue 13): it
+    means no split, like an absent key, to `Function.split`, the printer and structural equality."""
     items = attrs.items() if isinstance(attrs, Mapping) else (attrs or ())
-    out: dict[str, Any] = {}
-    for key, value in items:
-        value = normalize_attr_value(value)
-        # "No split" has one encoding: the key is absent (seed 000, split-attr table).
-        if key == "split" and type(value) is int and value == 0:  # `==` on an IR Expr builds a node
-            continue
-        out[str(key)] = value
-    return out
+    return {str(key): normalize_attr_value(value) for key, value in items}
+
+
+def is_no_split_entry(key: str, value: Any) -> bool:
+    """`"split": SplitMode.NONE`: the printer omits it and equality treats it as absent."""
+    return key == "split" and type(value) is int and value == 0  # `==` on an IR Expr would build a node
+
+
+def effective_function_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """The attrs with a no-split entry dropped: what printing and re-parsing a function keeps."""
+    return {k: v for k, v in attrs.items() if not is_no_split_entry(k, v)}
 
 
 def _split_params(params: Iterable[Any]) -> tuple[tuple[Var, ...], tuple[ParamDirection, ...]]:
@@ -91,6 +96,7 @@ class Function(IRNode):
 
     @property
     def split(self) -> SplitMode | None:
+        """The function-level split; None when the attr is absent or NONE (0) (API.md 4.5)."""
         value = self.attrs.get("split")
         if value is None or value == 0:
             return None
@@ -144,4 +150,5 @@ class Program(IRNode):
         return f"Program({self.name!r}, {[gv.name for gv in self.functions]})"
 
 
-__all__ = ["Function", "Program", "DERIVED_LEVEL_ROLE", "normalize_function_attrs", "normalize_attr_value"]
+__all__ = ["Function", "Program", "DERIVED_LEVEL_ROLE", "normalize_function_attrs", "normalize_attr_value",
+           "is_no_split_entry", "effective_function_attrs"]

@@ -198,8 +198,24 @@ class ClusterScopeStmt(ScopeStmt):
         self._base(span, leading_comments, name_hint=name_hint, body=body, attrs=_attrs(attrs))
 
 
+class SpmdScopeStmt(ScopeStmt):
+    """`with pl.spmd(core_num):` (API.md 4.4): the body runs as `core_num` SPMD blocks. The parser never
+    builds one (spmd is out of scope); IR built directly and the walkers / printer handle it."""
+
+    fields = (Usual("core_num"), Usual("sync_start"))
+    scope_kind = ScopeKind.Spmd
+
+    def __init__(self, core_num: Expr | int, sync_start: bool = False, name_hint: str = "", *, body: Stmt,
+                 span: Span | None = None, attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+                 leading_comments: Sequence[str] | None = None) -> None:
+        from pypto_core.ir.scalar_ops import as_expr
+
+        self._base(span, leading_comments, core_num=as_expr(core_num), sync_start=bool(sync_start),
+                   name_hint=name_hint, body=body, attrs=_attrs(attrs))
+
+
 __all__ = [
     "Stmt", "AssignStmt", "EvalStmt", "ReturnStmt", "YieldStmt", "SeqStmts", "IfStmt", "ForStmt", "WhileStmt",
     "BreakStmt", "ContinueStmt", "ScopeStmt", "InCoreScopeStmt", "SplitAivScopeStmt", "HierarchyScopeStmt",
-    "ClusterScopeStmt",
+    "ClusterScopeStmt", "SpmdScopeStmt",
 ]

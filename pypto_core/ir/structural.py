@@ -6,6 +6,8 @@
 * Ignored fields (spans, names, comments) never take part.
 * kwargs and attrs compare as unordered maps with type-sensitive values (1 is not True).
 * Integer constants and loop-variable types treat INDEX and INT64 as the same dtype.
+* A Function's `"split": 0` (NONE) attr equals an absent one: the printer omits it, so a function
+  built with it re-parses without it (issue 13).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import ConstFloat, ConstInt, GlobalVar, IterArg, Op, Var
-from pypto_core.ir.function import Program
+from pypto_core.ir.function import Function, Program, effective_function_attrs
 from pypto_core.ir.node import FieldRole, IRNode
 from pypto_core.ir.stmt import ForStmt, SeqStmts
 from pypto_core.ir.types import ScalarType
@@ -162,8 +164,11 @@ class _Equality:
                 self.node(x, y, f"{path}[{i}]")
             return
         is_for = isinstance(a, ForStmt)
+        is_func = isinstance(a, Function)
         for spec in a.COMPARED_FIELDS:
             fa, fb = getattr(a, spec.name), getattr(b, spec.name)
+            if is_func and spec.name == "attrs":
+                fa, fb = effective_function_attrs(fa), effective_function_attrs(fb)
             fpath = _join(path, spec.name)
             if spec.role is FieldRole.DEF:
                 if isinstance(fa, (tuple, list)):
@@ -272,8 +277,11 @@ class _Hasher:
         if isinstance(n, Program):
             return hash(tuple((gv.name, self.node(f)) for gv, f in n.functions.items()))
         parts: list[int] = [hash(type(n).__name__)]
+        is_func = isinstance(n, Function)
         for spec in n.COMPARED_FIELDS:
             v = getattr(n, spec.name)
+            if is_func and spec.name == "attrs":
+                v = effective_function_attrs(v)
             if spec.role is FieldRole.DEF:
                 if isinstance(v, (tuple, list)):
                     parts.append(hash(tuple(self.define(x) for x in v)))

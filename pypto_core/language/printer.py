@@ -227,8 +227,8 @@ class Printer:
     def func_attrs(self, func: F.Function) -> str:
         items = []
         for key, value in func.attrs.items():
-            if key in _HIDDEN_FUNC_ATTRS or (key == "split" and type(value) is int and value == 0):
-                continue
+            if key in _HIDDEN_FUNC_ATTRS or F.is_no_split_entry(key, value):
+                continue  # a split of NONE means no split, which the parser spells with no entry
             items.append(f"{quote_double(key)}: {self.attr_value(key, value)}")
         if not items:
             return ""
@@ -444,6 +444,8 @@ class Printer:
         if isinstance(s, S.ClusterScopeStmt):
             args = f"name_hint={quote_double(s.name_hint)}" if s.name_hint else ""
             return head + f"{indent}with {self.p('cluster')}({args}):\n" + self.scope_body(s, inner)
+        if isinstance(s, S.SpmdScopeStmt):
+            return head + self.spmd_header(s, indent) + "\n" + self.scope_body(s, inner)
         raise TypeError(f"the printer does not know statement {type(s).__name__}")
 
     def block(self, body: S.Stmt | None, indent: str, targets: Sequence[E.Var] = (), allow_empty: bool = False) -> str:
@@ -468,6 +470,10 @@ class Printer:
         attrs = dict(s.attrs)
         if s.kind is ForKind.Pipeline and "pipeline_stages" in attrs:
             args.append(f"stage={self.value(attrs.pop('pipeline_stages'), True)}")
+        if s.iter_args and s.kind is ForKind.Unroll:
+            # The DSL has no spelling for it (API.md 2.6); the round-trip instrument only warns (API.md 5.4).
+            raise ValueError(f"pl.unroll does not support iter_args: the loop over '{self.name(s.loop_var)}' "
+                             f"carries {len(s.iter_args)} value(s), which the DSL cannot write")
         if s.iter_args:
             args.append(f"init_values={self.init_tuple(s.iter_args)}")
         if attrs:
@@ -496,6 +502,13 @@ class Printer:
         if s.role is not None:
             parts.append(f"role={self.p('Role.' + s.role.name)}")
         return f"{indent}with {self.p('at')}({', '.join(parts + self.scope_keywords(s))}):"
+
+    def spmd_header(self, s: S.SpmdScopeStmt, indent: str) -> str:
+        """`with pl.spmd(<core_num>[, sync_start=True][, name_hint=...]):` (seed 000 spells `pl.spmd(m // 16)`)."""
+        parts = [self.expr(s.core_num)]
+        if s.sync_start:
+            parts.append("sync_start=True")
+        return f"{indent}with {self.p('spmd')}({', '.join(parts + self.scope_keywords(s))}):"
 
     def scope_keywords(self, s: S.ScopeStmt) -> list[str]:
         """The `pl.at(...)` keywords after level/role/optimizations, in API.md 8.5 order."""

@@ -116,12 +116,28 @@ def element_dtype(t: Type) -> DataType:
 
 
 def promote_dtypes(a: DataType, b: DataType, op_name: str) -> DataType:
-    """Element dtype of an element-wise op: equal dtypes stay; otherwise the wider of one category."""
+    """Element dtype of an element-wise op, OPS.md `promote(a,b)`: the same dtype stays; a float beats
+    an int; else the wider wins; on equal widths the signed int; else `a`."""
     if a is b:
         return a
-    if a.category != b.category:
-        raise TypeError(f"{op_name}: operands have different dtype categories ({a.name} and {b.name})")
-    return a if a.get_bit() >= b.get_bit() else b
+    for d in (a, b):
+        if d.category == "other":
+            raise TypeError(f"{op_name}: {d.name} elements take no part in arithmetic (operands {a.name} and "
+                            f"{b.name}); allowed: bool, integer and float dtypes")
+    if a.is_float() != b.is_float():
+        return a if a.is_float() else b
+    if a.get_bit() != b.get_bit():
+        return a if a.get_bit() > b.get_bit() else b
+    if a.is_signed_int() != b.is_signed_int():
+        return a if a.is_signed_int() else b
+    return a
+
+
+def require_dtype_in(op_name: str, dtype: DataType, allowed: Sequence[DataType], what: str) -> None:
+    """TypeError naming the op, the operand and the dtypes it accepts (OPS.md `result:` lines)."""
+    if dtype not in allowed:
+        names = ", ".join(d.name for d in allowed)
+        raise TypeError(f"{op_name}: {what} is {dtype.name}; allowed dtypes: {names}")
 
 
 def broadcast_shapes(a: Sequence[Expr], b: Sequence[Expr], op_name: str) -> tuple[Expr, ...]:
@@ -164,17 +180,18 @@ shape_text = _shape_text
 
 
 def retype_literal(operand: Expr, dtype: DataType) -> Expr:
-    """An untyped literal (INDEX int, FP32 float) takes the element dtype of the tile/tensor operand.
+    """A literal scalar operand of a tile/tensor op whose elements are `dtype` (API.md 3.1).
 
-    A float literal on an int operand stays FP32; typed constants and scalar Vars are kept (API.md 3.1).
+    An int literal (an INDEX ConstInt) on an integer operand takes its dtype (`pl.const(2, pl.INT32)`);
+    a float literal stays an FP32 constant, printed bare and never re-typed, so a tensor op promotes
+    with FP32 (`pl.add(x_fp16, 1.0)` is FP32). Typed constants and scalar Vars are kept. API.md is
+    silent on an int literal on a float operand: it becomes a float constant of that dtype, as before.
     """
     if isinstance(operand, ConstInt) and operand.type.dtype is DataType.INDEX:
-        if dtype.is_float():
-            return ConstFloat(float(operand.value), dtype, operand.span)
         if dtype.is_int():
             return ConstInt(operand.value, dtype, operand.span)
-    if isinstance(operand, ConstFloat) and operand.type.dtype is DataType.FP32 and dtype.is_float():
-        return ConstFloat(operand.value, dtype, operand.span)
+        if dtype.is_float():
+            return ConstFloat(float(operand.value), dtype, operand.span)
     return operand
 
 

@@ -473,12 +473,9 @@ class TestParseErrors:
         loop = _stmts(f)[0]
         assert [v.name_hint for v in loop.return_vars] == ["acc_out"]
 
-    @pytest.mark.xfail(reason='parser accepts pl.unroll(..., init_values=...) (deliberate, for the ConvertToSSA roundtrip); API.md 2.6 says unroll takes no init_values', strict=True)
     def test_unroll_rejects_init_values(self):
-        # API.md 2.6: "`pl.unroll` (Unroll; const bounds, no init_values)".
-        # ambiguous: pypto now accepts them on purpose so a carried unroll loop produced by ConvertToSSA
-        # re-parses (PyPTO instead fails in the printer with "does not support iter_args", API.md 5.4).
-        with pytest.raises(ParserSyntaxError):
+        # API.md 2.6: "`pl.unroll` (Unroll; const bounds, no init_values)" (issue 13, ConvertToSSA item 3).
+        with pytest.raises(ParserSyntaxError, match="pl.unroll does not accept 'init_values='"):
             @pl.function
             def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
                 for i, (a,) in pl.unroll(3, init_values=(x,)):
@@ -909,3 +906,141 @@ class TestStructuralEqual:
         b = ir.TileType([16, 128], DataType.FP32, None, None, pl.Mem.Vec)
         assert a == b
         assert a.tile_view is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Function attrs: a split of NONE (issue 13, item 15; API.md 4.5, 8.3)
+# ---------------------------------------------------------------------------------------------
+def _vector_kernel() -> ir.Function:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        u = pl.add(t, 1.0)
+        o = pl.store(u, [0, 0], out)
+        return o
+
+    return k
+
+
+def _with_attrs(f: ir.Function, attrs: dict) -> ir.Function:
+    return ir.Function(f.name, f.param_items(), f.return_types, f.body, f.span, f.func_type, attrs=attrs)
+
+
+class TestSplitNoneAttr:
+    def test_function_keeps_split_none_as_given(self):
+        k = _with_attrs(_vector_kernel(), {"split": 0})
+        assert k.attrs == {"split": 0}
+        assert k.split is None
+        assert _with_attrs(k, {"split": ir.SplitMode.NONE, "slot_num": 4}).attrs == {"split": 0, "slot_num": 4}
+        assert _with_attrs(k, {"split": ir.SplitMode.UP_DOWN}).split == ir.SplitMode.UP_DOWN
+
+    def test_printer_omits_split_none(self):
+        k = _with_attrs(_vector_kernel(), {"split": 0})
+        assert ir.python_print(k, format=False) == (
+            "@pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
+            "def k(x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> "
+            "pl.Tensor[[16, 64], pl.FP32]:\n"
+            "    t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], "
+            "target_memory=pl.Mem.Vec)\n"
+            "    u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, 1.0)\n"
+            "    o: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(u, [0, 0], out)\n"
+            "    return o")
+        text = ir.python_print(_with_attrs(k, {"split": 0, "slot_num": 4}), format=False)
+        assert '    pl.func_attr({"slot_num": 4})\n' in text and "split" not in text
+
+    def test_split_none_equals_an_absent_split(self):
+        """The printer omits the entry, so print -> parse must compare equal (the roundtrip instrument)."""
+        plain = _vector_kernel()
+        k = _with_attrs(plain, {"split": 0})
+        ir.assert_structural_equal(k, parse(ir.python_print(k, format=False)))
+        ir.assert_structural_equal(k, plain)
+        assert ir.structural_hash(k) == ir.structural_hash(plain)
+        with pytest.raises(ValueError, match="attrs"):
+            ir.assert_structural_equal(_with_attrs(plain, {"split": 1}), plain)
+
+    def test_passes_treat_split_none_as_no_split(self):
+        from pypto import backend
+        from pypto.backend import BackendType
+
+        backend.set_backend_type(BackendType.Ascend950)
+        plain = ir.Program([_vector_kernel()], "P")
+        marked = ir.Program([_with_attrs(_vector_kernel(), {"split": 0})], "P")
+        for make in (passes.infer_tile_memory_space, passes.expand_mixed_kernel, passes.split_vector_kernel):
+            plain, marked = make()(plain), make()(marked)
+            ir.assert_structural_equal(marked, plain)
+        kernel = marked.get_function("k")
+        assert kernel.func_type == ir.FunctionType.AIV and kernel.split is None
+        assert "dual_aiv_dispatch" not in kernel.attrs and "split_aiv" not in kernel.attrs
+
+
+# ---------------------------------------------------------------------------------------------
+# SpmdScopeStmt (issue 13, item 16; API.md 4.4)
+# ---------------------------------------------------------------------------------------------
+def _spmd_function(core_num: object = None, sync_start: bool = True) -> tuple[ir.Function, ir.SpmdScopeStmt]:
+    span = ir.Span.unknown()
+    x = ir.Var("x", ir.TensorType([64], DataType.FP32), span)
+    n = ir.Var("n", ir.ScalarType(DataType.INDEX), span)
+    y = ir.Var("y", ir.TensorType([64], DataType.FP32), span)
+    adds = ir.create_op_call("tensor.adds", [x, ir.ConstFloat(1.0, DataType.FP32, span)], span)
+    scope = ir.SpmdScopeStmt(ir.floordiv(n, 16) if core_num is None else core_num, sync_start, "blocks",
+                             body=ir.AssignStmt(y, adds, span), span=span)
+    func = ir.Function("main", [x, n], [], ir.SeqStmts([scope, ir.ReturnStmt([], span)], span), span)
+    return func, scope
+
+
+class TestSpmdScopeStmt:
+    def test_is_a_scope_node_exported_from_ir(self):
+        _, scope = _spmd_function()
+        assert isinstance(scope, ir.SpmdScopeStmt) and isinstance(scope, ir.ScopeStmt)
+        assert scope.scope_kind == ir.ScopeKind.Spmd
+        assert scope.sync_start is True and scope.name_hint == "blocks" and scope.attrs == {}
+        assert isinstance(scope.core_num, ir.FloorDiv)
+        assert isinstance(ir.SpmdScopeStmt(8, body=ir.SeqStmts([])).core_num, ir.ConstInt)
+        assert "SpmdScopeStmt" in ir.__all__
+
+    def test_printed_form(self):
+        func, _ = _spmd_function()
+        assert ir.python_print(func, format=False) == (
+            "@pl.function\n"
+            "def main(x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]):\n"
+            '    with pl.spmd(n // 16, sync_start=True, name_hint="blocks"):\n'
+            "        y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(x, 1.0)\n"
+            "    return")
+        plain, _ = _spmd_function(core_num=4, sync_start=False)
+        assert '    with pl.spmd(4, name_hint="blocks"):\n' in ir.python_print(plain, format=False)
+
+    def test_visitor_and_mutator_walk_it(self):
+        func, scope = _spmd_function()
+        seen = []
+
+        class Visitor(ir.IRVisitor):
+            def visit_spmd_scope_stmt(self, s):
+                seen.append(s)
+                super().visit_spmd_scope_stmt(s)
+
+            def visit_call(self, c):
+                seen.append(c.op.name)
+                super().visit_call(c)
+
+        Visitor().visit_function(func)
+        assert seen == [scope, "tensor.adds"]
+
+        class Renamer(ir.IRMutator):
+            def visit_call(self, c):
+                return ir.create_op_call("tensor.muls", list(c.args), c.span)
+
+        new = Renamer().visit_function(func)
+        new_scope = ir.flatten_to_stmts(new.body)[0]
+        assert isinstance(new_scope, ir.SpmdScopeStmt) and new_scope is not scope
+        assert new_scope.body.value.op.name == "tensor.muls" and new_scope.core_num is scope.core_num
+        assert ir.IRMutator().visit_function(func) is func
+
+    def test_structural_equality_compares_its_fields(self):
+        a, _ = _spmd_function()
+        b, _ = _spmd_function()
+        ir.assert_structural_equal(a, b)
+        assert ir.structural_hash(a) == ir.structural_hash(b)
+        with pytest.raises(ValueError, match="sync_start"):
+            ir.assert_structural_equal(a, _spmd_function(sync_start=False)[0])
+        with pytest.raises(ValueError, match="core_num"):
+            ir.assert_structural_equal(_spmd_function(core_num=4)[0], _spmd_function(core_num=8)[0])

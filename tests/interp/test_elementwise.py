@@ -34,6 +34,10 @@ def _check(got: np.ndarray, want: np.ndarray) -> None:
 @pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
 @pytest.mark.parametrize("op", sorted(NUMPY_BINARY))
 def test_tile_binary_ops_per_float_dtype(op, dtype):
+    if op == "div" and dtype == "BF16":  # OPS.md tile.div: same dtype in {INT16,INT32,FP16,FP32}
+        with pytest.raises(ValueError, match=r"tile\.div: lhs is BF16; allowed dtypes"):
+            pl.parse(TILE_BINARY.format(D=dtype, OP=op, BR=16))
+        return
     program = pl.parse(TILE_BINARY.format(D=dtype, OP=op, BR=16))
     inputs = make_inputs(program.get_function("main"), seed=7)
     if op == "div":
@@ -65,9 +69,12 @@ class P:
 """
 
 
-@pytest.mark.parametrize("dtype,np_dtype", [("INT8", np.int8), ("INT16", np.int16), ("INT32", np.int32),
-                                            ("INT64", np.int64), ("UINT8", np.uint8), ("UINT16", np.uint16),
-                                            ("UINT32", np.uint32), ("UINT64", np.uint64)])
+INT_DTYPES = [("INT8", np.int8), ("INT16", np.int16), ("INT32", np.int32), ("INT64", np.int64), ("UINT8", np.uint8),
+              ("UINT16", np.uint16), ("UINT32", np.uint32), ("UINT64", np.uint64)]
+DIV_INT_DTYPES = ("INT16", "INT32")  # OPS.md tile.div: same dtype in {INT16,INT32,FP16,FP32}
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [d for d in INT_DTYPES if d[0] in DIV_INT_DTYPES])
 def test_integer_division_truncates_and_division_by_zero_gives_zero(dtype, np_dtype):
     program = pl.parse(INT_OPS.format(D=dtype))
     a = np.array([[-7, 7, -8, 5, 0, 3, 9, 1]] * 4).astype(np_dtype)
@@ -81,6 +88,18 @@ def test_integer_division_truncates_and_division_by_zero_gives_zero(dtype, np_dt
     np.testing.assert_array_equal(out["q"], want)
     np.testing.assert_array_equal(out["s"], (a + np_dtype(3)).astype(np_dtype))
     assert out["q"].dtype == np_dtype
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [d for d in INT_DTYPES if d[0] not in DIV_INT_DTYPES])
+def test_integer_division_of_other_widths_is_rejected_and_adds_keeps_the_dtype(dtype, np_dtype):
+    with pytest.raises(ValueError, match=rf"tile\.div: lhs is {dtype}; allowed dtypes: INT16, INT32, FP16, FP32"):
+        pl.parse(INT_OPS.format(D=dtype))
+    program = pl.parse(INT_OPS.format(D=dtype).replace("pl.div(x, y)", "pl.sub(x, y)"))
+    a = np.array([[-7, 7, -8, 5, 0, 3, 9, 1]] * 4).astype(np_dtype)
+    b = np.array([[2, -2, 3, 0, 4, 3, 2, 1]] * 4).astype(np_dtype)
+    out = run_program(program, {"a": a, "b": b, "q": np.zeros_like(a), "s": np.zeros_like(a)})
+    np.testing.assert_array_equal(out["s"], (a + np_dtype(3)).astype(np_dtype))
+    assert out["s"].dtype == np_dtype
 
 
 UNARY = """

@@ -162,8 +162,10 @@ def _trans_kwargs(**flags: Any) -> dict[str, Any]:
 @dsl_entry
 def matmul(a: Expr, b: Expr, out_dtype: DataType | None = None, a_trans: Any = False, b_trans: Any = False,
            c_matrix_nz: Any = False, span: Span | None = None) -> Call:
+    # Every flag is recorded, in PyPTO's order (API.md 3.5: `pl.tensor.matmul(y, y, a_trans=False, ...)`).
     kwargs: dict[str, Any] = {} if out_dtype is None else {"out_dtype": to_dtype(out_dtype, "out_dtype")}
-    kwargs.update(_trans_kwargs(a_trans=a_trans, b_trans=b_trans, c_matrix_nz=c_matrix_nz))
+    for key, value in (("a_trans", a_trans), ("b_trans", b_trans), ("c_matrix_nz", c_matrix_nz)):
+        kwargs[key] = to_bool(value, key)
     return create_op_call("tensor.matmul", [a, b], kwargs, span=span)
 
 

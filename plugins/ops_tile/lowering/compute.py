@@ -1,6 +1,11 @@
 """Tile forms of the tensor compute ops: element-wise, casts, selects, reductions, broadcasts, matmul.
 
 Most map one to one (`tensor.add` -> `tile.add`, same operands and kwargs). The others:
+* a tensor-scalar op promotes (`tensor.adds` of an FP16 tensor and `1.0` is FP32, API.md 3.1) but its
+  tile form keeps the tile's dtype, and `tile.div` takes one dtype only (OPS.md): a tensor operand
+  whose dtype is not the result's is cast to it first (exact for the widening casts promotion makes);
+  a tensor.div by a [1, N] / [M, 1] tensor is tile.col_expand_div / row_expand_div (tile.div does not
+  broadcast).
 * `tensor.sel` / `tensor.sels` take no scratch; their tile forms need one (a [1, 32] UINT8 tile, the
   size PyPTO's tile.sel asks for).
 * row reductions need a scratch tile of the operand's shape (tile.row_sum(x, tmp)); column
@@ -16,6 +21,7 @@ from __future__ import annotations
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TileType
+from pypto_core.ops.build import static_int
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.ops import tensor_compute, tensor_elementwise
 
@@ -26,6 +32,38 @@ def same(op: str) -> TileForm:
 
 def _scratch(ctx: TileLowering, shape: list[Expr] | tuple[Expr, ...], dtype: DataType, hint: str) -> Expr:
     return ctx.bind(ctx.call("tile.create", [MakeTuple(list(shape))], {"dtype": dtype}), hint)
+
+
+def promoting(op: str) -> TileForm:
+    """`op` on the tiles of the tensor operands, each first cast to the call's result dtype if it differs."""
+
+    def lower(ctx: TileLowering, call: Call) -> Expr:
+        want = call.type.dtype if isinstance(call.type, TensorType) else None
+        args = [_as_dtype(ctx, ctx.tile(a), want) if isinstance(a.type, TensorType) else a for a in call.args]
+        return ctx.call(op, args, dict(call.kwargs))
+
+    return TileForm(lower=lower)
+
+
+def _as_dtype(ctx: TileLowering, tile: Expr, dtype: DataType | None) -> Expr:
+    if dtype is None or not isinstance(tile.type, TileType) or tile.type.dtype is dtype:
+        return tile
+    return ctx.bind(ctx.call("tile.cast", [tile], {"target_type": dtype}), "promoted")
+
+
+def _div(ctx: TileLowering, call: Call) -> Expr:
+    """tile.div neither promotes nor broadcasts (OPS.md): cast both tiles to the result dtype; a [1, N] or
+    [M, 1] divisor of a 2-D dividend is a column / row broadcast (tile.col_expand_div / row_expand_div)."""
+    want = call.type.dtype if isinstance(call.type, TensorType) else None
+    lhs, rhs = (_as_dtype(ctx, ctx.tile(a), want) for a in call.args)
+    op = "tile.div"
+    ls, rs = lhs.type.shape, rhs.type.shape  # type: ignore[attr-defined]
+    if len(ls) == len(rs) == 2 and not (static_int(ls[0]) == 1 and static_int(ls[1]) == 1):
+        if static_int(rs[0]) == 1 and static_int(ls[0]) != 1:
+            op = "tile.col_expand_div"
+        elif static_int(rs[1]) == 1 and static_int(ls[1]) != 1:
+            op = "tile.row_expand_div"
+    return ctx.call(op, [lhs, rhs])
 
 
 def _sel(ctx: TileLowering, call: Call) -> Expr:
@@ -78,9 +116,11 @@ def _matmul_acc(ctx: TileLowering, call: Call) -> Expr:
 
 def tile_forms() -> dict[str, TileForm]:
     forms: dict[str, TileForm] = {}
-    for n in (*tensor_elementwise.BINARY, *tensor_elementwise.SCALAR, *tensor_elementwise.UNARY,
-              "cmp", "cmps", "cast"):
+    for n in (*tensor_elementwise.BINARY, *tensor_elementwise.UNARY, "cmp", "cmps", "cast"):
         forms[f"tensor.{n}"] = same(f"tile.{n}")
+    for n in tensor_elementwise.SCALAR:
+        forms[f"tensor.{n}"] = promoting(f"tile.{n}")
+    forms["tensor.div"] = TileForm(lower=_div)
     forms["tensor.sel"] = TileForm(lower=_sel)
     forms["tensor.sels"] = TileForm(lower=_sels)
     for n in tensor_compute.ROW:

@@ -1,9 +1,11 @@
 """Tensor matmul, reductions and row / column broadcasts (API.md 3.2, 3.5).
 
-IR layouts: `tensor.matmul(a, b)` kwargs `out_dtype`, `a_trans`, `b_trans`, `c_matrix_nz` (each only
-when given); `tensor.matmul_acc(acc, a, b)` kwargs `a_trans`, `b_trans` (arg 0 ReadWrite);
+IR layouts: `tensor.matmul(a, b)` kwargs `out_dtype` (when given), `a_trans`, `b_trans`, `c_matrix_nz`
+(always recorded, so they print: API.md 3.5); `tensor.matmul_acc(acc, a, b)` kwargs `a_trans`, `b_trans` (arg 0 ReadWrite);
 `tensor.row_sum(x)` (row_max, row_min; row_argmax -> INT32) -> [M, 1]; `tensor.col_sum(x)` (col_max, col_min) -> [1, N];
 `tensor.row_expand_mul(x, v)` (v [M, 1]) and `tensor.col_expand_mul(x, v)` (v [1, N]), also _add/_sub/_div.
+
+Dtypes (OPS.md `result:` lines): `tensor.row_min` takes INT16 / INT32 / FP16 / FP32 operands.
 
 Choices where API.md is silent: tensor reductions need no tmp (converting them to tile ops
 allocates one); without out_dtype the product has the promoted input dtype.
@@ -19,6 +21,7 @@ from pypto_core.ir.expr import ConstInt, Expr
 from pypto_core.ir.types import TensorType, Type, dims_equal
 from pypto_core.ops.build import (
     promote_dtypes,
+    require_dtype_in,
     require_rank,
     require_tensor,
     same_dim,
@@ -58,10 +61,12 @@ def deduce_matmul_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return acc
 
 
-def reduce_deducer(op: str, axis: int, dtype: DataType | None = None):
+def reduce_deducer(op: str, axis: int, dtype: DataType | None = None, allowed: tuple[DataType, ...] | None = None):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         src = require_tensor(op, args[0], "the operand")
         require_rank(op, src.shape, 2, "the operand")
+        if allowed is not None:
+            require_dtype_in(op, src.dtype, allowed, "the operand")
         shape = list(src.shape)
         shape[axis] = ConstInt(1)
         return TensorType(shape, dtype or src.dtype)
@@ -84,14 +89,19 @@ def expand_deducer(op: str, axis: int):
 
 
 _TRANS = (KwargSpec("a_trans", (bool,), False), KwargSpec("b_trans", (bool,), False))
+# PyPTO records tensor.matmul's defaulted flags in the IR (API.md 3.5), so an unwritten one still prints.
+_MATMUL_FLAGS = tuple(KwargSpec(n, (bool,), False, recorded=True) for n in ("a_trans", "b_trans", "c_matrix_nz"))
+# OPS.md tensor.row_min: "input dtype in {INT16,INT32,FP16,FP32}".
+ROW_MIN_DTYPES = (DataType.INT16, DataType.INT32, DataType.FP16, DataType.FP32)
 
 OPDEFS = [
     OpDef("tensor.matmul", deduce_matmul, args=(ArgSpec("a"), ArgSpec("b")),
-          kwargs=(KwargSpec("out_dtype", (DataType,)), *_TRANS, KwargSpec("c_matrix_nz", (bool,), False)),
+          kwargs=(KwargSpec("out_dtype", (DataType,)), *_MATMUL_FLAGS),
           doc="a x b (optionally transposed operands)."),
     OpDef("tensor.matmul_acc", deduce_matmul_acc, args=(ArgSpec("acc"), ArgSpec("a"), ArgSpec("b")),
           kwargs=_TRANS, effects={0: Effect.READ_WRITE}, doc="acc += a x b."),
-    *[OpDef(f"tensor.{n}", reduce_deducer(f"tensor.{n}", 1), args=(ArgSpec("tensor"),),
+    *[OpDef(f"tensor.{n}", reduce_deducer(f"tensor.{n}", 1, allowed=ROW_MIN_DTYPES if n == "row_min" else None),
+            args=(ArgSpec("tensor"),),
             traits=OpTraits(reduction_axes=(1,)), doc=f"{n[4:]} of each row -> [M, 1].") for n in ROW],
     OpDef("tensor.row_argmax", reduce_deducer("tensor.row_argmax", 1, DataType.INT32), args=(ArgSpec("tensor"),),
           traits=OpTraits(reduction_axes=(1,)), doc="Index of the maximum of each row -> [M, 1] INT32."),

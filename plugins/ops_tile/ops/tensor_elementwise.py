@@ -3,6 +3,12 @@ scalar), unary ops, tensor.cmp / cmps (kwarg `cmp_mode`), tensor.sel(mask, lhs, 
 tensor.sels(mask, src, scalar) and tensor.cast (kwargs `target_type`, `mode` int 0..6). The op
 names and dtype rules are the tile family's (tile_elementwise); tensor forms need no tmp.
 
+Dtypes (OPS.md `result:` lines): a tensor-scalar op promotes (tensor dtype, scalar dtype) like a
+binary op (`pl.add(x_fp16, 1.0)` is FP32, API.md 3.1), except `tensor.subs` ("scalar does not
+promote") and the bitwise ones, which keep the tensor's dtype. `tensor.div` takes INT16 / INT32 /
+FP16 / FP32 operands; `tensor.cast` must change the dtype. Tensor-scalar, unary and cast results are
+"fresh, valid<-lhs": a new packed tensor keeping only the operand's valid region.
+
 Choice where API.md is silent: `tensor.add` takes two tensors; a scalar operand is `tensor.adds`
 (the DSL builds that for `pl.add(t, 1.0)`), so the printer's `pl.tensor.adds` spelling always
 re-parses to the op it came from.
@@ -16,8 +22,14 @@ from typing import Any
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CastMode
 from pypto_core.ir.expr import Expr
-from pypto_core.ir.types import TensorType, Type, dims_equal
-from pypto_core.ops.build import broadcast_shapes, promote_dtypes, require_scalar, require_tensor
+from pypto_core.ir.types import TensorType, TensorView, Type, dims_equal
+from pypto_core.ops.build import (
+    broadcast_shapes,
+    promote_dtypes,
+    require_dtype_in,
+    require_scalar,
+    require_tensor,
+)
 from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef
 from pypto_plugins.ops_tile.ops import tile_elementwise as tile_ew
 from pypto_plugins.ops_tile.ops.tile_elementwise import integer_elements, is_bitwise
@@ -25,16 +37,26 @@ from pypto_plugins.ops_tile.ops.tile_elementwise import integer_elements, is_bit
 BINARY = tile_ew.BINARY
 SCALAR = tile_ew.SCALAR
 UNARY = (*tile_ew.UNARY, "recip", "rsqrt")
+# OPS.md tensor.div: "both dtypes in {INT16,INT32,FP16,FP32}".
+DIV_DTYPES = tile_ew.DIV_DTYPES
+# OPS.md tensor.subs: "Tensor[lhs.shape; lhs.dtype] (scalar does not promote)".
+_KEEPS_TENSOR_DTYPE = ("subs",)
 
 
-def _same_view(t: TensorType, shape: Sequence[Expr]) -> TensorType:
-    if shape is t.shape and t.memref is None:
-        return t  # types are immutable: the operand's type is the result's
-    return TensorType(shape, t.dtype, None, t.tensor_view if len(shape) == len(t.shape) else None)
+def fresh(t: TensorType, dtype: DataType | None = None) -> TensorType:
+    """OPS.md "fresh, valid<-lhs": the result is a new packed tensor; only the operand's valid region
+    carries over, not its strides or layout (a transposed view's result is not strided)."""
+    dtype = dtype or t.dtype
+    view = t.tensor_view
+    if view is None:
+        return t if t.memref is None and dtype is t.dtype else TensorType(t.shape, dtype)
+    valid = TensorView(valid_shape=view.valid_shape) if view.valid_shape else None
+    return TensorType(t.shape, dtype, None, valid)
 
 
 def binary_deducer(op: str):
     integers_only = is_bitwise(op)  # decided once per op rather than on every call
+    allowed = DIV_DTYPES if op == "tensor.div" else None
 
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         lhs = require_tensor(op, args[0], "lhs")
@@ -44,6 +66,9 @@ def binary_deducer(op: str):
         if integers_only:
             integer_elements(op, lhs, "lhs")
             integer_elements(op, rhs, "rhs")
+        if allowed is not None:
+            require_dtype_in(op, lhs.dtype, allowed, "lhs")
+            require_dtype_in(op, rhs.dtype, allowed, "rhs")
         if (lhs is rhs or (lhs.dtype is rhs.dtype and dims_equal(lhs.shape, rhs.shape))) \
                 and lhs.memref is None and lhs.tensor_view is None:
             return lhs  # the common `pl.add(x, y)` of one type: nothing to broadcast or promote
@@ -54,13 +79,14 @@ def binary_deducer(op: str):
 
 def scalar_deducer(op: str):
     integers_only = is_bitwise(op)
+    promotes = not integers_only and op.rpartition(".")[2] not in _KEEPS_TENSOR_DTYPE
 
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         lhs = require_tensor(op, args[0], "lhs")
         if integers_only:
             integer_elements(op, lhs, "lhs")
-        require_scalar(op, args[1], "rhs")
-        return _same_view(lhs, lhs.shape)
+        scalar = require_scalar(op, args[1], "rhs")
+        return fresh(lhs, promote_dtypes(lhs.dtype, scalar.dtype, op) if promotes else lhs.dtype)
 
     return deduce
 
@@ -72,7 +98,7 @@ def unary_deducer(op: str):
         src = require_tensor(op, args[0], "the operand")
         if integers_only:
             integer_elements(op, src, "the operand")
-        return _same_view(src, src.shape)
+        return fresh(src)
 
     return deduce
 
@@ -105,7 +131,8 @@ def deduce_sels(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 def deduce_cast(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     src = require_tensor("tensor.cast", args[0], "the operand")
-    return TensorType(src.shape, kwargs["target_type"], None, src.tensor_view)
+    tile_ew.require_dtype_change("tensor.cast", src.dtype, kwargs["target_type"])
+    return fresh(src, kwargs["target_type"])  # OPS.md tensor.cast: valid<-in
 
 
 OPDEFS = [

@@ -5,9 +5,14 @@ IR layouts:
 * `tensor.full(shape, value)` kwarg `dtype` (printed like tile.full).
 * `tensor.slice(t, shape, offset[, valid_shape[, drop_dims]])` kwargs `pad_value`, `clamp`.
 * `tensor.reshape(t, shape)`, `tensor.transpose(t, axis1, axis2)`, `tensor.reinterpret_view(t[, shape])`
-  (kwarg `dtype`), `tensor.dim(t, axis)` -> Scalar[INT64], `tensor.read(t, indices)` -> Scalar,
+  (kwarg `dtype`), `tensor.dim(t, axis)` -> Scalar[INDEX] (OPS.md), `tensor.read(t, indices)` -> Scalar,
   `tensor.write(t, indices, value)` (arg 0 Write), `tensor.assemble(target, source, offset)` (kwarg
   `atomic`; arg 0 Write, ReadWrite when atomic=Add), `tensor.expand_clone(input, target)` (arg 1 Write).
+
+`tensor.transpose` (OPS.md): the result views the source's memory: its strides are the source's, swapped
+(recorded unless row-major), and swapping the last two axes flips ND <-> DN, so `transpose(x, 0, 1)` of
+a [M, N] tensor is `Tensor[[N, M], dtype, TensorView(stride=[1, N], layout=DN)]` (issue 13). An
+optional 4th operand gives the valid shape in the result's order.
 
 Choices where API.md is silent: a non-ND `layout` of tensor.create is recorded in the TensorView;
 tensor.slice past the source's end is an error unless `clamp=True`, which narrows the valid region
@@ -26,6 +31,7 @@ from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.types import ScalarType, TensorType, TensorView, Type, dims_equal
 from pypto_core.ops.build import (
     check_window,
+    dims_product,
     promote_dtypes,
     require_scalar,
     require_tensor,
@@ -113,19 +119,64 @@ def deduce_reshape(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return TensorType(shape, src.dtype)
 
 
-def deduce_transpose(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = require_tensor("tensor.transpose", args[0], "the source")
-    rank = len(src.shape)
+def row_major_strides(shape: Sequence[Expr]) -> list[Expr]:
+    """Element strides of a packed row-major tensor: the product of the dims to the right of each."""
+    return [dims_product(shape[i + 1:]) for i in range(len(shape))]
+
+
+def _strides(t: TensorType) -> list[Expr]:
+    """The element strides a tensor addresses its memory with: its view's, else its layout's packed ones."""
+    view = t.tensor_view
+    if view is not None and view.stride:
+        return list(view.stride)
+    if view is not None and view.layout is TensorLayout.DN and len(t.shape) >= 2:
+        # DN stores the last two axes column-major: the strides of the swapped shape, swapped back.
+        physical = [*t.shape[:-2], t.shape[-1], t.shape[-2]]
+        strides = row_major_strides(physical)
+        return [*strides[:-2], strides[-1], strides[-2]]
+    return row_major_strides(t.shape)
+
+
+_FLIPPED = {TensorLayout.ND: TensorLayout.DN, TensorLayout.DN: TensorLayout.ND}
+
+
+def _transpose_axes(args: Sequence[Expr], rank: int) -> tuple[int, int]:
     axes = []
     for e in args[1:3]:
         a = static_int(e)
         if a is None or not -rank <= a < rank:
             raise ValueError(f"tensor.transpose: axes must be constants in range for a {rank}-D tensor")
         axes.append(a % rank)
-    shape, valid = list(src.shape), list(tensor_valid(src))
-    for dims in (shape, valid):
-        dims[axes[0]], dims[axes[1]] = dims[axes[1]], dims[axes[0]]
-    return with_valid(src, shape, valid)
+    if axes[0] == axes[1]:
+        raise ValueError(f"tensor.transpose: the two axes must differ, got {axes[0]} twice")
+    return axes[0], axes[1]
+
+
+def deduce_transpose(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tensor.transpose"
+    src = require_tensor(op, args[0], "the source")
+    rank = len(src.shape)
+    if rank < 2:
+        raise TypeError(f"{op}: the source must be at least 2-D, got {shape_text(src.shape)}")
+    layout = src.tensor_view.layout if src.tensor_view is not None and src.tensor_view.layout else TensorLayout.ND
+    if layout in (TensorLayout.MX_A_ZZ, TensorLayout.MX_B_NN):
+        raise TypeError(f"{op}: a tensor with the {layout.name} layout cannot be transposed")
+    a, b = _transpose_axes(args, rank)
+    shape, strides, valid = list(src.shape), _strides(src), list(tensor_valid(src))
+    for dims in (shape, strides, valid):
+        dims[a], dims[b] = dims[b], dims[a]
+    if len(args) > 3:
+        valid = list(tuple_elements(args[3]))
+        if len(valid) != rank:
+            raise TypeError(f"{op}: valid_shape has {len(valid)} dims for a {rank}-D result")
+    if {a, b} == {rank - 2, rank - 1}:
+        layout = _FLIPPED.get(layout, layout)
+    packed = layout is TensorLayout.ND and dims_equal(strides, row_major_strides(shape))
+    pad = src.tensor_view.pad if src.tensor_view is not None else PadValue.null
+    if packed and pad is PadValue.null and dims_equal(valid, shape):
+        return TensorType(shape, src.dtype)
+    return TensorType(shape, src.dtype, None, TensorView(stride=None if packed else strides, layout=layout,
+                                                         valid_shape=valid, pad=pad))
 
 
 def deduce_reinterpret_view(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -149,7 +200,7 @@ def deduce_dim(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     axis = static_int(args[1])
     if axis is None or not -len(src.shape) <= axis < len(src.shape):
         raise ValueError(f"tensor.dim: the axis must be a constant in range for a {len(src.shape)}-D tensor")
-    return ScalarType(DataType.INT64)
+    return ScalarType(DataType.INDEX)  # OPS.md tensor.dim: "Scalar[INDEX]"
 
 
 def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -228,8 +279,9 @@ OPDEFS = [
           traits=OpTraits(read_address_args=(2,), shape_args=(1, 2, 3)), doc="A window of a tensor (a view)."),
     OpDef("tensor.reshape", deduce_reshape, args=(ArgSpec("tensor"), ArgSpec("shape")),
           traits=OpTraits(shape_args=(1,)), doc="The same elements with another shape."),
-    OpDef("tensor.transpose", deduce_transpose, args=(ArgSpec("tensor"), ArgSpec("axis1"), ArgSpec("axis2")),
-          doc="Swap two axes."),
+    OpDef("tensor.transpose", deduce_transpose,
+          args=(ArgSpec("tensor"), ArgSpec("axis1"), ArgSpec("axis2"), ArgSpec("valid_shape", optional=True)),
+          doc="Swap two axes (a view of the same memory)."),
     OpDef("tensor.reinterpret_view", deduce_reinterpret_view, args=(ArgSpec("tensor"), ArgSpec("shape", optional=True)),
           kwargs=(KwargSpec("dtype", (DataType,), required=True),), traits=OpTraits(shape_args=(1,)),
           doc="The same bytes read as another dtype (and optionally shape)."),

@@ -14,6 +14,10 @@ decides it and it carries no declaration. The `tmp` of sel / sels is Scratch. Th
 sel / sels stay undeclared on purpose: the deducer cannot see them (sel only checks that the mask
 is a tile; sels that it covers src's valid rows), and an unclassified operand is lane data.
 
+Dtypes (OPS.md `result:` lines): a tile-scalar op keeps the tile's dtype (API.md 3.1: FP16 tile +
+`1.0` is FP16); `tile.div` takes two tiles of one dtype in INT16 / INT32 / FP16 / FP32 with identical
+shapes and valid shapes (no broadcast); `tile.cast` must change the dtype.
+
 Choices where API.md is silent: bitwise / shift ops need integer (or BOOL) elements; cmp yields a
 BOOL tile of the broadcast shape; a result keeps the whole view (layout and valid region) of the
 first operand whose shape is the result's (Appendix A.4 prints `tile.add` keeping col_major).
@@ -31,8 +35,10 @@ from pypto_core.ir.types import TensorType, TileType, Type, dims_equal
 from pypto_core.ops.build import (
     broadcast_shapes,
     promote_dtypes,
+    require_dtype_in,
     require_scalar,
     require_tile,
+    same_dim,
     shape_text,
     static_int,
 )
@@ -47,6 +53,8 @@ UNARY = ("exp", "neg", "abs", "sqrt", "log", "relu", "floor", "ceil", "sin", "co
 # Bitwise ops need integer (or bool) elements.
 INTEGER_ONLY = ("and", "or", "xor", "shl", "shr", "not")
 CMP_MODES = ("eq", "ne", "lt", "gt", "ge", "le")  # pto-isa CmpMode order
+# OPS.md tile.div / tensor.div: the dtypes a division accepts.
+DIV_DTYPES = (DataType.INT16, DataType.INT32, DataType.FP16, DataType.FP32)
 
 
 def is_bitwise(op: str) -> bool:
@@ -136,9 +144,38 @@ def deduce_rsqrt(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return result_tile(src.shape, src.dtype, src)
 
 
+def require_dtype_change(op: str, src: DataType, target: DataType) -> None:
+    """OPS.md tile.cast / tensor.cast: "target_type != input dtype"."""
+    if target is src:
+        raise TypeError(f"{op}: the operand is {src.name} already; target_type must be a dtype other than "
+                        f"{src.name}")
+
+
 def deduce_cast(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     src = require_tile("tile.cast", args[0], "the operand")
+    require_dtype_change("tile.cast", src.dtype, kwargs["target_type"])
     return result_tile(src.shape, kwargs["target_type"], src)
+
+
+def _same_dims(a: Sequence[Expr], b: Sequence[Expr]) -> bool:
+    return len(a) == len(b) and all(same_dim(x, y) for x, y in zip(a, b))
+
+
+def deduce_div(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    """OPS.md tile.div: same dtype in DIV_DTYPES, identical physical and valid shapes (no broadcast)."""
+    op = "tile.div"
+    lhs, rhs = require_tile(op, args[0], "lhs"), require_tile(op, args[1], "rhs")
+    require_dtype_in(op, lhs.dtype, DIV_DTYPES, "lhs")
+    if rhs.dtype is not lhs.dtype:
+        raise TypeError(f"{op}: rhs is {rhs.dtype.name} but lhs is {lhs.dtype.name}; both operands must have "
+                        f"one dtype of {', '.join(d.name for d in DIV_DTYPES)}")
+    if not _same_dims(lhs.shape, rhs.shape):
+        raise TypeError(f"{op}: shapes {shape_text(lhs.shape)} and {shape_text(rhs.shape)} differ; tile.div does "
+                        f"not broadcast")
+    if not _same_dims(lhs.valid_shape, rhs.valid_shape):
+        raise TypeError(f"{op}: valid shapes {shape_text(lhs.valid_shape)} and {shape_text(rhs.valid_shape)} "
+                        f"differ; both operands must have the same valid region")
+    return result_tile(lhs.shape, lhs.dtype, lhs)
 
 
 def deduce_sel(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -170,7 +207,7 @@ def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, vec: tuple[
 _CAST_MODES = tuple(int(m) for m in CastMode)
 
 OPDEFS = [
-    *[_op(n, binary_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
+    *[_op(n, deduce_div if n == "div" else binary_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
           f"Element-wise {n} of two tiles (numpy broadcasting).", vec=(0, 1)) for n in BINARY],
     *[_op(n, scalar_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
           f"Element-wise {n[:-1]} of a tile and a scalar.") for n in SCALAR],

@@ -181,7 +181,8 @@ CASES.update({
     "tile.matmul_acc": ("c = pl.tile.matmul_acc(acc, lhs, rhs, flag)", "pl.tile.matmul_acc(acc, lhs, rhs, flag)"),
     "tensor.matmul": ("c = pl.tensor.matmul(ta, tb, pl.FP32, c_matrix_nz=True)\n"
                       "d = pl.tensor.matmul(tb, ta, a_trans=True, b_trans=True)",
-                      "pl.tensor.matmul(ta, tb, out_dtype=pl.FP32, c_matrix_nz=True)"),
+                      # the defaulted flags are recorded and print (API.md 3.5)
+                      "pl.tensor.matmul(ta, tb, out_dtype=pl.FP32, a_trans=False, b_trans=False, c_matrix_nz=True)"),
     "tensor.matmul_acc": ("c = pl.tensor.matmul_acc(tacc, ta, tb)", "pl.tensor.matmul_acc(tacc, ta, tb)"),
     "matmul": ("c = pl.matmul(lhs, rhs)\nd = pl.matmul(ta, tb, out_dtype=pl.FP32)", "pl.tile.matmul(lhs, rhs)"),
     "matmul_acc": ("c = pl.matmul_acc(acc, lhs, rhs)\nd = pl.matmul_acc(tacc, ta, tb, b_trans=False)",

@@ -66,7 +66,10 @@ def test_extract_read_write():
     v = tile([16, 128], pl.FP16)
     assert T.read(v, [0, 1]).type == ir.ScalarType(pl.FP16)
     written = T.write(v, [0, 1], 2.0)
-    assert written.type == v.type and written.args[2].type == ir.ScalarType(pl.FP16)
+    # A float literal stays FP32 (API.md 3.1); an int literal takes an integer tile's dtype.
+    assert written.type == v.type and written.args[2].type == ir.ScalarType(pl.FP32)
+    ints = T.write(tile([16, 128], pl.INT32), [0, 1], 2)
+    assert ints.args[2].type == ir.ScalarType(pl.INT32)
 
 
 # -- generators ------------------------------------------------------------------------------------
@@ -97,8 +100,9 @@ def test_binary_broadcasts_and_promotes():
 
 
 def test_scalar_operand_becomes_the_scalar_form_with_the_element_dtype():
+    # API.md 3.1: a float literal stays FP32 (printed bare); the tile op keeps the tile's dtype.
     call = T.add(tile([16, 128], pl.FP16), 1.0)
-    assert call.op.name == "tile.adds" and call.args[1].type.dtype is pl.FP16
+    assert call.op.name == "tile.adds" and call.args[1].type.dtype is pl.FP32 and call.type.dtype is pl.FP16
     kept = T.muls(tile([16, 128], pl.FP16), scalar(pl.FP32))
     assert kept.args[1].type.dtype is pl.FP32
 
@@ -296,17 +300,20 @@ def test_tensor_ops():
     assert tensor_ops.add(a, 1.0).op.name == "tensor.adds"
     sliced = tensor_ops.slice(a, [16, 128], [0, 0], [10, 128])
     assert dims(sliced.type.shape) == [16, 128] and dims(sliced.type.tensor_view.valid_shape) == [10, 128]
-    assert tensor_ops.dim(a, 1).type == ir.ScalarType(pl.INT64)
+    assert tensor_ops.dim(a, 1).type == ir.ScalarType(pl.INDEX)  # OPS.md tensor.dim
     assert tensor_ops.read(a, [0, 1]).type == ir.ScalarType(pl.FP32)
     assert tensor_ops.assemble(a, tensor([1, 128]), [5, 0]).type == a.type
     assert tensor_ops.row_sum(a).type == ir.TensorType([64, 1], pl.FP32)
     assert tensor_ops.reshape(a, [128, 64]).type == ir.TensorType([128, 64], pl.FP32)
-    assert tensor_ops.transpose(a, 0, 1).type == ir.TensorType([128, 64], pl.FP32)
+    # OPS.md tensor.transpose: the transposed view of a's memory (strides swapped, ND -> DN).
+    assert tensor_ops.transpose(a, 0, 1).type == ir.TensorType(
+        [128, 64], pl.FP32, tensor_view=ir.TensorView(stride=[1, 128], layout=pl.TensorLayout.DN))
 
 
 def test_tensor_matmul_out_dtype_and_transposes():
     a, b = tensor([32, 64], pl.FP16), tensor([16, 64], pl.FP16)
     call = tensor_ops.matmul(a, b, out_dtype=pl.FP32, b_trans=True)
+    # The defaulted flags are recorded too (API.md 3.5).
     assert call.type == ir.TensorType([32, 16], pl.FP32) and dict(call.kwargs) == {
-        "out_dtype": pl.FP32, "b_trans": True}
+        "out_dtype": pl.FP32, "a_trans": False, "b_trans": True, "c_matrix_nz": False}
     assert tensor_ops.matmul(a, tensor([64, 8], pl.FP16)).type == ir.TensorType([32, 8], pl.FP16)
