@@ -34,19 +34,35 @@ def _source_of(obj: Any) -> SourceInfo:
 
 
 def _env_for(obj: Any, frame: FrameType | None) -> Env:
+    """Where the body's outside names are found (API.md 2.1): the decorating frame's locals, the closure
+    cells (of the function, or of every method of a program class), the function's globals, then the
+    decorating frame's globals. The values are read, never called (pyvalues.py says which are usable)."""
     scopes: list[Mapping[str, Any]] = []
     if frame is not None:
         scopes.append(frame.f_locals)
-    closure = getattr(obj, "__closure__", None)
-    code = getattr(obj, "__code__", None)
-    if closure and code is not None:
-        scopes.append({n: c.cell_contents for n, c in zip(code.co_freevars, closure) if _has_contents(c)})
+    cells = _closure_values(obj)
+    for method in vars(obj).values() if isinstance(obj, type) else ():
+        cells = {**_closure_values(method), **cells}
+    if cells:
+        scopes.append(cells)
+    globals_ = getattr(obj, "__globals__", None)
+    if globals_ is not None:
+        scopes.append(globals_)
     module = sys.modules.get(getattr(obj, "__module__", ""), None)
     if module is not None:
         scopes.append(vars(module))
     if frame is not None:
         scopes.append(frame.f_globals)
     return Env(scopes)
+
+
+def _closure_values(fn: Any) -> dict[str, Any]:
+    """The filled closure cells of a function, by name."""
+    closure = getattr(fn, "__closure__", None)
+    code = getattr(fn, "__code__", None)
+    if not closure or code is None:
+        return {}
+    return {n: c.cell_contents for n, c in zip(code.co_freevars, closure) if _has_contents(c)}
 
 
 def _has_contents(cell: Any) -> bool:

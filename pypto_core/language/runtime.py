@@ -123,15 +123,15 @@ def split_aiv(n: Any, *, mode: Any = None) -> Any:
 
 
 def _lenient(build: Any, *args: Any) -> Any:
-    """Build the scalar expression, or absorb operands that only exist at parse time (dynamic dims in
-    annotations evaluated when a method is defined)."""
+    """Build the scalar expression, or record it when an operand only exists at parse time (a dynamic dim:
+    `pl.min(M, 64)` before the decorator, or in an annotation evaluated when a method is defined)."""
     try:
         return build(*args)
     except TypeError:
         if any(isinstance(a, DynamicDim) for a in args):
             from pypto_core.language.parser.env import RuntimeDimExpr
 
-            return RuntimeDimExpr()
+            return RuntimeDimExpr(build, args)
         raise
 
 

@@ -9,14 +9,15 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CompactMode, MemorySpace, PadValue, ParamDirection, TensorLayout, TileLayout
-from pypto_core.language.parser.base import ParserBase
-from pypto_core.language.parser.env import MISSING, static_value
+from pypto_core.language.parser.env import MISSING
 from pypto_core.language.parser.errors import ParserTypeError
+from pypto_core.language.parser.outside import OutsideValueParser
+from pypto_core.language.parser.pyvalues import python_type_name
 
 _HEADS = ("Tensor", "Tile", "Scalar", "Tuple", "Out", "InOut", "DistributedTensor")
 
 
-class TypeParser(ParserBase):
+class TypeParser(OutsideValueParser):
     # Provided by the expression parser.
     def parse_scalar_expr(self, node: ast.AST, what: str) -> E.Expr:  # pragma: no cover - mixin contract
         raise NotImplementedError
@@ -78,16 +79,33 @@ class TypeParser(ParserBase):
                   hint="use pl.Tensor[[dims], dtype], pl.Tile[[dims], dtype, ...], pl.Scalar[dtype] or pl.Tuple[...]")
 
     def parse_dtype(self, node: ast.AST) -> DataType:
-        value = static_value(node, self.env)
+        value = self.outside_static(node)
         if isinstance(value, DataType):
             return value
-        self.fail(ParserTypeError, f"expected a dtype such as pl.FP32, got '{ast.unparse(node)}'", node)
+        self.explain_unresolved(node)
+        self.fail(ParserTypeError, f"expected a dtype such as pl.FP32, got '{ast.unparse(node)}'"
+                                   f"{_held(value)}", node)
 
     def parse_dims(self, node: ast.AST, what: str = "shape") -> list[E.Expr]:
-        if not isinstance(node, (ast.List, ast.Tuple)):
+        """`[64, N]` written out, or a list or tuple from outside the body (`pl.Tensor[input_shape, ...]`)."""
+        if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return [self.parse_scalar_expr(e, f"a {what} dimension") for e in node.elts]
+        value = self.parse_value(node)
+        if not isinstance(value, list):
+            self.explain_unresolved(node)
             self.fail(ParserTypeError, f"the {what} must be a list of dimensions like [64, 128], "
-                                       f"got '{ast.unparse(node)}'", node)
-        return [self.parse_scalar_expr(e, f"a {what} dimension") for e in node.elts]
+                                       f"got '{ast.unparse(node)}'{_held(value)}", node)
+        return [self._dim(v, node, what) for v in value]
+
+    def _dim(self, value: Any, node: ast.AST, what: str) -> E.Expr:
+        if isinstance(value, bool) or not isinstance(value, (int, E.Expr)):
+            self.fail(ParserTypeError, f"a {what} dimension must be an integer or a scalar expression, got "
+                                       f"{value!r} in '{ast.unparse(node)}'", node)
+        dim = self.to_expr(value, node, f"a {what} dimension")
+        if not isinstance(dim.type, T.ScalarType):
+            self.fail(ParserTypeError, f"a {what} dimension must be a scalar, got {dim.type} in "
+                                       f"'{ast.unparse(node)}'", node)
+        return dim
 
     def _tensor_type(self, node: ast.AST, args: list[ast.AST], head: str) -> T.Type:
         if len(args) < 2:
@@ -106,6 +124,7 @@ class TypeParser(ParserBase):
             elif isinstance(value, T.MemRef):
                 memref = value
             else:
+                self.explain_unresolved(extra)
                 self.fail(ParserTypeError, f"unexpected entry '{ast.unparse(extra)}' in a tensor type", extra,
                           hint="a tensor type takes a layout (pl.ND), a pl.TensorView(...) or a pl.MemRef(...)")
         cls = T.DistributedTensorType if head == "DistributedTensor" else T.TensorType
@@ -126,6 +145,7 @@ class TypeParser(ParserBase):
             kind = ("memory space" if isinstance(value, MemorySpace) else "TileView" if isinstance(value, _ViewFields)
                     else "MemRef" if isinstance(value, T.MemRef) else None)
             if kind is None:
+                self.explain_unresolved(extra)
                 self.fail(ParserTypeError, f"unexpected entry '{ast.unparse(extra)}' in a tile type", extra,
                           hint="a tile type takes a memory space (pl.Mem.Vec), a pl.TileView(...) and a pl.MemRef(...)")
             if kind in seen:
@@ -157,8 +177,9 @@ class TypeParser(ParserBase):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) \
                 and self.pl_path(node.value.func) == "MemRef":
             return self.parse_memref(node.value, node.slice)
-        value = static_value(node, self.env)
+        value = self.outside_static(node)
         if value is MISSING:
+            self.explain_unresolved(node)
             self.fail(ParserTypeError, f"cannot resolve '{ast.unparse(node)}' in a type annotation", node)
         return value
 
@@ -177,9 +198,14 @@ class TypeParser(ParserBase):
             out[kw.arg] = kw.value
         return out
 
+    def _absent(self, node: ast.AST) -> bool:
+        """`None` written out or held by a name from outside the body (`valid_shape=vshape`)."""
+        return _is_none(node) or self.outside_static(node) is None
+
     def _enum_arg(self, node: ast.AST, cls: type) -> Any:
-        value = static_value(node, self.env)
+        value = self.outside_static(node)
         if not isinstance(value, cls):
+            self.explain_unresolved(node)
             self.fail(ParserTypeError, f"expected a {cls.__name__} value, got '{ast.unparse(node)}'", node)
         return value
 
@@ -188,18 +214,18 @@ class TypeParser(ParserBase):
         names = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
         kw = self._keywords(call, names)
         args: dict[str, Any] = {}
-        if "valid_shape" in kw and not _is_none(kw["valid_shape"]):
+        if "valid_shape" in kw and not self._absent(kw["valid_shape"]):
             args["valid_shape"] = self.parse_dims(kw["valid_shape"], "valid_shape")
-        if "stride" in kw and not _is_none(kw["stride"]):
+        if "stride" in kw and not self._absent(kw["stride"]):
             args["stride"] = self.parse_dims(kw["stride"], "stride")
-        if "start_offset" in kw and not _is_none(kw["start_offset"]):
+        if "start_offset" in kw and not self._absent(kw["start_offset"]):
             args["start_offset"] = self.parse_scalar_expr(kw["start_offset"], "start_offset")
         for key, cls in (("blayout", TileLayout), ("slayout", TileLayout), ("pad", PadValue),
                          ("compact", CompactMode)):
             if key in kw:
                 args[key] = self._enum_arg(kw[key], cls)
         if "fractal" in kw:
-            value = static_value(kw["fractal"], self.env)
+            value = self.outside_static(kw["fractal"])
             if not isinstance(value, int) or isinstance(value, bool):
                 self.fail(ParserTypeError, "fractal= must be an integer", kw["fractal"])
             args["fractal"] = value
@@ -208,11 +234,11 @@ class TypeParser(ParserBase):
     def parse_tensor_view(self, call: ast.Call) -> T.TensorView:
         kw = self._keywords(call, ("stride", "layout", "valid_shape", "pad"))
         args: dict[str, Any] = {}
-        if "stride" in kw and not _is_none(kw["stride"]):
+        if "stride" in kw and not self._absent(kw["stride"]):
             args["stride"] = self.parse_dims(kw["stride"], "stride")
-        if "valid_shape" in kw and not _is_none(kw["valid_shape"]):
+        if "valid_shape" in kw and not self._absent(kw["valid_shape"]):
             args["valid_shape"] = self.parse_dims(kw["valid_shape"], "valid_shape")
-        if "layout" in kw and not _is_none(kw["layout"]):
+        if "layout" in kw and not self._absent(kw["layout"]):
             args["layout"] = self._enum_arg(kw["layout"], TensorLayout)
         if "pad" in kw:
             args["pad"] = self._enum_arg(kw["pad"], PadValue)
@@ -221,18 +247,25 @@ class TypeParser(ParserBase):
     def parse_memref(self, call: ast.Call, slot: ast.AST | None) -> T.MemRef:
         kw = self._keywords(call, ("base", "byte_offset", "size", "slots"))
         base_node = kw.get("base")
-        base: Any = static_value(base_node, self.env) if base_node is not None else ""
+        base: Any = self.outside_static(base_node) if base_node is not None else ""
         if not isinstance(base, str):
             base = self.parse_value(base_node) if base_node is not None else ""
         offset = self.parse_scalar_expr(kw["byte_offset"], "byte_offset") if "byte_offset" in kw else 0
-        size = static_value(kw["size"], self.env) if "size" in kw else 0
-        slots = static_value(kw["slots"], self.env) if "slots" in kw else None
-        slot_value = static_value(slot, self.env) if slot is not None else None
+        size = self.outside_static(kw["size"]) if "size" in kw else 0
+        slots = self.outside_static(kw["slots"]) if "slots" in kw else None
+        slot_value = self.outside_static(slot) if slot is not None else None
         return T.MemRef(base, offset, size, slots, slot_value)
 
 
 class _ViewFields(dict):  # type: ignore[type-arg]
     """Keyword arguments of a `pl.TileView(...)` annotation entry."""
+
+
+def _held(value: Any) -> str:
+    """" (which holds the int 3)" for a message about a name whose value is the wrong kind."""
+    if value is MISSING or isinstance(value, E.Expr):
+        return ""
+    return f" (which holds the {python_type_name(value)} {value!r})"
 
 
 def _is_none(node: ast.AST) -> bool:

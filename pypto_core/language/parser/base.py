@@ -55,7 +55,9 @@ class ParserBase:
         if _PL_MODULE is None:
             _load_pl_modules()
         self.src = src
-        self.env = env
+        # Parse-time constants the body binds (`dt = pl.FP16`) are searched before the outside names.
+        self.constants: dict[str, Any] = {}
+        self.env = env.overlay(self.constants)
         self.program = program
         self.func_name = func_name
         self.func_type = func_type

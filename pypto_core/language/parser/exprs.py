@@ -13,8 +13,7 @@ from pypto_core.ir import scalar_ops
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ArgDirection, FunctionType
-from pypto_core.language.parser.annotations import TypeParser
-from pypto_core.language.parser.env import MISSING, DynamicDim
+from pypto_core.language.parser.env import MISSING, fold_binop, fold_failure, static_value
 from pypto_core.language.parser.errors import (
     InvalidOperationError,
     ParserError,
@@ -23,14 +22,11 @@ from pypto_core.language.parser.errors import (
     UndefinedVariableError,
     UnsupportedFeatureError,
 )
+from pypto_core.language.parser.slices import SliceParser
 
 _BINOP = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "bit_shift_left", ast.RShift: "bit_shift_right",
           ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor"}
-_PY_BINOP = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-             ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
-             ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
-             ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
 # `pl.<name>` helpers the parser implements itself rather than through an op plugin.
 STATEMENT_ONLY = {"range", "parallel", "unroll", "pipeline", "while_", "split_aiv", "at", "yield_", "cond",
@@ -44,7 +40,12 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-class ExprParser(TypeParser):
+def _is_python_operand(v: Any) -> bool:
+    """A number, list or string: Python operators on these fold while parsing (tuples arrive as lists)."""
+    return _is_number(v) or isinstance(v, (list, str))
+
+
+class ExprParser(SliceParser):
     # -- conversions ----------------------------------------------------------------------------
     def to_expr(self, value: Any, node: ast.AST, what: str = "an expression") -> E.Expr:
         if isinstance(value, E.Expr):
@@ -107,20 +108,7 @@ class ExprParser(TypeParser):
         var = self.symbols.get(node.id)
         if var is not None:
             return var
-        return self.resolve_global(node.id, node)
-
-    def resolve_global(self, name: str, node: ast.AST) -> Any:
-        value = self.env.lookup(name)
-        if value is MISSING:
-            self.fail(UndefinedVariableError, f"Undefined variable '{name}'", node,
-                      hint="define it before this line, or pass it in as a parameter")
-        if isinstance(value, DynamicDim):
-            return self.program.dynamic_var(value)
-        if isinstance(value, (bool, int, float, str, enum.Enum, E.Expr, types.ModuleType)) or value is None:
-            return value
-        self.fail(UnsupportedFeatureError, f"'{name}' is a Python {type(value).__name__}; only numbers, strings, "
-                                           f"dtypes, enums and pl.dynamic dims can be used from outside a pl "
-                                           f"function", node)
+        return self.resolve_global(node.id, node)  # a body constant, or a name from outside the body
 
     def _value_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
         path = self.pl_path(node)
@@ -131,15 +119,23 @@ class ExprParser(TypeParser):
             self.fail(ParserSyntaxError, f"'{ast.unparse(node)}' cannot be used as a value here", node)
         base = self.parse_value(node.value)
         if isinstance(base, types.ModuleType) or isinstance(base, type):
-            from pypto_core.language.parser.env import static_value
-
             value = static_value(node, self.env)
             if value is not MISSING and not isinstance(value, (types.ModuleType, type)):
                 return value
         self.fail(UnsupportedFeatureError, f"attribute access '{ast.unparse(node)}' is not supported", node)
 
     def _value_List(self, node: ast.List) -> list[Any]:  # noqa: N802
-        return [self.parse_value(e) for e in node.elts]
+        out: list[Any] = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Starred):  # `[*shape, 64]` with a Python list from outside the body
+                inner = self.parse_value(elt.value)
+                if not isinstance(inner, list):
+                    self.fail(ParserTypeError, f"'*{ast.unparse(elt.value)}' must unpack a Python list or tuple",
+                              elt)
+                out.extend(inner)
+            else:
+                out.append(self.parse_value(elt))
+        return out
 
     _value_Tuple = _value_List
 
@@ -161,11 +157,8 @@ class ExprParser(TypeParser):
 
     def _value_BinOp(self, node: ast.BinOp) -> Any:  # noqa: N802
         left, right = self.parse_value(node.left), self.parse_value(node.right)
-        if _is_number(left) and _is_number(right):
-            try:
-                return _PY_BINOP[type(node.op)](left, right)
-            except (ArithmeticError, ValueError) as exc:
-                self.fail(ParserSyntaxError, f"cannot fold '{ast.unparse(node)}': {exc}", node)
+        if _is_python_operand(left) and _is_python_operand(right):
+            return self._fold(node, left, right)
         a = self.scalar_operand(self.to_expr(left, node.left), node.left)
         b = self.scalar_operand(self.to_expr(right, node.right), node.right)
         name = _BINOP.get(type(node.op))
@@ -174,6 +167,14 @@ class ExprParser(TypeParser):
         if name == "bit_xor" and a.type.dtype is DataType.BOOL and b.type.dtype is DataType.BOOL:
             name = "xor"
         return self._scalar_call(getattr(scalar_ops, name), node, a, b)
+
+    def _fold(self, node: ast.BinOp, left: Any, right: Any) -> Any:
+        """Python arithmetic on constants (`rows // TILE`, `shape + [4]`) is done while parsing."""
+        value = fold_binop(type(node.op), left, right)
+        if value is MISSING:
+            reason = fold_failure(type(node.op), left, right)
+            self.fail(ParserSyntaxError, f"cannot fold '{ast.unparse(node)}': {reason}", node)
+        return value
 
     def _value_BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
         fn = scalar_ops.and_ if isinstance(node.op, ast.And) else scalar_ops.or_
@@ -197,16 +198,33 @@ class ExprParser(TypeParser):
 
     def _value_Subscript(self, node: ast.Subscript) -> Any:  # noqa: N802
         base = self.parse_value(node.value)
+        if isinstance(base, (list, str)):  # a Python value from outside the body: indexed while parsing
+            return self.python_index(base, self._python_index_value(node.slice), node)
         if isinstance(base, E.Expr) and isinstance(base.type, T.TupleType):
-            index = self.parse_value(node.slice)
-            if not isinstance(index, int) or isinstance(index, bool):
-                self.fail(ParserSyntaxError, "a tuple index must be an integer constant", node.slice)
-            if not 0 <= index < len(base.type.types):
-                self.fail(ParserSyntaxError, f"tuple index {index} out of range for a "
-                                             f"{len(base.type.types)}-element tuple", node.slice)
-            return E.TupleGetItemExpr(base, index, self.span(node))
+            return self._tuple_item(base, node)
+        if isinstance(base, E.Expr) and isinstance(base.type, (T.TensorType, T.TileType)):
+            return self.slice_value(base, node)
         self.fail(UnsupportedFeatureError, f"subscript '{ast.unparse(node)}' is not supported here", node,
-                  hint="index tuples with a constant (t[0]); read tensor elements with pl.tensor.read(t, [i, j])")
+                  hint="index tuples with a constant (t[0]), slice tensors and tiles (t[0:16, :]), and read "
+                       "elements with pl.read(t, [i, j])")
+
+    def _python_index_value(self, node: ast.AST) -> Any:
+        if not isinstance(node, ast.Slice):
+            return self.parse_value(node)
+        parts = [self.parse_value(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
+        if any(p is not None and (not isinstance(p, int) or isinstance(p, bool)) for p in parts):
+            self.fail(ParserTypeError, f"the bounds of '{ast.unparse(node)}' on a Python value must be integer "
+                                       f"constants", node)
+        return slice(*parts)
+
+    def _tuple_item(self, base: E.Expr, node: ast.Subscript) -> E.Expr:
+        index = self.parse_value(node.slice)
+        if not isinstance(index, int) or isinstance(index, bool):
+            self.fail(ParserSyntaxError, "a tuple index must be an integer constant", node.slice)
+        if not 0 <= index < len(base.type.types):  # type: ignore[attr-defined]
+            self.fail(ParserSyntaxError, f"tuple index {index} out of range for a "
+                                         f"{len(base.type.types)}-element tuple", node.slice)  # type: ignore[attr-defined]
+        return E.TupleGetItemExpr(base, index, self.span(node))
 
     def _value_Call(self, node: ast.Call) -> Any:  # noqa: N802
         func = node.func

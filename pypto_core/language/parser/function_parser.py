@@ -126,10 +126,10 @@ class FunctionParser(ScopeParser):
                 return list(value)
             if key == "cache_policy" and isinstance(value, list):
                 return [tuple(int(x) for x in pair) for pair in value]
+            if isinstance(value, enum.Enum):  # before int: an IntEnum (SplitMode) is stored as its int
+                return normalize_attr_value(value)
             if isinstance(value, (bool, int, float, str)):
                 return value
-            if isinstance(value, enum.Enum):
-                return normalize_attr_value(value)
         if isinstance(node, ast.Name) and node.id in self.symbols:
             return self.symbols[node.id]
         if isinstance(node, ast.List) and node.elts and all(isinstance(e, ast.Name) and e.id in self.symbols
@@ -190,9 +190,18 @@ def _decorator_value(node: ast.AST, env: Env, src: SourceInfo) -> Any:
         return out
     value = static_value(node, env)
     if value is MISSING:
-        raise ParserSyntaxError(f"cannot evaluate '{ast.unparse(node)}' in a decorator", src.span(node),
-                                source_lines=src.source_lines)
+        raise ParserSyntaxError(f"cannot evaluate '{ast.unparse(node)}' in a decorator{_why_unreadable(node, env)}",
+                                src.span(node), source_lines=src.source_lines)
     return value
+
+
+def _why_unreadable(node: ast.AST, env: Env) -> str:
+    """"; 'K' (module level, line 3) is computed by calling ..." for a text module name that was not read."""
+    for sub in ast.walk(node):
+        info = env.unresolved.get(sub.id) if isinstance(sub, ast.Name) else None
+        if info is not None:
+            return f": '{info.name}' (module level, line {info.line}) is {info.reason}"
+    return ""
 
 
 def _expect(value: Any, cls: type, node: ast.AST, src: SourceInfo) -> Any:

@@ -9,9 +9,10 @@ from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.language.parser.context import ProgramContext
-from pypto_core.language.parser.env import Env, static_value, text_module_env
+from pypto_core.language.parser.env import Env, static_value
 from pypto_core.language.parser.errors import ParserSyntaxError
 from pypto_core.language.parser.function_parser import decorator_options, run_function_parser
+from pypto_core.language.parser.module_constants import text_module_env
 from pypto_core.language.parser.source import SourceInfo
 
 

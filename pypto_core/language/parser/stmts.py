@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from typing import Any
 
 from pypto_core.ir import expr as E
@@ -22,6 +23,7 @@ from pypto_core.language.parser.errors import (
     UnsupportedFeatureError,
 )
 from pypto_core.language.parser.exprs import ExprParser
+from pypto_core.language.parser.pyvalues import is_parse_time_constant
 
 
 def is_pl_call(parser: Any, node: ast.AST, *names: str) -> bool:
@@ -207,7 +209,11 @@ class StmtParser(ExprParser):
             self.parse_yield(value_node, targets, annotation, node)  # type: ignore[arg-type]
             return
         if isinstance(target, ast.Name):
-            value = self.parse_expr(value_node, "the assigned value")
+            raw = self.parse_value(value_node)
+            if annotation is None and is_parse_time_constant(raw):
+                self.bind_constant(target.id, raw, node)  # `dt = pl.FP16`: no run-time value, no statement
+                return
+            value = self.to_expr(raw, value_node, "the assigned value")
             if annotation is None and isinstance(value, E.Var) and self.is_folded_dim(value_node, value):
                 # `m = pl.tensor.dim(a, 0)` folded onto the pl.dynamic symbol: `m` names the symbol and the
                 # binding disappears (seed 000), as it does when the printed text is parsed again.
@@ -230,6 +236,7 @@ class StmtParser(ExprParser):
             value, var_type = self.apply_annotation(value, self.parse_type(annotation), annotation)
         else:
             var_type = value.type
+        self.forget_constant(name)
         existing = self.symbols.get(name)
         if name in self.dim_aliases:  # a name for a dynamic dim: a new value gets a Var of its own
             self.dim_aliases.discard(name)
@@ -266,14 +273,16 @@ class StmtParser(ExprParser):
             # so the re-parsed program equals the printed one even though the callee now comes first.
             return _retyped(value, ann), ann
         if isinstance(ann, T.TileType) and isinstance(inferred, T.TileType):
-            self._check_same(ann.dtype is inferred.dtype and T.dims_equal(ann.shape, inferred.shape),
+            self._check_same(ann.dtype is inferred.dtype and dims_compatible(ann.shape, inferred.shape),
                              ann, inferred, node)
             result = T.TileType(ann.shape, ann.dtype, ann.memref or inferred.memref,
                                 ann.tile_view if ann.tile_view is not None else inferred.tile_view,
                                 ann.memory_space if ann.memory_space is not None else inferred.memory_space)
             return (_retyped(value, result) if not structural_equal(result, inferred) else value), result
         if isinstance(ann, T.TensorType) and isinstance(inferred, T.TensorType):
-            self._check_same(ann.dtype is inferred.dtype and T.dims_equal(ann.shape, inferred.shape),
+            # A static annotation on a value of dynamic shape (`[N, M]`) is a claim that cannot be checked
+            # while parsing: accepted, and the value keeps its type.
+            self._check_same(ann.dtype is inferred.dtype and dims_compatible(ann.shape, inferred.shape),
                              ann, inferred, node)
             if ann.memref is not None or ann.tensor_view is not None:
                 return _retyped(value, ann), ann
@@ -313,22 +322,21 @@ class StmtParser(ExprParser):
             self.bind(name, E.TupleGetItemExpr(tmp, i, self.span(node)), None, node)
 
     def subscript_assign(self, target: ast.Subscript, value_node: ast.AST, node: ast.stmt) -> None:
-        """`dst[0:M, 0:N] = src` -> `dst = pl.assemble(dst, src, [0, 0])` (non-strict only)."""
+        """`dst[0:M, 0:N] = src` / `dst[:] = src` -> `dst = pl.assemble(dst, src, offsets)` (non-strict only,
+        API.md 2.10); a plain index is an offset too."""
         if self.strict_ssa:
             self.fail(SSAViolationError, "subscript assignment rebinds its target; it is not allowed in strict SSA",
                       node)
         if not isinstance(target.value, ast.Name):
             self.fail(UnsupportedFeatureError, "subscript assignment needs a plain name as target", target)
         dst = self.parse_expr(target.value)
-        index = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        offsets: list[Any] = []
-        for item in index:
-            if isinstance(item, ast.Slice):
-                offsets.append(self.parse_value(item.lower) if item.lower is not None else 0)
-            else:
-                offsets.append(self.parse_value(item))
+        if not isinstance(dst.type, (T.TensorType, T.TileType)):
+            self.fail(ParserTypeError, f"only a tensor or a tile can be assigned into, '{target.value.id}' is "
+                                       f"{dst.type}", target.value)
+        window = self.window(dst, target)
         src = self.parse_expr(value_node, "the assigned value")
-        result = self.call_dsl("assemble", node, [dst, src, offsets], {})  # type: ignore[arg-type]
+        self.check_window_fits(window, src, target)
+        result = self.call_dsl("assemble", node, [dst, src, window.offsets], {})  # type: ignore[arg-type]
         self.bind(target.value.id, result, None, node)
 
     # -- yields -------------------------------------------------------------------------------------------
@@ -432,6 +440,14 @@ def types_match(old: T.Type, new: T.Type) -> bool:
     if isinstance(old, T.UnknownType) or isinstance(new, T.UnknownType):
         return True
     return structural_equal(old, new)
+
+
+def dims_compatible(ann: Sequence[E.Expr], inferred: Sequence[E.Expr]) -> bool:
+    """Same rank, and every pair of dims equal or not both constant (a pl.dynamic dim may be anything)."""
+    if len(ann) != len(inferred):
+        return False
+    return all(T.dims_equal([a], [b]) or not (isinstance(a, E.ConstInt) and isinstance(b, E.ConstInt))
+               for a, b in zip(ann, inferred))
 
 
 def _plain_dims_equal(a: T.TensorType, b: T.TensorType) -> bool:
