@@ -13,19 +13,25 @@ from typing import Any
 
 def _collect() -> dict[str, Callable[..., Any]]:
     from pypto_plugins.ops_tile.semantics import (
+        broadcast_reduce,
         cast,
         cross_core,
         elementwise,
+        elementwise_extra,
+        gather_sort,
         generators,
         indexing,
         matmul,
         memory,
         reductions,
+        system_matmul,
         views,
+        views_alloc,
     )
 
     table: dict[str, Callable[..., Any]] = {}
-    for module in (elementwise, memory, views, reductions, matmul, cast, indexing, generators, cross_core):
+    for module in (elementwise, memory, views, reductions, matmul, cast, indexing, generators, cross_core,
+                   elementwise_extra, broadcast_reduce, views_alloc, gather_sort, system_matmul):
         for name, fn in module.evaluators().items():
             if name in table:
                 raise RuntimeError(f"two semantics modules define op '{name}'")

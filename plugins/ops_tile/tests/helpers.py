@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pypto.language as pl
@@ -45,3 +46,11 @@ def program(body: str, params: str) -> str:
 
     body = textwrap.indent(textwrap.dedent(body).strip(), " " * 4)
     return f"import pypto.language as pl\n\n@pl.function\ndef main({params}):\n{body}\n"
+
+
+@dataclass(frozen=True)
+class Blind:
+    """A tile operand the type deducer cannot see (test_lane_invariant_arg_coverage.py)."""
+
+    axes: tuple[int, ...]
+    why: str | None = None  # None: declared lane-invariant in the registry

@@ -17,7 +17,6 @@ The blind set is pinned in EXPECTED_BLIND, so a new op or a loosened deducer mus
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -26,6 +25,15 @@ import pypto.language as pl
 from pypto import ir
 from pypto_core.ops.opdef import LaneCategory
 from pypto_core.ops.registry import get_opdef, op_registry
+
+from . import (
+    lane_fixtures_broadcast_reduce,
+    lane_fixtures_elementwise_extra,
+    lane_fixtures_gather_sort,
+    lane_fixtures_system_matmul,
+    lane_fixtures_views_alloc,
+)
+from .helpers import Blind
 
 FP32, FP16, INT32, BOOL = pl.FP32, pl.FP16, pl.INT32, pl.BOOL
 Vec, Mat, Left, Right, Acc = pl.Mem.Vec, pl.Mem.Mat, pl.Mem.Left, pl.Mem.Right, pl.Mem.Acc
@@ -151,12 +159,6 @@ def _fill_families() -> None:
 _fill_families()
 
 
-@dataclass(frozen=True)
-class Blind:
-    axes: tuple[int, ...]
-    why: str | None = None  # None: declared lane-invariant in the registry
-
-
 DECLARED = None
 _REDUCES_SPLIT_AXIS = "doubling the reduced axis: the split passes reject a reduction on the split axis " \
                       "(reduction_axes trait)"
@@ -189,6 +191,13 @@ EXPECTED_BLIND: dict[tuple[str, int], Blind] = {
     ("tile.tpush_to_aiv", 0): Blind((0, 1), "transport with no result type; the boundary carries the split code"),
     ("tile.tpush_to_aic", 0): Blind((0, 1), "transport with no result type; the boundary carries the split code"),
 }
+
+# issue 14 families keep their fixtures and blind operands in their own modules.
+_FAMILY_FIXTURES = (lane_fixtures_elementwise_extra, lane_fixtures_broadcast_reduce, lane_fixtures_views_alloc,
+                    lane_fixtures_gather_sort, lane_fixtures_system_matmul)
+for _module in _FAMILY_FIXTURES:
+    FIXTURES.update(_module.FIXTURES)
+    EXPECTED_BLIND.update(_module.EXPECTED_BLIND)
 
 
 def _deduce(op: str, args: list[Any], kwargs: dict[str, Any]) -> Any:

@@ -1,0 +1,17 @@
+"""Pass rewrite rules of the gather_sort ops (issue 14): tile forms, 2-D flattening, split forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def tile_forms() -> dict[str, Any]:
+    return {}
+
+
+def flatten_rules() -> dict[str, Any]:
+    return {}
+
+
+def split_forms() -> dict[str, Any]:
+    return {}
