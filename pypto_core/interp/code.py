@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pypto_core.interp.dims import free_vars, solve_dim
 from pypto_core.interp.dtypes import np_scalar_type
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.frame import UNSET, Return, Slots
@@ -39,12 +40,25 @@ class FunctionCode:
                                    for p in func.params]
         # Dynamic dims (pl.dynamic vars) named in parameter types are bound from the actual shapes.
         self.dim_binders: list[tuple[int, int, int, type]] = []
+        # A var only written inside an expression (`M * 2`) is solved from the extent (interp/dims.py).
+        self.solved_dims: list[tuple[int, int, E.Expr, int, type]] = []
+        plain: set[int] = set()
         for i, p in enumerate(func.params):
             if isinstance(p.type, (TensorType, TileType)):
                 for axis, dim in enumerate(p.type.shape):
                     if isinstance(dim, E.Var):
-                        dtype = dim.type.dtype if isinstance(dim.type, ScalarType) else DataType.INDEX
-                        self.dim_binders.append((i, axis, self.slots(dim), np_scalar_type(dtype)))
+                        plain.add(id(dim))
+                        self.dim_binders.append((i, axis, self.slots(dim), _dim_scalar_type(dim)))
+        for i, p in enumerate(func.params):
+            if isinstance(p.type, (TensorType, TileType)):
+                for axis, dim in enumerate(p.type.shape):
+                    if isinstance(dim, E.BinaryExpr | E.UnaryExpr):
+                        # solving for extent 0 only asks whether the form is invertible
+                        solved = solve_dim(dim, 0) if len(free_vars(dim)) == 1 else None
+                        var = free_vars(dim)[0] if len(free_vars(dim)) == 1 else None
+                        if var is not None and id(var) not in plain and solved is not None:
+                            plain.add(id(var))
+                            self.solved_dims.append((i, axis, dim, self.slots(var), _dim_scalar_type(var)))
         self.read_only = read_only_params(func)
         self.body = compile_stmt(self, func.body, None)
         self.frozen = True
@@ -105,6 +119,14 @@ class FunctionCode:
             arg = args[i]
             if isinstance(arg, np.ndarray) and axis < arg.ndim:
                 fr[slot] = to(arg.shape[axis])
+        for i, axis, dim, slot, to in self.solved_dims:
+            arg = args[i]
+            if isinstance(arg, np.ndarray) and axis < arg.ndim:
+                solved = solve_dim(dim, arg.shape[axis])
+                if solved is None:
+                    raise MachineError(f"argument {func.params[i].name_hint} of {func.name}: extent "
+                                       f"{arg.shape[axis]} of axis {axis} is no value of its dim {dim}", func.span)
+                fr[slot] = to(solved[1])
         signal = self.body(fr)
         if isinstance(signal, Return):
             values = signal.values
@@ -114,6 +136,10 @@ class FunctionCode:
         if signal is not None:
             raise MachineError(f"'break' or 'continue' outside a loop in {func.name}", func.span)
         return None
+
+
+def _dim_scalar_type(dim: E.Var) -> type:
+    return np_scalar_type(dim.type.dtype if isinstance(dim.type, ScalarType) else DataType.INDEX)
 
 
 def _const_dims(dims: Sequence[Any]) -> tuple[int, ...] | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from pypto_core.interp.dims import eval_dim, free_vars
 from pypto_core.interp.dtypes import is_float_dtype, np_dtype, poisoned
 from pypto_core.interp.errors import MachineError
 from pypto_core.ir import expr as E
@@ -41,7 +42,11 @@ def _static_shape(t: Type, dims: Mapping[str, int], where: str) -> tuple[int, ..
         elif isinstance(d, E.Var):
             out.append(int(dims.get(d.name_hint, DEFAULT_DYNAMIC_DIM)))
         else:
-            raise MachineError(f"{where}: cannot make an input for the computed dimension in {t}")
+            env = {v.name_hint: int(dims.get(v.name_hint, DEFAULT_DYNAMIC_DIM)) for v in free_vars(d)}
+            value = eval_dim(d, env)
+            if value is None or value < 0:
+                raise MachineError(f"{where}: cannot make an input for the computed dimension {d} in {t}")
+            out.append(value)
     return tuple(out)
 
 
