@@ -8,7 +8,8 @@ IR layouts (API.md 2.9, 3.3, 3.4):
 * `tile.tpop_from_aic()` / `tile.tpop_from_aiv()` kwargs `split`, `lane_stride`, `id`, `shape`, `dtype`.
 * `system.tfree_to_aic(x)` / `system.tfree_to_aiv(x)` kwargs `split`, `id`.
 
-aiv_shard halves the split axis ((n + 1) // 2, dynamic n // 2) and ceil-halves its valid extent,
+aiv_shard halves the split axis ((n + 1) // 2, dynamic n // 2) and ceil-halves a static valid extent (a
+runtime one gives the whole lane box: the consumers carry each lane's extent),
 lands in Vec, keeps no layout; aic_gather doubles it and lands in Mat (seed 003: the consumer lane's
 space). Both check the boundary valid-region contract (seed 003, CheckSplitBoundaryCarriesValid):
 a runtime column extent, a narrowed column on the LEFT_RIGHT split axis, and rows narrowed per lane
@@ -62,8 +63,9 @@ def _split_axis_of_code(code: int) -> int | None:
 
 
 def check_boundary_valid(op: str, shape: Sequence[Expr], valid: Sequence[Expr], axis: int | None) -> None:
-    """The valid region a C->V boundary can carry (seed 003, "跨边界的部分有效操作数")."""
-    if len(shape) != 2:
+    """The valid region a C->V boundary can carry (seed 003, "跨边界的部分有效操作数"). With split code 0 nothing
+    is cut: the whole tile crosses with the valid region it has, static or runtime."""
+    if len(shape) != 2 or axis is None:
         return
     rows_narrow = not same_dim(valid[0], shape[0])
     cols_narrow = not same_dim(valid[1], shape[1])
@@ -92,7 +94,11 @@ def _split_mode(op: str, kwargs: Mapping[str, Any], rank: int) -> int | None:
 def _halved(shape: Sequence[Expr], valid: Sequence[Expr], axis: int) -> tuple[list[Expr], list[Expr]]:
     new_shape, new_valid = list(shape), list(valid)
     new_shape[axis] = ceil_half(shape[axis])
-    new_valid[axis] = new_shape[axis] if same_dim(valid[axis], shape[axis]) else ceil_half_extent(valid[axis])
+    # A runtime valid extent on the split axis: no split code fits every value, so the boundary moves the
+    # whole lane box and the consumers carry the lane's extent (seed 003, "运行期的切分轴 valid extent 弹出完整 box").
+    runtime = static_int(valid[axis]) is None and static_int(shape[axis]) is not None
+    full = same_dim(valid[axis], shape[axis]) or runtime
+    new_valid[axis] = new_shape[axis] if full else ceil_half_extent(valid[axis])
     return new_shape, new_valid
 
 

@@ -153,7 +153,7 @@ class Splitter(BodyRewriter):
                                   f"holds only its part of it; read it before the split (from a full-width value) "
                                   f"or per lane with lane-local indices")
             return self.keep(call, args)
-        return self._halve_tile(opdef, call, args, split, t)
+        return self._halve_tile(opdef, call, args, split, t, result)
 
     def _may_be_empty(self, t: TileType, axis: int) -> bool:
         return lane_one_may_be_empty(t.valid_shape[axis])
@@ -176,7 +176,7 @@ class Splitter(BodyRewriter):
         return _axis_for_rank(self.dim, rank)
 
     def _halve_tile(self, opdef: OpDef, call: E.Call, args: list[E.Expr], split: list[int | None],
-                    t: TileType) -> E.Expr:
+                    t: TileType, result: E.Var | None = None) -> E.Expr:
         rank = len(t.shape)
         axis = self._result_axis(args, split, rank)
         any_split = any(s is not None for s in split)
@@ -199,6 +199,12 @@ class Splitter(BodyRewriter):
                               f"split function, or write pl.tile.aiv_shard), or keep the value out of the split")
         new = E.Call(call.op, args, kwargs=dict(call.kwargs), attrs=dict(call.attrs), type=halved, span=call.span)
         self.facts.record(new, Split(axis, may_be_empty=may_be_empty))
+        if result is None and not structural_equal(deduced, halved):
+            # A nested call whose lane type (a lane's valid extent, the layout the program gave it) is not what
+            # its operands deduce: only an annotation can carry it through print -> parse, so bind it.
+            bound = self.bind(new, f"{call.op.name.rpartition('.')[2]}_lane")
+            self.facts.record(bound, Split(axis, may_be_empty=may_be_empty))
+            return bound
         return new
 
     def _reduces(self, opdef: OpDef, args: list[E.Expr], split: list[int | None]) -> bool:

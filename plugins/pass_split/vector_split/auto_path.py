@@ -123,10 +123,15 @@ class AutoSplitter(Splitter):
         t = shard.type
         assert isinstance(t, TileType)
         valid = list(t.valid_shape)
-        valid[self.dim] = self.partition.lane_valid(full.valid_shape[self.dim], full.shape[self.dim])
+        lane_extent = self.partition.lane_valid(full.valid_shape[self.dim], full.shape[self.dim])
+        # A runtime extent: the pop moves the whole box (pto-isa places lane 1's data by the popped tile's own
+        # extent, and no split code fits every runtime value); the consumers, halved from their full-width
+        # types, carry the lane's extent (seed 003, "运行期的切分轴 valid extent 弹出完整 box").
+        runtime = static_int(full.valid_shape[self.dim]) is None
+        valid[self.dim] = t.shape[self.dim] if runtime else lane_extent
         view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
         shard = shard.with_fields(type=TileType(t.shape, t.dtype, t.memref, view, t.memory_space))  # type: ignore[assignment]
-        self.facts.record(shard, Split(self.dim, may_be_empty=lane_one_may_be_empty(valid[self.dim])))
+        self.facts.record(shard, Split(self.dim, may_be_empty=lane_one_may_be_empty(lane_extent)))
         return shard
 
     def _check_placeable(self, full: TileType) -> None:
