@@ -170,6 +170,18 @@ class Printer:
         self.in_program = False
         return "\n".join(lines) + ("\n" + "\n".join(funcs) if funcs else "\n" + INDENT + "pass")
 
+    def bare_function(self, func: F.Function) -> str:
+        """A function on its own: its `pl.dynamic` dims are declared above it, so the text parses back."""
+        order = function_var_order(func)
+        dyn = [v for v in order.type_vars if not order.is_defined(v)]
+        self.global_names = assign_names(list({id(v): v for v in dyn}.values()))
+        self.mark_free = True
+        text = self.function(func, "", order)
+        if not self.global_names:
+            return text
+        decls = [f'{name} = {self.p("dynamic")}({quote_double(name)})' for name in sorted(self.global_names.values())]
+        return "\n".join(decls) + "\n\n" + text
+
     def function(self, func: F.Function, indent: str = "", order: VarOrder | None = None) -> str:
         if order is None:
             order = function_var_order(func)
@@ -726,8 +738,7 @@ def python_print(node: Any, prefix: str = "pl", concise: bool = False, format: b
     if isinstance(node, F.Program):
         return printer.program(node)
     if isinstance(node, F.Function):
-        printer.mark_free = True
-        return printer.function(node)
+        return printer.bare_function(node)
     if isinstance(node, T.Type):
         return printer.type(node)
     if isinstance(node, S.Stmt):

@@ -11,6 +11,7 @@ from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CompactMode, MemorySpace, PadValue, ParamDirection, TensorLayout, TileLayout
 from pypto_core.language.parser.env import MISSING
 from pypto_core.language.parser.errors import ParserTypeError
+from pypto_core.language.parser.limits import MAX_DIM
 from pypto_core.language.parser.outside import OutsideValueParser
 from pypto_core.language.parser.pyvalues import python_type_name
 
@@ -89,7 +90,10 @@ class TypeParser(OutsideValueParser):
     def parse_dims(self, node: ast.AST, what: str = "shape") -> list[E.Expr]:
         """`[64, N]` written out, or a list or tuple from outside the body (`pl.Tensor[input_shape, ...]`)."""
         if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-            return [self.parse_scalar_expr(e, f"a {what} dimension") for e in node.elts]
+            dims = [self.parse_scalar_expr(e, f"a {what} dimension") for e in node.elts]
+            for d, e in zip(dims, node.elts):
+                self.check_dim(d, e, what)
+            return dims
         value = self.parse_value(node)
         if not isinstance(value, list):
             self.explain_unresolved(node)
@@ -97,11 +101,19 @@ class TypeParser(OutsideValueParser):
                                        f"got '{ast.unparse(node)}'{_held(value)}", node)
         return [self._dim(v, node, what) for v in value]
 
+    def check_dim(self, dim: E.Expr, node: ast.AST, what: str) -> None:
+        """A written dimension is 0 .. MAX_DIM (parser/limits.py); a run-time one is a pl.dynamic var."""
+        if isinstance(dim, E.ConstInt) and not 0 <= dim.value <= MAX_DIM:
+            hint = 'declare a dimension known only at run time with pl.dynamic("N")' if dim.value < 0 else None
+            self.fail(ParserTypeError, f"a {what} dimension of {dim.value} is outside 0..{MAX_DIM}", node,
+                      hint=hint)
+
     def _dim(self, value: Any, node: ast.AST, what: str) -> E.Expr:
         if isinstance(value, bool) or not isinstance(value, (int, E.Expr)):
             self.fail(ParserTypeError, f"a {what} dimension must be an integer or a scalar expression, got "
                                        f"{value!r} in '{ast.unparse(node)}'", node)
         dim = self.to_expr(value, node, f"a {what} dimension")
+        self.check_dim(dim, node, what)
         if not isinstance(dim.type, T.ScalarType):
             self.fail(ParserTypeError, f"a {what} dimension must be a scalar, got {dim.type} in "
                                        f"'{ast.unparse(node)}'", node)

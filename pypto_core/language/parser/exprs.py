@@ -22,6 +22,7 @@ from pypto_core.language.parser.errors import (
     UndefinedVariableError,
     UnsupportedFeatureError,
 )
+from pypto_core.language.parser.limits import INT64_MAX, INT64_MIN, describe_int
 from pypto_core.language.parser.slices import SliceParser
 
 _BINOP = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -47,6 +48,12 @@ def _is_python_operand(v: Any) -> bool:
 
 class ExprParser(SliceParser):
     # -- conversions ----------------------------------------------------------------------------
+    def check_int64(self, value: int, node: ast.AST) -> None:
+        """Integers in the IR are at most 64-bit (parser/limits.py)."""
+        if not INT64_MIN <= value <= INT64_MAX:
+            self.fail(ParserTypeError, f"the integer {describe_int(value)} does not fit in 64 bits "
+                                       f"({INT64_MIN}..{INT64_MAX})", node)
+
     def to_expr(self, value: Any, node: ast.AST, what: str = "an expression") -> E.Expr:
         if isinstance(value, E.Expr):
             return value
@@ -54,6 +61,7 @@ class ExprParser(SliceParser):
         if isinstance(value, bool):
             return E.ConstBool(value, span)
         if isinstance(value, int):
+            self.check_int64(value, node)
             return E.ConstInt(value, DataType.INDEX, span)
         if isinstance(value, float):
             return E.ConstFloat(value, DataType.FP32, span)
@@ -279,6 +287,7 @@ class ExprParser(SliceParser):
             self.fail(ParserSyntaxError, "pl.const takes an int or float literal", node.args[0])
         dtype = self.parse_dtype(node.args[1])
         if isinstance(value, int):
+            self.check_int64(value, node)
             return E.ConstInt(value, dtype, self.span(node))
         return E.ConstFloat(value, dtype, self.span(node))
 

@@ -72,6 +72,9 @@ class FunctionParser(ScopeParser):
                 self.syntax_error("a function with external_source= must have '...' as its body", fdef)
             body_nodes = []
         stmts = self.parse_body(body_nodes)
+        if returns and options.external_source is None and not _has_return(body_nodes):
+            self.fail(ParserTypeError, f"'{fdef.name}' declares {len(returns)} return value(s) but never returns",
+                      fdef, hint="end the function with `return ...`, or drop the return annotation")
         try:
             return F.Function(fdef.name, params, returns, make_body(stmts, self.span(fdef)), self.span(fdef),
                               options.func_type, options.level, options.role, attrs)
@@ -225,3 +228,7 @@ def run_function_parser(fdef: ast.FunctionDef, options: FunctionOptions, src: So
         where = parser.current_stmt if parser.current_stmt is not None else fdef
         raise ParserSyntaxError(f"Failed to parse function '{fdef.name}': {exc}", src.span(where),
                                 source_lines=src.source_lines) from exc
+
+
+def _has_return(body: list[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Return) for stmt in body for n in ast.walk(stmt))

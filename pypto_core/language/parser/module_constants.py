@@ -42,12 +42,12 @@ class _ModuleReader:
         self.env = Env([self.values], self.unresolved)
 
     def read(self, tree: ast.Module) -> Env:
+        # A printed Function (API.md 8.3) has no import line; `pl` still means the DSL there, also in the
+        # `M = pl.dynamic("M")` lines above it. A statement binding `pl` itself replaces this.
+        self.values["pl"] = _import("pypto.language")
         for stmt in tree.body:
             handler = getattr(self, "_stmt_" + type(stmt).__name__, None)
             (handler or self._compound)(stmt)
-        # A printed Function (API.md 8.3) has no import line; `pl` still means the DSL there.
-        if "pl" not in self.values and "pl" not in self.unresolved:
-            self.values["pl"] = _import("pypto.language")
         return self.env
 
     # -- bindings -------------------------------------------------------------------------------------

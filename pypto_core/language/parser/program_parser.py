@@ -8,10 +8,12 @@ from typing import Any
 from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
+from pypto_core.ir.span import Span
 from pypto_core.language.parser.context import ProgramContext
 from pypto_core.language.parser.env import Env, static_value
 from pypto_core.language.parser.errors import ParserSyntaxError
 from pypto_core.language.parser.function_parser import decorator_options, run_function_parser
+from pypto_core.language.parser.limits import check_nesting, check_text, too_deep_for_python
 from pypto_core.language.parser.module_constants import text_module_env
 from pypto_core.language.parser.source import SourceInfo
 
@@ -96,15 +98,17 @@ def parse_function_def(fdef: ast.FunctionDef, call: ast.AST | None, src: SourceI
 def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
     """Build IR from DSL source text by walking its AST; the text is never executed."""
     src = SourceInfo.from_text(code, filename)
+    check_text(code, filename, src.text_lines)
     remember_source(filename, code)
     try:
         tree = ast.parse(code, filename=filename)
     except SyntaxError as exc:
-        from pypto_core.ir.span import Span
-
         raise ParserSyntaxError(f"invalid Python syntax: {exc.msg}",
-                                Span(filename, exc.lineno or -1, exc.offset or -1),
+                                Span(filename, exc.lineno or 1, exc.offset or 1),
                                 source_lines=src.source_lines) from None
+    except (RecursionError, MemoryError):
+        raise too_deep_for_python(filename, src.text_lines) from None
+    check_nesting(tree, src)
     env = text_module_env(tree)
     found: list[tuple[ast.AST, ast.AST | None]] = []
     for node in tree.body:
@@ -118,7 +122,11 @@ def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
                 found.append((node, call))
     if len(found) != 1:
         what = "no @pl.program class or @pl.function" if not found else f"{len(found)} programs/functions"
-        raise ValueError(f"{filename}: expected exactly one @pl.program class or @pl.function, found {what}")
+        where = src.span(found[1][0]) if len(found) > 1 else Span(filename, 1, 1)
+        raise ParserSyntaxError(f"expected exactly one @pl.program class or @pl.function, found {what}", where,
+                                hint="a file holds one program: put the functions into one @pl.program class"
+                                if found else "decorate a class with @pl.program (or a function with @pl.function)",
+                                source_lines=src.source_lines)
     node, call = found[0]
     if isinstance(node, ast.ClassDef):
         return parse_program_class(node, src, env, strict_flag(call, env), warn=False)

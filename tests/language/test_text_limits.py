@@ -1,0 +1,90 @@
+"""Bad text gives a located ValueError, never a crash (issue 15; limits in pypto_core/language/parser/limits.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto_core.language.api import parse
+from pypto_core.language.parser.limits import MAX_NESTING, describe_int
+
+T = "pl.Tensor[[16, 64], pl.FP32]"
+HEAD = "import pypto.language as pl\n@pl.function\n"
+
+
+def located(text: str, message: str, line: int) -> None:
+    with pytest.raises(ValueError) as info:
+        parse(text, "prog.py")
+    rendered = str(info.value)
+    assert message in rendered
+    assert f"--> prog.py:{line}:" in rendered, rendered
+
+
+def fn(body: str, params: str = f"x: {T}", ret: str = T) -> str:
+    return HEAD + f"def f({params}) -> {ret}:\n" + body
+
+
+def test_empty_text_and_two_functions_are_located():
+    located("", "expected exactly one @pl.program class or @pl.function", 1)
+    two = fn("    return x\n") + fn("    return x\n").replace("def f", "def g").replace("import pypto.language as pl\n", "")
+    located(two, "found 2 programs/functions", 6)
+
+
+def test_nul_and_lone_surrogate_are_located():
+    located("import pypto.language as pl\nx = 1\x00\n", "contains a NUL byte", 2)
+    located("import pypto.language as pl\n# \ud800\n", "lone surrogate character (U+D800)", 2)
+
+
+def test_expressions_too_deep_or_too_long():
+    located(fn("    y = " + " + ".join(["n"] * 50000) + "\n    return y\n", "n: pl.Scalar[pl.INDEX]",
+               "pl.Scalar[pl.INDEX]"), "nested too deeply or too long", 4)
+    located(fn("    y = " + "-" * (MAX_NESTING + 5) + "n\n    return y\n", "n: pl.Scalar[pl.INDEX]",
+               "pl.Scalar[pl.INDEX]"), f"nests more than {MAX_NESTING} levels", 4)
+    deep_list = "[" * 200 + "1" + "]" * 200
+    located(fn(f"    y = {deep_list}\n    return x\n"), f"nests more than {MAX_NESTING} levels", 4)
+
+
+def test_a_nesting_under_the_bound_parses():
+    assert parse(fn("    y = " + "-" * 50 + "n\n    return y\n", "n: pl.Scalar[pl.INDEX]", "pl.Scalar[pl.INDEX]"))
+
+
+@pytest.mark.parametrize("literal", ["18446744073709551616", "-9223372036854775809", "2 ** 64", "10 ** 5000"])
+def test_integers_past_int64_are_located(literal):
+    located(fn(f"    for i in pl.range({literal}):\n        x = pl.add(x, 1.0)\n    return x\n"),
+            "does not fit in 64 bits", 4)
+
+
+def test_int64_bounds_are_accepted():
+    assert parse(fn("    for i in pl.range(9223372036854775807):\n        x = pl.add(x, 1.0)\n    return x\n"))
+
+
+def test_huge_integers_are_described_without_str():
+    assert describe_int(12345) == "12345"
+    assert "digits" in describe_int(10 ** 5000)
+
+
+@pytest.mark.parametrize("dim", ["-1", "2147483648", "18446744073709551616"])
+def test_dims_outside_the_bound_are_located(dim):
+    ty = f"pl.Tensor[[{dim}, 64], pl.FP32]"
+    with pytest.raises(ValueError) as info:
+        parse(fn("    return x\n", f"x: {ty}", ty), "prog.py")
+    assert "--> prog.py:3:" in str(info.value)
+
+
+def test_negative_dim_hints_at_pl_dynamic():
+    ty = "pl.Tensor[[-1, 64], pl.FP32]"
+    with pytest.raises(ValueError, match="outside 0..2147483647") as info:
+        parse(fn("    return x\n", f"x: {ty}", ty))
+    assert "pl.dynamic" in str(info.value)
+
+
+def test_declared_returns_without_a_return_are_located():
+    located(fn("    y = pl.add(x, 1.0)\n", ret=f"tuple[{T}, {T}]"), "declares 2 return value(s) but never returns", 3)
+
+
+def test_a_bare_function_with_a_dynamic_dim_prints_back():
+    text = HEAD.replace("@pl.function\n", 'M = pl.dynamic("M")\n@pl.function\n') + \
+        "def f(x: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[M, 64], pl.FP32]:\n    return x\n"
+    printed = parse(text).as_python()
+    assert "__FREE_VAR" not in printed and printed.startswith('M = pl.dynamic("M")')
+    again = parse(printed)
+    assert again.as_python() == printed
