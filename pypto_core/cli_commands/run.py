@@ -55,12 +55,13 @@ def run_command(args: argparse.Namespace) -> int:
     from pypto_core.config import CliOverrides, build_pass_manager, load_config, resolve_config
     from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program, shape_from_backend
     from pypto_core.interp.inputs import param_names
+    from pypto_core.ir.function import as_program
     from pypto_core.language.api import parse
 
     overrides = CliOverrides(pipeline=args.pipeline, backend=args.backend, verify=args.verify,
                              disable_plugins=blocked_plugins(args))
     resolved = resolve_config(load_config(args.config), overrides)
-    program = parse(read_program_source(args.file), args.file)
+    program = as_program(parse(read_program_source(args.file), args.file))
     compiled = build_pass_manager(resolved, stream=sys.stderr).run(program)
 
     shape = shape_from_backend(resolved.backend)

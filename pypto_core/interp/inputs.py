@@ -9,6 +9,7 @@ element only one run writes shows as a mismatch. Dynamic dims (`pl.dynamic`) def
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,16 +18,25 @@ import numpy as np
 from pypto_core.interp.dims import eval_dim, free_vars
 from pypto_core.interp.dtypes import is_float_dtype, np_dtype, poisoned
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.limits import check_allocation
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.function import Function
+from pypto_core.ir.names import ROLES
 from pypto_core.ir.types import ScalarType, TensorType, TileType, Type
 
 DEFAULT_DYNAMIC_DIM = 128
 
 
+_ROLE = re.compile(r"__(?:" + "|".join(ROLES) + r")(?:_v\d+|_|$)")
+
+
 def base_name(name: str) -> str:
-    """The user's name of a pass-renamed var: `out__ssa_v1` -> `out` (API.md 8.7)."""
+    """The user's name of a pass-renamed var: `out__ssa_v1` -> `out`, `x___ssa_v0` -> `x_` (API.md 8.7): the
+    base ends where the first generated role starts, so a user name ending in `_` keeps it."""
+    m = _ROLE.search(name, 1)
+    if m is not None:
+        return name[:m.start()]
     return name.split("__", 1)[0] or name
 
 
@@ -75,11 +85,12 @@ def make_inputs(func: Function, seed: int = 0, dims: Mapping[str, int] | None = 
             elif is_float_dtype(dt):
                 out[name] = dt.type(rng.uniform(-1.0, 1.0))
             else:
-                out[name] = dt.type(rng.integers(1, 9))
+                out[name] = dt.type(rng.integers(1, 8 if str(dt) == "int4" else 9))  # INT4 holds at most 7
             continue
         if not isinstance(t, (TensorType, TileType)):
             raise MachineError(f"{where}: cannot make an input of type {t}")
         shape, dt = _static_shape(t, dims, where), np_dtype(t.dtype)
+        check_allocation(shape, dt, where, func.span)
         if direction is ParamDirection.Out:
             out[name] = poisoned(shape, dt)
         else:

@@ -152,3 +152,13 @@ class Program(IRNode):
 
 __all__ = ["Function", "Program", "DERIVED_LEVEL_ROLE", "normalize_function_attrs", "normalize_attr_value",
            "is_no_split_entry", "effective_function_attrs"]
+
+
+def as_program(node: Program | Function) -> Program:
+    """Passes and the machine's callers transform programs: a lone function is a program of one (named after
+    it), as `pypto compile` treats a file holding one `@pl.function`."""
+    if isinstance(node, Function):
+        return Program([node], node.name, node.span)
+    if not isinstance(node, Program):
+        raise TypeError(f"expected a Program or a Function, got {type(node).__name__}")
+    return node

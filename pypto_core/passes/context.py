@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pypto_core.ir.function import as_program
 from pypto_core.passes.verification_level import VerificationLevel, level_from_env
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class PassContext:
 
 def run_pass(p: Pass, program: Program) -> Program:
     """Instruments' before_pass, the transform, instruments' after_pass (all in list order)."""
+    program = as_program(program)
     ctx = PassContext.current()
     run_ctx = ctx if ctx is not None else PassContext()
     for inst in run_ctx.instruments:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, TextIO
 
 from pypto_core.errors import InternalError, VerificationError
+from pypto_core.ir.function import as_program
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.instruments.check_run import load_check_run_instrument
 from pypto_core.passes.instruments.dump import pass_label
@@ -158,6 +159,7 @@ class PassManager:
                                 f"failed: {type(exc).__name__}: {exc}") from exc
 
     def run(self, program: Any) -> Any:
+        program = as_program(program)
         checking = self.verify != "none"
         if checking:
             self._verify_input(program)
