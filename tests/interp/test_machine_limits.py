@@ -13,23 +13,26 @@ from pypto_core.interp.inputs import base_name
 from pypto_core.ir.function import Program, as_program
 from pypto_core.language.api import parse
 
-HEAD = "import pypto.language as pl\n@pl.function\n"
+
+def function(text: str):
+    """A one-function program (built here, not at module level: tests/tile scans module strings for programs)."""
+    return parse("import pypto.language as pl\n" + "@pl.function\n" + text)
 
 
 def test_a_shape_too_large_names_the_parameter_and_the_bytes(monkeypatch):
-    f = parse(HEAD + "def f(x: pl.Tensor[[100000, 100000], pl.FP32]) -> pl.Tensor[[100000, 100000], pl.FP32]:\n"
+    f = function("def f(x: pl.Tensor[[100000, 100000], pl.FP32]) -> pl.Tensor[[100000, 100000], pl.FP32]:\n"
                      "    return x\n")
     with pytest.raises(MachineError, match=r"parameter 'x' of f: a \[100000, 100000\] array of float32 needs "
                                            r"40,000,000,000 bytes"):
         make_inputs(f)
     monkeypatch.setenv("PYPTO_MACHINE_MAX_BYTES", "100")
-    small = parse(HEAD + "def f(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:\n    return x\n")
+    small = function("def f(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:\n    return x\n")
     with pytest.raises(MachineError, match="limit of 100 bytes"):
         make_inputs(small)
 
 
 def test_int4_scalars_are_drawn_in_range():
-    f = parse(HEAD + "def f(x: pl.Scalar[pl.INT4]) -> pl.Scalar[pl.INT4]:\n    return x\n")
+    f = function("def f(x: pl.Scalar[pl.INT4]) -> pl.Scalar[pl.INT4]:\n    return x\n")
     values = [int(make_inputs(f, seed=s)["x"]) for s in range(64)]
     assert all(1 <= v <= 7 for v in values)
 
@@ -41,7 +44,7 @@ def test_base_names(name, base):
 
 
 def test_a_parameter_ending_in_underscore_keeps_its_outputs_after_ssa():
-    f = parse(HEAD + "def f(x_: pl.Tensor[[16, 64], pl.FP32], x: pl.Tensor[[16, 64], pl.FP32]) -> "
+    f = function("def f(x_: pl.Tensor[[16, 64], pl.FP32], x: pl.Tensor[[16, 64], pl.FP32]) -> "
                      "pl.Tensor[[16, 64], pl.FP32]:\n    y = pl.sub(x_, x)\n    return y\n")
     after = passes.convert_to_ssa()(f)
     a, b = np.ones((16, 64), np.float32), np.full((16, 64), 3.0, np.float32)
@@ -49,7 +52,7 @@ def test_a_parameter_ending_in_underscore_keeps_its_outputs_after_ssa():
 
 
 def test_a_lone_function_is_a_program_of_one_for_passes():
-    f = parse(HEAD + "def f(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:\n    return x\n")
+    f = function("def f(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:\n    return x\n")
     out = passes.convert_to_ssa()(f)
     assert isinstance(out, Program) and [g.name for g in out.functions.values()] == ["f"]
     assert as_program(out) is out

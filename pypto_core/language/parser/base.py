@@ -64,6 +64,7 @@ class ParserBase:
         self.strict_ssa = strict_ssa
         self.symbols: dict[str, E.Var] = {}
         self.def_nodes: dict[str, ast.AST] = {}
+        self.loop_var_ids: set[int] = set()  # for-loop variables: read-only in their body
         self.params: list[E.Var] = []
         self.frames: list[Frame] = [Frame("function")]
         self.blocks: list[list[S.Stmt]] = []

@@ -22,6 +22,8 @@ class ProgramContext:
     parsed: dict[str, F.Function] = field(default_factory=dict)
     dynamic_vars: dict[int, E.Var] = field(default_factory=dict)
     in_program: bool = False
+    # Set when a call names a method not parsed yet: its result type and arity are checked on a second parse.
+    forward_call: bool = False
 
     def dynamic_var(self, dim: DynamicDim) -> E.Var:
         var = self.dynamic_vars.get(id(dim))

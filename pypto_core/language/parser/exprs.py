@@ -390,6 +390,8 @@ class ExprParser(SliceParser):
             self.fail(UndefinedVariableError, f"Function '{name}' not defined in program", node)
         args = [self.parse_expr(a, "a call argument") for a in node.args]
         callee = self.program.parsed.get(name)
+        if callee is None:
+            self.program.forward_call = True
         if callee is not None and len(args) != len(callee.params):
             self.fail(ParserSyntaxError, f"function '{name}' takes {len(callee.params)} argument(s), "
                                          f"got {len(args)}", node)

@@ -77,8 +77,10 @@ class LoopParser(StmtParser):
         frame = Frame("for", loop_kind=kind, carried=bool(inits))
         self.symbols[loop_name] = loop_var
         self.def_nodes[loop_name] = node.target
+        self.loop_var_ids.add(id(loop_var))
         with self.frame(frame), self.loop_local({a.name_hint: a for a in iter_args}):
             body = self.parse_body(node.body)
+        self.loop_var_ids.discard(id(loop_var))
         return_vars = self._loop_results(frame, iter_args, node)
         self.emit(S.ForStmt(loop_var, start, stop, step, iter_args, make_body(body, self.span(node)), return_vars,
                             self.span(node), kind, attrs))

@@ -82,11 +82,33 @@ def parse_program_class(cls: ast.ClassDef, src: SourceInfo, env: Env, strict_ssa
                                     source_lines=src.source_lines)
         seen.add(fdef.name)
         program.global_vars[fdef.name] = E.GlobalVar(fdef.name)
+    forward: list[F.Function] = []
     for fdef, call in methods:
         options = decorator_options(call, env, src, warn)
+        program.forward_call = False
         func = run_function_parser(fdef, options, src, env, program, strict_ssa)
         program.parsed[fdef.name] = func
+        if program.forward_call:
+            forward.append(func)
+    # A call of a method defined below keeps UnknownType (API.md 2.1) but its arity is checked once every
+    # callee is known.
+    for func in forward:
+        check_call_arity(func, program.parsed, src)
     return F.Program(list(program.parsed.values()), cls.name, src.span(cls))
+
+
+def check_call_arity(func: F.Function, functions: dict[str, F.Function], src: SourceInfo) -> None:
+    from pypto_core.ir.visitor import IRVisitor
+
+    class Calls(IRVisitor):
+        def visit_call(self, call: E.Call) -> None:
+            callee = functions.get(call.op.name) if isinstance(call.op, E.GlobalVar) else None
+            if callee is not None and len(call.args) != len(callee.params):
+                raise ParserSyntaxError(f"function '{callee.name}' takes {len(callee.params)} argument(s), got "
+                                        f"{len(call.args)}", call.span, source_lines=src.source_lines)
+            super().visit_call(call)
+
+    Calls().visit_stmt(func.body)
 
 
 def parse_function_def(fdef: ast.FunctionDef, call: ast.AST | None, src: SourceInfo, env: Env,

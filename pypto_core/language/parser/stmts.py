@@ -12,7 +12,7 @@ from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CachePolicy
 from pypto_core.ir.structural import structural_equal
-from pypto_core.ir.utils import make_body
+from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.language.parser.context import Frame
 from pypto_core.language.parser.env import MISSING, static_value
 from pypto_core.language.parser.errors import (
@@ -47,6 +47,9 @@ class StmtParser(ExprParser):
             self.frames.append(frame)
         try:
             for node in stmts:
+                if out and isinstance(out[-1], S.YieldStmt):
+                    self.syntax_error("pl.yield_ must be the last statement of its body; this statement follows "
+                                      "it", node, hint="move the statement before the pl.yield_")
                 self.parse_stmt(node)
         finally:
             self.blocks.pop()
@@ -82,6 +85,12 @@ class StmtParser(ExprParser):
         pass
 
     def _stmt_Return(self, node: ast.Return) -> None:  # noqa: N802
+        scope = next((f.kind for f in reversed(self.frames) if f.kind in _SCOPE_KINDS), None)
+        if scope is not None:
+            # Outlining turns the scope body into a kernel; a return there would leave the function early
+            # from inside the kernel, which no IR form expresses.
+            self.syntax_error(f"'return' inside a {_SCOPE_KINDS[scope]} body is not supported", node,
+                              hint="assign the value inside the scope and return it after the with block")
         values: list[E.Expr] = []
         if node.value is not None:
             elts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
@@ -242,6 +251,10 @@ class StmtParser(ExprParser):
             self.dim_aliases.discard(name)
             existing = None
         span = self.span(node)
+        if existing is not None and id(existing) in self.loop_var_ids and var_type != existing.type:
+            self.fail(ParserTypeError, f"the loop variable '{name}' is {existing.type}; assigning a value of type "
+                                       f"{var_type} inside its loop would change its type", node,
+                      hint=f"bind the new value to another name (e.g. '{name}2')")
         if existing is not None:
             if self.strict_ssa:
                 self.fail(SSAViolationError, f"variable '{name}' is assigned twice (strict SSA)", node,
@@ -354,6 +367,8 @@ class StmtParser(ExprParser):
             if len(targets) != len(values):
                 self.syntax_error(f"pl.yield_ gives {len(values)} value(s) to {len(targets)} name(s)", node)
             ann_type = self.parse_type(annotation) if annotation is not None else None
+            if ann_type is not None and len(values) == 1:
+                self.apply_annotation(values[0], ann_type, annotation)  # the yielded value must fit it
             entries = []
             for t, v in zip(targets, values):
                 if not isinstance(t, ast.Name):
@@ -396,6 +411,13 @@ class StmtParser(ExprParser):
         return_vars = self.make_return_vars(frame)
         if return_vars and else_stmts is None:
             self.syntax_error("an if that yields values needs an else branch that yields them too", node)
+        if return_vars:
+            for branch, stmts_ in (("then", then_stmts), ("else", else_stmts or [])):
+                if not _ends_with_yield(stmts_):
+                    where = node.body[-1] if branch == "then" else node.orelse[-1]
+                    self.syntax_error(f"the {branch}-branch of this if does not end with pl.yield_ of its "
+                                      f"{len(return_vars)} value(s), but the other branch yields them", where,
+                                      hint="end both branches with pl.yield_(...) into the same names")
         then_body = make_body(then_stmts, self.span(node))
         else_body = make_body(else_stmts, self.span(node)) if else_stmts is not None else None
         self.emit(S.IfStmt(cond, then_body, else_body, return_vars, self.span(node)))
@@ -466,3 +488,20 @@ def _retyped(value: E.Expr, typ: T.Type) -> E.Expr:
     if isinstance(value, E.Call):
         return value.with_fields(type=typ)  # type: ignore[return-value]
     return value
+
+
+_SCOPE_KINDS = {"incore": "pl.at(...) scope", "hierarchy": "pl.at(...) scope", "cluster": "pl.cluster() scope",
+                "split_aiv": "pl.split_aiv region"}
+
+
+def _ends_with_yield(stmts: list[S.Stmt]) -> bool:
+    """The branch ends with a yield, or with a region whose body does (the phi yield of a branch that is one
+    pl.split_aiv region sits inside it, API.md 8.5)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, S.YieldStmt):
+        return True
+    if isinstance(last, S.SplitAivScopeStmt):
+        return _ends_with_yield(flatten_to_stmts(last.body))
+    return False

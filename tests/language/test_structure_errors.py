@@ -1,0 +1,77 @@
+"""Malformed structure is a located error at parse time instead of an InternalError or a silent change later
+(issue 15: misplaced yields, one-sided yields, a return inside a scope, loop variables changing type, yield
+annotations that do not fit, calls of later methods with the wrong arity)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto import passes
+from pypto_core.ir import types as T
+from pypto_core.language.api import parse
+
+T16 = "pl.Tensor[[16, 64], pl.FP32]"
+
+
+def fn(body: str, params: str = f"x: {T16}, n: pl.Scalar[pl.INDEX]") -> str:
+    return "import pypto.language as pl\n" + "@pl.function\n" + f"def f({params}) -> {T16}:\n" + body
+
+
+def located(text: str, message: str, line: int) -> None:
+    with pytest.raises(ValueError) as info:
+        parse(text, "prog.py")
+    rendered = str(info.value)
+    assert message in rendered, rendered
+    assert f"--> prog.py:{line}:" in rendered, rendered
+
+
+def test_a_statement_after_a_yield():
+    located(fn("    for i, (a,) in pl.range(n, init_values=(x,)):\n        y = pl.add(a, 1.0)\n"
+               "        o = pl.yield_(y)\n        z = pl.add(y, 1.0)\n    return o\n"),
+            "pl.yield_ must be the last statement of its body", 7)
+    located(fn("    if n > 0:\n        y = pl.yield_(x)\n        z = pl.add(x, 1.0)\n    else:\n"
+               "        y = pl.yield_(x)\n    return y\n"), "pl.yield_ must be the last statement", 6)
+
+
+@pytest.mark.parametrize(("then", "orelse", "line"), [
+    ("        z = pl.add(x, 1.0)\n", "        y = pl.yield_(x)\n", 5),
+    ("        y = pl.yield_(x)\n", "        z = pl.add(x, 1.0)\n", 7),
+])
+def test_an_if_that_yields_in_only_one_branch(then, orelse, line):
+    located(fn(f"    if n > 0:\n{then}    else:\n{orelse}    return x\n"), "does not end with pl.yield_", line)
+
+
+def test_a_nested_if_whose_outer_branch_does_not_yield():
+    body = ("    if n > 0:\n        if n > 1:\n            y = pl.yield_(x)\n        else:\n            y = pl.yield_(x)\n"
+            "    else:\n        y = pl.yield_(x)\n    return y\n")
+    located(fn(body), "the then-branch of this if does not end with pl.yield_", 5)
+
+
+@pytest.mark.parametrize("kind", ["pl.at(level=pl.Level.CORE_GROUP)", "pl.cluster()"])
+def test_a_return_inside_a_scope(kind):
+    located(fn(f"    with {kind}:\n        y = pl.add(x, 1.0)\n        return y\n"), "'return' inside a", 6)
+
+
+def test_the_loop_variable_may_not_change_type():
+    located(fn("    for i in pl.range(n):\n        i = pl.cast(i, pl.INT64)\n        x = pl.add(x, 1.0)\n    return x\n"),
+            "the loop variable 'i' is pl.Scalar[pl.INDEX]", 5)
+
+
+def test_the_loop_variable_may_be_rebound_with_its_own_type():
+    prog = parse(fn("    for i in pl.range(n):\n        i = i + 1\n        x = pl.add(x, 1.0)\n    return x\n"))
+    assert passes.convert_to_ssa()(prog)
+
+
+def test_a_yield_annotation_must_fit_the_value():
+    located(fn("    for i, (a,) in pl.range(n, init_values=(x,)):\n        y = pl.add(a, 1.0)\n"
+               "        o: pl.Tensor[[7, 64], pl.FP32] = pl.yield_(y)\n    return o\n"),
+            "does not match the value's type", 6)
+
+
+def test_a_call_of_a_later_method_keeps_unknown_type_but_checks_arity():
+    head = "import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n"
+    later = f"    @pl.function\n    def g(self, x: {T16}) -> {T16}:\n        return x\n"
+    bad = head + f"    def f(self, x: {T16}) -> {T16}:\n        y = self.g(x, x)\n        return y\n" + later
+    located(bad, "function 'g' takes 1 argument(s), got 2", 6)
+    good = parse(head + f"    def f(self, x: {T16}) -> {T16}:\n        y = self.g(x)\n        return y\n" + later)
+    assert isinstance(good.get_function("f").body.stmts[0].var.type, T.UnknownType)  # API.md 2.1
