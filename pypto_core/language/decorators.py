@@ -12,6 +12,7 @@ from typing import Any
 from pypto_core.ir import function as F
 from pypto_core.language.parser.env import Env
 from pypto_core.language.parser.errors import ParserSyntaxError
+from pypto_core.language.parser.limits import check_nesting, too_deep_for_python
 from pypto_core.language.parser.source import SourceInfo, dedent_lines
 
 
@@ -74,7 +75,11 @@ def _has_contents(cell: Any) -> bool:
 
 
 def _first_node(info: SourceInfo, kind: type) -> Any:
-    tree = ast.parse(info.text)
+    try:
+        tree = ast.parse(info.text)
+    except (RecursionError, MemoryError):
+        raise too_deep_for_python(info.filename, info.text_lines) from None
+    check_nesting(tree, info)  # the visitors and the printer recurse on expressions (parser/limits.py)
     for node in tree.body:
         if isinstance(node, kind):
             return node

@@ -88,3 +88,14 @@ def test_a_bare_function_with_a_dynamic_dim_prints_back():
     assert "__FREE_VAR" not in printed and printed.startswith('M = pl.dynamic("M")')
     again = parse(printed)
     assert again.as_python() == printed
+
+
+def test_the_decorator_path_has_the_same_nesting_bound(tmp_path, monkeypatch):
+    deep = "-" * (MAX_NESTING + 5) + "n"
+    (tmp_path / "deep_kernel.py").write_text(
+        "import pypto.language as pl\n\n\n@pl.function\n"
+        f"def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n    y = {deep}\n    return y\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match=f"nests more than {MAX_NESTING} levels") as info:
+        __import__("deep_kernel")
+    assert "deep_kernel.py:6:" in str(info.value)
