@@ -39,11 +39,7 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
 
 
 def read_program_source(path: str) -> str:
-    """The text of a program file; an unreadable or non-UTF-8 file is a user error naming it."""
-    from pathlib import Path
+    """The text of a program file; an unreadable, too large or non-UTF-8 file is a user error naming it."""
+    from pypto_core.textfile import MAX_PROGRAM_BYTES, read_text_bounded
 
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); pl programs are "
-                         f"Python source files") from None
+    return read_text_bounded(path, MAX_PROGRAM_BYTES, "program")

@@ -71,6 +71,8 @@ def _value(raw: str) -> Any:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw  # a bare word: `mode=fast`
+    except RecursionError:
+        raise PipelineSpecError(f"the option value {raw[:40]}... is nested too deeply to read") from None
 
 
 def _step(text: str, begin: int, end: int) -> PipelineStep:
