@@ -19,10 +19,13 @@ def read_text_bounded(path: str | Path, limit: int, what: str) -> str:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:
+        if what == "program":  # the shell's wording, as for any file argument
+            raise TextFileError(f"{path}: {exc.strerror or exc}") from None
         raise TextFileError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise TextFileError(f"{path}: the {what} is larger than {limit:,} bytes; pypto reads at most that much")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise TextFileError(f"{path}: the {what} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise TextFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); the {what} must be a "
+                            f"UTF-8 text file") from None

@@ -43,7 +43,7 @@ def test_many_unknown_keys_each_name_their_line():
 def test_a_non_utf8_config_names_the_file(tmp_path):
     bad = tmp_path / "pypto.toml"
     bad.write_bytes(b'backend = "\xff"\n')
-    with pytest.raises(ConfigError, match=r"pypto.toml: the configuration is not UTF-8 text"):
+    with pytest.raises(ConfigError, match=r"pypto.toml: not UTF-8 text"):
         load_config(bad)
 
 
