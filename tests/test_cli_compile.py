@@ -82,15 +82,35 @@ def test_backend_flag_reaches_the_passes(capsys, work):
 
 def test_dump_dir_gets_a_file_before_and_after_every_pass(capsys, work):
     (work / "dumps").mkdir()
-    (work / "dumps" / "07_stale.py").write_text("old")
+    (work / "dumps" / "07_notes.py").write_text("a user's file that looks like a dump")
+    code, _, _ = run(capsys, "compile", "toy.py", "--pipeline", "toy_mark,toy_unmark,toy_mark", "--dump-dir", "dumps")
+    assert code == 0
     code, _, _ = run(capsys, "compile", "toy.py", "--pipeline", "toy_mark,toy_unmark", "--dump-dir", "dumps")
     assert code == 0
-    files = sorted(p.name for p in (work / "dumps").iterdir())
-    assert files == ["00_input.py", "01_toy_mark.py", "02_toy_unmark.py"]
+    files = sorted(p.name for p in (work / "dumps").iterdir() if not p.name.startswith("."))
+    # The first run's 03_toy_mark.py is gone; the user's file is never touched (issue 16).
+    assert files == ["00_input.py", "01_toy_mark.py", "02_toy_unmark.py", "07_notes.py"]
     after_mark = (work / "dumps" / "01_toy_mark.py").read_text()
     assert '"toy_mark": "on"' in after_mark
     assert "toy_mark" not in (work / "dumps" / "02_toy_unmark.py").read_text()
     pl.parse(after_mark)  # a dump is a compilable program
+
+
+@pytest.mark.parametrize("kind", ["file", "under_a_file", "unwritable"])
+def test_a_bad_dump_dir_is_a_user_error_before_any_pass(capsys, work, kind):
+    target = work / "target"
+    if kind == "file":
+        target.write_text("not a directory")
+    elif kind == "under_a_file":
+        (work / "plain").write_text("x")
+        target = work / "plain" / "sub"
+    else:
+        target.mkdir()
+        target.chmod(0o500)
+        if os.access(target, os.W_OK):  # root ignores permissions
+            pytest.skip("running as a user who can write anywhere")
+    code, out, err = run(capsys, "compile", "toy.py", "--pipeline", "toy_mark", "--dump-dir", str(target))
+    assert code == 1 and f"--dump-dir {target}" in err and "internal error" not in err
 
 
 def test_print_after_flags(capsys, work):
