@@ -16,7 +16,7 @@ from pypto_core.cli_commands._errors import EXIT_INTERNAL, report
 
 COMMAND_MODULES = ("compile", "check", "list")
 # Added by other work when present (`pypto run`, the reference machine).
-OPTIONAL_COMMAND_MODULES = ("run",)
+OPTIONAL_COMMAND_MODULES = ("run", "docs", "trace", "reduce", "new_plugin")
 
 
 def _register_optional(subparsers: Any, name: str) -> None:
