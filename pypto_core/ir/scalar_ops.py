@@ -22,6 +22,8 @@ def as_expr(value: Any, span: Span | None = None) -> E.Expr:
     if isinstance(value, bool):
         return E.ConstBool(value, span)
     if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            raise ValueError("an integer literal does not fit in 64 bits (-2**63 .. 2**63 - 1)")
         return E.ConstInt(value, DataType.INDEX, span)
     if isinstance(value, float):
         return E.ConstFloat(value, DataType.FP32, span)

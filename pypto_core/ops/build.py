@@ -189,6 +189,11 @@ def retype_literal(operand: Expr, dtype: DataType) -> Expr:
     """
     if isinstance(operand, ConstInt) and operand.type.dtype is DataType.INDEX:
         if dtype.is_int():
+            bits = dtype.get_bit()
+            low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dtype.is_signed_int() else (0, 2**bits - 1)
+            if not low <= operand.value <= high:
+                raise ValueError(f"the literal {operand.value} does not fit the operand's dtype {dtype.name} "
+                                 f"({low}..{high})")
             return ConstInt(operand.value, dtype, operand.span)
         if dtype.is_float():
             return ConstFloat(float(operand.value), dtype, operand.span)

@@ -99,3 +99,18 @@ def test_the_decorator_path_has_the_same_nesting_bound(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=f"nests more than {MAX_NESTING} levels") as info:
         __import__("deep_kernel")
     assert "deep_kernel.py:6:" in str(info.value)
+
+
+@pytest.mark.parametrize(("literal", "message"), [
+    ("-18446744073709551616", "does not fit in 64 bits"),
+    ("3000000000", "the literal 3000000000 does not fit the operand's dtype INT32"),
+])
+def test_a_literal_operand_must_fit(literal, message):
+    ty = "pl.Tensor[[16, 64], pl.INT32]"
+    located(fn(f"    y = pl.add(x, {literal})\n    return y\n", f"x: {ty}", ty), message, 4)
+
+
+def test_a_literal_that_fits_is_typed_like_the_operand():
+    ty = "pl.Tensor[[16, 64], pl.INT32]"
+    printed = parse(fn("    y = pl.add(x, 2147483647)\n    return y\n", f"x: {ty}", ty)).as_python()
+    assert "pl.const(2147483647, pl.INT32)" in printed
