@@ -1,6 +1,8 @@
 """ExpandMixedKernel (issue 11; API.md 5.1, A.5; seeds 002 and 003): every InCore function that mixes cube
 and vector work becomes an AIC function, an AIV function and a Group calling both, connected by cross-core
-transfers; every other InCore function becomes an AIC or an AIV function.
+transfers; an InCore function with no tile work of its own that calls a mixed kernel (a CORE_GROUP scope
+around a kernel call) becomes a Group launching the pair (fuzz finding 3); every other InCore function
+becomes an AIC or an AIV function.
 
 The machinery lives in mixed_kernel/ (placement, split codes, one core's body, dead code and loop repair,
 tfree, pipe setup, GM fences, the Group). Backend differences come from capabilities, never from the
@@ -19,6 +21,7 @@ from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
+from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
 
 PASS = "ExpandMixedKernel"
 
@@ -39,12 +42,16 @@ class ExpandMixedKernel(Pass):
         backend = ctx.backend
         funcs = {f.name: f for f in program.functions.values()}
         callers = callers_by_callee(program)  # one walk: rewriting must not rescan every function per kernel
-        changed = False
+        rollups = {f.name: rollup_affinity(f) for f in funcs.values() if f.func_type is FunctionType.InCore}
+        launchers = launcher_names(funcs, rollups)
+        for name in launchers:  # first, so that the kernels they call see Group callers (fuzz finding 3)
+            funcs[name] = as_launcher(funcs[name])
+        changed = bool(launchers)
         for func in list(funcs.values()):
             if func.func_type is not FunctionType.InCore:
                 continue
             changed = True
-            affinity = rollup_affinity(func)
+            affinity = rollups[func.name]
             if affinity is not CoreAffinity.MIXED:
                 funcs[func.name] = retyped_single_core(func, affinity)
                 continue

@@ -73,20 +73,25 @@ class _CallsPair(IRMutator):
         args = list(call.args)
         return S.EvalStmt(_call(self.aic, args, span), span), _call(self.aiv, args, span)
 
+    def _paired(self, stmt: S.AssignStmt | S.EvalStmt) -> S.Stmt:
+        value = stmt.value if isinstance(stmt, S.AssignStmt) else stmt.expr
+        pair = self._pair(value, stmt.span)
+        if pair is None:
+            return stmt
+        aic_stmt, aiv_call = pair
+        aiv_stmt = stmt.with_fields(value=aiv_call) if isinstance(stmt, S.AssignStmt) else S.EvalStmt(aiv_call,
+                                                                                                      stmt.span)
+        return S.SeqStmts([aic_stmt, aiv_stmt], stmt.span)
+
+    # A call may be a whole loop / branch body (a bare statement), not only an item of a SeqStmts (finding 3).
+    def visit_assign_stmt(self, s: S.AssignStmt) -> S.Stmt:
+        return self._paired(s)
+
+    def visit_eval_stmt(self, s: S.EvalStmt) -> S.Stmt:
+        return self._paired(s)
+
     def visit_seq_stmts(self, s: S.SeqStmts) -> S.Stmt:
-        out: list[S.Stmt] = []
-        for stmt in s.stmts:
-            stmt = self.visit_stmt(stmt)
-            value = stmt.value if isinstance(stmt, S.AssignStmt) else stmt.expr if isinstance(stmt, S.EvalStmt) else None
-            pair = self._pair(value, stmt.span) if value is not None else None
-            if pair is None:
-                out.append(stmt)
-                continue
-            aic_stmt, aiv_call = pair
-            out.append(aic_stmt)
-            out.append(stmt.with_fields(value=aiv_call) if isinstance(stmt, S.AssignStmt)
-                       else S.EvalStmt(aiv_call, stmt.span))
-        return make_body(out, s.span)
+        return make_body([self.visit_stmt(stmt) for stmt in s.stmts], s.span)  # flattens the pairs
 
 
 def call_pair_in_place(group: F.Function, func: F.Function, aic: F.Function, aiv: F.Function) -> F.Function:

@@ -11,6 +11,8 @@ statements so that the AIC <-> AIV handshake stays symmetric, but computes on em
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
@@ -93,11 +95,14 @@ class Lane1Replay:
         if opdef is not None and opdef.cross_core_role is not None:
             return [S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
         new_type = empty_tile_type(s.var.type)
-        if opdef is not None and opdef.traits.gm_transfer and isinstance(s.var.type, TileType):
+        args = tuple(self._zeroed_arg(opdef, i, self.sub(a)) for i, a in enumerate(value.args))
+        if isinstance(s.var.type, TileType) and ((opdef is not None and opdef.traits.gm_transfer)
+                                                 or _rededuced(value, args) is None):
+            # A load reads nothing; an op whose type rule rejects lane 1's empty operands (a reshape of a
+            # partially valid tile, finding 4) is an empty tile as well: the printed call must re-parse.
             call = _empty_create(s.var.type, value.span)
         else:
-            call = value.with_fields(args=tuple(self._zeroed_arg(opdef, i, self.sub(a))
-                                                for i, a in enumerate(value.args)), type=new_type)
+            call = value.with_fields(args=args, type=new_type)
         return [S.AssignStmt(self.renamed(s.var, new_type), call, s.span)]
 
     def _zeroed_arg(self, opdef: object, index: int, arg: E.Expr) -> E.Expr:
@@ -163,7 +168,22 @@ def _emptied(e: E.Expr) -> E.Expr:
                               {"dtype": e.type.dtype, "target_memory": e.type.memory_space}, span=e.span)
     if not e.args or (opdef is not None and opdef.cross_core_role is not None):
         return e.with_fields(args=tuple(_emptied(a) for a in e.args)) if e.args else e
-    return rededuce_call(e, [_emptied(a) for a in e.args])  # operands may be lane 1's empty tiles now
+    rebuilt = _rededuced(e, [_emptied(a) for a in e.args])  # operands may be lane 1's empty tiles now
+    if rebuilt is not None:
+        return rebuilt
+    if isinstance(e.type, TileType):  # its type rule rejects the empty operands (finding 4): a fresh tile
+        return create_op_call("tile.create", [to_tuple(list(e.type.shape))],
+                              {"dtype": e.type.dtype, "target_memory": e.type.memory_space}, span=e.span)
+    return rededuce_call(e, [_emptied(a) for a in e.args])  # not a tile: let the deduction's error out
+
+
+def _rededuced(call: E.Call, args: Sequence[E.Expr]) -> E.Call | None:
+    """`call` deduced again on lane 1's operands, or None when the op's type rule rejects them (the parser
+    deduces every printed call again, so the replay may only print calls that deduce)."""
+    try:
+        return rededuce_call(call, list(args))
+    except (TypeError, ValueError):
+        return None
 
 
 def _store_target(value: E.Expr) -> E.Expr | None:

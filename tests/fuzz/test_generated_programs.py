@@ -1,0 +1,278 @@
+"""Generated and mutated programs against the promises of issue 15 (a bounded, deterministic sample).
+
+Promises (tests/fuzz/oracle.py): every input text gives a program or a located `ValueError` (never
+another exception type, never a hang), and is never executed; every accepted program prints and parses
+back to an equal program; the `default` pipeline under verify = "check-run" with the round-trip
+instrument compiles it or rejects it with a `ValueError` -- never an InternalError or other exception,
+a round-trip failure after a pass, a verifier failure blamed on a pass, or outputs that differ before and
+after a pass on the reference machine.
+
+Inputs: valid programs from `strategies.program_specs()` -- its docstring states the DSL coverage
+(Opaque / InCore / helper functions calling each other; CORE_GROUP scopes with split / cross_core_slot /
+name_hint, in loops and ifs; range / unroll / parallel / carried / while_ loops; if merges; tensor
+element-wise, scalar, reduction, matmul, cast, reshape, slice, assemble ops; explicit tile code with
+Mat / Left / Right / Acc / Vec moves; `pl.split_aiv` regions of every mode with shards and gathers;
+FP32 / FP16 / BF16 / INT32 / INT16; dynamic dims) -- and the same programs corrupted by
+`mutators.mutate` (text-level and tree-level).
+
+The sample is bounded (`max_examples`, `derandomize=True`, `deadline=None`; about 40 s on a 2-core
+machine) so CI is deterministic. Defects found and not yet fixed are listed in `KNOWN` with a minimal
+reproducer each: `test_known_finding` runs them as `xfail(strict=False)` (they start passing when fixed;
+then delete the entry), and the property tests skip an input only when its finding matches a KNOWN
+entry (same promise and the entry's substring in the message). A long campaign:
+`python -m tests.fuzz.campaign --minutes 30 --out DIR`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.fuzz import mutators
+from tests.fuzz.oracle import BACKENDS, Finding, Outcome, check_text
+from tests.fuzz.strategies import generate, program_specs, programs
+
+
+@dataclass(frozen=True)
+class Known:
+    """A finding that is not fixed yet: its promise, a substring of its message, a minimal reproducer."""
+
+    ident: str
+    promise: str
+    substring: str
+    reproducer: str
+    backend: str = "Ascend910B"
+
+    def matches(self, f: Finding) -> bool:
+        return f.promise == self.promise and self.substring in f.message
+
+
+_GATHER_CAST = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 32], pl.BF16],
+             out: pl.Out[pl.Tensor[[64, 32], pl.BF16]]) -> pl.Tensor[[64, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                s = pl.slice(a, [32, 64], [aiv * 32, 0])
+                full = pl.aic_gather(pl.neg(s))
+            c = pl.matmul(full, b)
+            out = pl.assemble(out, c, [0, 0])
+        return out
+'''
+
+_GATHER_USED_OUTSIDE = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[64, 32], pl.FP16]]) -> pl.Tensor[[64, 32], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                full = pl.aic_gather(x)
+        out = pl.cast(full, pl.FP16)
+        return out
+'''
+
+_RETURN_IN_SCOPE = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 16], pl.FP32], out: pl.Out[pl.Tensor[[32, 16], pl.FP32]],
+             o2: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> tuple[pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[32, 16], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]):
+            for i in pl.unroll(4):
+                blk = pl.slice(x, [8, 16], [i * 8, 0])
+                out = pl.assemble(out, pl.exp(blk), [i * 8, 0])
+            return (o2, out)
+'''
+
+_RETURN_IN_SCOPE_HELPER = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def helper(self, x: pl.Tensor[[64, 64], pl.BF16]) -> pl.Tensor[[32, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.slice(x, [32, 32], [32, 32])
+            return y
+
+    @pl.function
+    def main(self, x: pl.Tensor[[64, 64], pl.BF16]) -> pl.Tensor[[32, 32], pl.BF16]:
+        h = self.helper(x)
+        return h
+'''
+
+_DEAD_ACC_MOVE = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern(self, a: pl.Tensor[[32, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        am = pl.load(a, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc0 = pl.matmul(pl.move(am, target_memory=pl.Mem.Left), pl.move(bm, target_memory=pl.Mem.Right))
+        vec = pl.move(acc0, target_memory=pl.Mem.Vec)
+        return out
+
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+             out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out = self.kern(a, b, out)
+        return out
+'''
+
+_LATER_FUNCTION = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 64], pl.FP16], out: pl.Out[pl.Tensor[[32, 64], pl.FP16]]) -> pl.Tensor[[32, 64], pl.FP16]:
+        out = self.kern(x, out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern(self, a: pl.Tensor[[32, 64], pl.FP16], out: pl.Out[pl.Tensor[[32, 64], pl.FP16]]) -> pl.Tensor[[32, 64], pl.FP16]:
+        return out
+'''
+
+_HUGE_LITERAL = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 64], pl.INT32]) -> pl.Tensor[[16, 64], pl.INT32]:
+        y = pl.add(x, -18446744073709551616)
+        return y
+'''
+
+_ASSEMBLE_OUT_INTO_ALIAS = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, n: pl.Scalar[pl.INDEX], x: pl.Tensor[[64, 16], pl.BF16],
+             out: pl.Out[pl.Tensor[[64, 16], pl.BF16]]) -> tuple[pl.Tensor[[64, 16], pl.BF16], pl.Tensor[[64, 16], pl.BF16]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            if n < 4:
+                m = x
+            else:
+                m = pl.abs(x)
+            out = pl.assemble(m, out, [0, 0])
+        return out, m
+'''
+
+_RESHAPE_IN_MIXED_KERNEL = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 16], pl.FP16], x: pl.Tensor[[64, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            c = pl.matmul(a, b)
+            r = pl.reshape(x, [16, 128])
+            out = pl.assemble(out, r, [0, 0])
+        return out
+'''
+
+KNOWN: list[Known] = [
+    Known("return-inside-scope-lost", "mismatch", "missing output: expected an output, got nothing",
+          _RETURN_IN_SCOPE),
+    Known("return-inside-scope-helper-roundtrip", "roundtrip", "declares 1 return value(s) but never returns",
+          _RETURN_IN_SCOPE_HELPER),
+    Known("call-to-later-function-unknown-type", "input-roundtrip", "node kinds differ (UnknownType vs TensorType)",
+          _LATER_FUNCTION),
+    Known("integer-literal-past-int64", "input-roundtrip", "does not fit in 64 bits", _HUGE_LITERAL),
+]
+
+
+def known_entry(f: Finding) -> Known | None:
+    return next((k for k in KNOWN if k.matches(f)), None)
+
+
+def assert_promises_hold(text: str, outcome: Outcome) -> None:
+    f = outcome.finding
+    if f is None or known_entry(f) is not None:
+        return
+    pytest.fail(f"{f.describe()}\nsignature: {f.signature}\n--- input ---\n{text}\n--- message ---\n"
+                f"{f.message[:4000]}")
+
+
+def sample(max_examples: int) -> settings:
+    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
+                    print_blob=False,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.filter_too_much])
+
+
+@pytest.mark.parametrize("known", KNOWN, ids=[k.ident for k in KNOWN])
+@pytest.mark.xfail(strict=False, reason="known fuzz finding, not fixed yet (see KNOWN)")
+def test_known_finding(known: Known) -> None:
+    outcome = check_text(known.reproducer, known.backend)
+    assert outcome.finding is None, outcome.finding.describe() if outcome.finding else ""
+
+
+def test_known_reproducers_still_show_their_finding_or_pass() -> None:
+    """Each KNOWN reproducer either is fixed or still shows exactly its entry (so KNOWN stays honest)."""
+    for k in KNOWN:
+        outcome = check_text(k.reproducer, k.backend)
+        if outcome.finding is not None:
+            assert k.matches(outcome.finding), f"{k.ident}: now gives {outcome.finding.describe()}"
+
+
+@sample(28)
+@given(program_specs(), st.sampled_from(BACKENDS))
+def test_generated_programs_keep_the_promises(spec: object, backend: str) -> None:
+    text = spec.text  # type: ignore[attr-defined]
+    assert_promises_hold(text, check_text(text, backend))
+
+
+@sample(45)
+@given(programs(), st.integers(0, 2**32 - 1), st.integers(1, 3), st.sampled_from(BACKENDS))
+def test_mutated_programs_keep_the_promises(text: str, seed: int, rounds: int, backend: str) -> None:
+    mutated, _ = mutators.mutate(text, random.Random(seed), rounds)
+    assert_promises_hold(mutated, check_text(mutated, backend))
+
+
+COVERED = ("scope", "scope-in-loop", "scope-in-if", "pl.split", "cross_core_slot", "name_hint", "loop-in-scope",
+           "loop-range", "loop-unroll", "loop-parallel", "carry-init", "carry-init2", "carry-rebind", "while",
+           "if-rebind", "if-rebind1", "if-yield", "if-scopes", "matmul", "cast", "reshape", "slice", "row_reduce",
+           "row_expand", "scalar-op", "unary-exp", "unary-sqrt", "unary-neg", "unary-abs", "binary-add",
+           "binary-sub", "binary-mul", "binary-div", "binary-maximum", "incore-ew", "incore-reduce", "incore-loop",
+           "incore-matmul", "incore-matmul_acc", "helper", "helper-calls-helper", "call-helper",
+           "call-incore", "call-incore-in-scope", "region-lane-UP_DOWN", "region-lane-LEFT_RIGHT",
+           "region-full-UP_DOWN", "region-full-LEFT_RIGHT", "region-none-NONE", "region-tile-none-NONE",
+           "region-shard-UP_DOWN", "region-shard-LEFT_RIGHT", "region-gather-UP_DOWN", "region-outside-scope",
+           "dynamic-dim", "dynamic-loop", "return-computed-value", "orchestration-op")
+
+
+def test_the_generator_covers_the_dsl() -> None:
+    """Every construct of the strategies docstring shows up in a few hundred drawn programs (no compile)."""
+    seen: set[str] = set()
+    texts = []
+    for seed in range(400):
+        spec = generate(random.Random(seed))
+        seen |= spec.features
+        texts.append(spec.text)
+    missing = [c for c in COVERED if c not in seen]
+    assert not missing, f"the generator never produced: {missing}"
+    for dtype in ("FP32", "FP16", "BF16", "INT32", "INT16"):
+        assert any(f"pl.{dtype}]" in t for t in texts), dtype
+
+
+def test_every_mutator_changes_a_program() -> None:
+    texts = [generate(random.Random(seed)).text for seed in range(8)]
+    rng = random.Random(0)
+    for m in mutators.MUTATORS:
+        results = [m(text, rng) for text in texts for _ in range(3)]
+        assert any(r is not None and r not in texts for r in results), m.__name__
