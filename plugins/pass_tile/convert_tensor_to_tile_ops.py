@@ -18,7 +18,8 @@ from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
 from pypto_core.passes.pass_base import Pass
-from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import FunctionLowering
+from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import fold_tails_outside_regions
+from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
 from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     AddedOutputs,
     pass_new_outputs,
@@ -49,12 +50,16 @@ class _CacheKwargs(IRMutator):
 
 def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     policy = cache_policy_of(func)
-    body = FunctionLowering(func, policy).run()
+    lowering = FunctionLowering(func, policy)
+    body = lowering.run()
     attrs = {k: v for k, v in func.attrs.items() if k != "cache_policy"}
     lowered = func.with_fields(body=body, attrs=attrs)
     if policy:
         lowered = _CacheKwargs(lowered, policy).visit_function(lowered)  # type: ignore[assignment]
-    return store_returned_tiles(lowered)  # type: ignore[arg-type]
+    stored, added = store_returned_tiles(lowered)  # type: ignore[arg-type]
+    # Seed 003 ("区域外契约"): a cube op's conversion tail outside every region is done by its store.
+    folded = fold_tails_outside_regions(stored.body, lowering.cube_tails, func.name, PASS)
+    return (stored if folded is stored.body else stored.with_fields(body=folded)), added  # type: ignore[return-value]
 
 
 class ConvertTensorToTileOps(Pass):

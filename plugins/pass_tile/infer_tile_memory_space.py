@@ -29,6 +29,7 @@ def place_function(func: F.Function) -> F.Function:
         placement = Placement(demands, forced, func)
         body = placement.body(func.body)
         if not placement.changed:
+            body = placement.finish(body)
             return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
     raise InternalError(f"InferTileMemorySpace: the loop carries of '{func.name}' did not settle in "
                         f"{_MAX_WALKS} walks")

@@ -13,7 +13,10 @@ that tile.matmul_acc updates becomes Acc). An if merge has a space only when bot
 
 Moves: an operand in a space its op does not accept gets `tile.move` to the first accepted space, bound
 to `<x>_<Space>` right before its first consumer and reused by later consumers in the same statement
-block. Acc -> Vec moves are written `blayout=row_major, slayout=none_box`. A variable whose space
+block. Acc -> Vec moves are written `blayout=row_major, slayout=none_box`. In a function with
+`pl.split_aiv` regions, a move that is vector work (the registry's affinity; a cross-side move counts on
+the side it lands) needed outside every region, of a value a region computed, goes at the end of that
+region instead (seed 003, "区域外契约": the regions place the vector work; only loads and stores stay out). A variable whose space
 changes is replaced by a retyped copy (layout refreshed for the space, valid region kept) and every
 call using it is typed again.
 """
@@ -31,9 +34,13 @@ from pypto_core.ir.enums import MemorySpace, TileLayout
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
-from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, make_body
+from pypto_core.ir.visitor import IRMutator
+from pypto_core.ops.affinity import intrinsic_affinity
+from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
+from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import has_region
 
 PASS = "InferTileMemorySpace"
 
@@ -66,6 +73,13 @@ class Placement(BodyRewriter):
         self.forced = forced
         self.changed = False  # a loop forced a new space: walk again
         self.moves: list[dict[tuple[int, MemorySpace], E.Var]] = [{}]
+        # Manual mode (seed 003): the region each region-made variable comes from, and the vector moves
+        # of such variables that the code after the regions needs, appended to their region by `finish`.
+        self.manual = has_region(func.body)
+        self.region_depth = 0
+        self.made_in: dict[int, S.SplitAivScopeStmt] = {}
+        self.region_moves: dict[tuple[int, MemorySpace], E.Var] = {}
+        self.hoisted: list[tuple[E.Var, S.AssignStmt]] = []  # (the moved operand, its move)
 
     # -- blocks: a move is reused by later consumers of the same block -----------------------------
     def enter_block(self) -> None:
@@ -87,9 +101,39 @@ class Placement(BodyRewriter):
         move = create_op_call("tile.move", [operand], kwargs, span=self.span)
         if not isinstance(operand, E.Var):
             return move  # an operand written inline stays inline
+        if self.region_depth == 0 and id(operand) in self.made_in and is_vector_work(move):
+            return self._moved_in_region(operand, target, move)
         var = self.bind(move, f"{user_base(operand)}_{target.name}")
         self.moves[-1][key] = var
         return var
+
+    def _moved_in_region(self, operand: E.Var, target: MemorySpace, move: E.Call) -> E.Var:
+        """The move of a region-made value, bound at the end of its region (once per function)."""
+        key = (id(operand), target)
+        var = self.region_moves.get(key)
+        if var is None:
+            var = E.Var(self.fresh(f"{user_base(operand)}_{target.name}"), move.type, self.span)
+            self.hoisted.append((operand, S.AssignStmt(var, move, self.span)))
+            self.region_moves[key] = var
+        return var
+
+    # -- regions ---------------------------------------------------------------------------------
+    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        if not self.manual:
+            return super().stmt(s)
+        region = isinstance(s, S.SplitAivScopeStmt)
+        self.region_depth += region
+        out = super().stmt(s)
+        self.region_depth -= region
+        if region:
+            for made in out:
+                for v in collect_def_vars(made):
+                    self.made_in[id(v)] = s  # type: ignore[assignment]
+        return out
+
+    def finish(self, body: S.Stmt) -> S.Stmt:
+        """The body with the hoisted moves appended to the regions that made their operands."""
+        return _AppendToRegions(self.hoisted).visit_stmt(body) if self.hoisted else body
 
     # -- calls -----------------------------------------------------------------------------------
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
@@ -186,3 +230,28 @@ def check_params(params: Sequence[E.Var], func_name: str) -> None:
         if isinstance(p.type, TileType) and p.type.memory_space is None:
             raise InternalError(f"{PASS}: InCore function '{func_name}' has a tile parameter '{p.name_hint}' with "
                                 f"no memory space; kernels take tensors (or tiles in a known space)")
+
+
+def is_vector_work(call: E.Call) -> bool:
+    """Vector work by the registry's affinity; a cross-side move counts on the side its result lands (the
+    way AivSplitValid counts it)."""
+    affinity = intrinsic_affinity(call)
+    if affinity is CoreAffinity.MIXED:
+        space = getattr(call.type, "memory_space", None)
+        return space is not None and not space.is_cube()
+    return affinity is CoreAffinity.VECTOR
+
+
+class _AppendToRegions(IRMutator):
+    """Each move goes at the end of the region whose body defines its operand."""
+
+    def __init__(self, hoisted: list[tuple[E.Var, S.AssignStmt]]) -> None:
+        self.hoisted = hoisted
+
+    def visit_split_aiv_scope_stmt(self, s: S.SplitAivScopeStmt) -> S.Stmt:
+        s = super().visit_node(s)  # type: ignore[assignment]
+        defined = {id(v) for v in collect_def_vars(s.body)}
+        mine = [move for operand, move in self.hoisted if id(operand) in defined]
+        if not mine:
+            return s
+        return s.with_fields(body=make_body([*flatten_to_stmts(s.body), *mine], s.body.span))

@@ -15,6 +15,9 @@ loaded. Loads carry no `target_memory`: InferTileMemorySpace picks the space fro
 A `pl.aiv_shard` of a cube op whose tile form ends in a vector op (the cast of an FP16 matmul's FP32
 accumulator) shards the accumulator and applies that op to the shard, inside the region
 (tensor_to_tile/boundary_tails.py).
+
+A write the registry declares into a tensor that is now a tile (tensor.assemble into a kernel tensor) is
+in place: later reads of the target read the write's result (tensor_to_tile/in_place_writes.py).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import drop_unused, is_cube_tail, is_shard, tail_on
+from pypto_plugins.pass_tile.tensor_to_tile.in_place_writes import InPlaceWrites, bound_result
 
 PASS = "ConvertTensorToTileOps"
 
@@ -62,6 +66,18 @@ class FunctionLowering(BodyRewriter):
         # and the variables bound to them (-> the tail).
         self.tail_calls: dict[int, E.Call] = {}
         self.cube_tails: dict[int, tuple[E.Var, E.Call]] = {}
+        self.writes = InPlaceWrites(self.subst, PASS, func.name)
+
+    # -- blocks (the in-place write bookkeeping) -----------------------------------------------
+    def enter_block(self) -> None:
+        self.writes.enter_block()
+
+    def exit_block(self) -> None:
+        self.writes.exit_block()
+
+    def expr(self, e: E.Expr, span: Any, result: E.Var | None = None) -> E.Expr:
+        self.writes.check_reads(e)
+        return super().expr(e, span, result)
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         if is_shard(call) and args and id(args[0]) in self.cube_tails:
@@ -172,10 +188,36 @@ class FunctionLowering(BodyRewriter):
 
     # -- statements ------------------------------------------------------------------------------
     def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        scope = isinstance(s, S.ScopeStmt)
+        if scope:
+            self.writes.kinds.append("scope")
         out = super().stmt(s)
+        if scope:
+            self.writes.kinds.pop()
         last = out[-1] if out else None
         if isinstance(s, S.AssignStmt) and isinstance(last, S.AssignStmt) and id(last.value) in self.tail_calls:
             self.cube_tails[id(last.var)] = (last.var, last.value)  # type: ignore[assignment]
+        if isinstance(s, S.AssignStmt):
+            self.writes.define(s.var, s.value)
+        if isinstance(s, S.EvalStmt) and isinstance(last, S.EvalStmt) and isinstance(last.expr.type, TileType) \
+                and isinstance(s.expr, E.Call) and self.writes.targets(s.expr):
+            # An unbound write into a tile: bound, so that later reads of its target can read it.
+            var = E.Var(self.fresh("written"), last.expr.type, s.span)
+            out = [*out[:-1], S.AssignStmt(var, last.expr, s.span, s.leading_comments)]
+            self.writes.after(s.expr, var)
+            return out
+        if isinstance(s, S.AssignStmt) and isinstance(s.value, E.Call):
+            self.writes.after(s.value, bound_result(s, out))
+        return out
+
+    def if_stmt(self, s: S.IfStmt) -> list[S.Stmt]:
+        self.writes.kinds.append("branch")
+        self.writes.branch_writes.append([])
+        out = super().if_stmt(s)
+        self.writes.kinds.pop()
+        for rv in s.return_vars:
+            self.writes.define(rv)
+        self.writes.if_done()
         return out
 
     def loop(self, s: S.ForStmt | S.WhileStmt) -> list[S.Stmt]:
@@ -185,7 +227,13 @@ class FunctionLowering(BodyRewriter):
         inits = [self.expr(ia.initValue, s.span) for ia in s.iter_args]
         pre = self.take_pending()
         as_tile = [isinstance(i.type, TileType) for i in inits]
+        self.writes.kinds.append("loop")
+        self.writes.loop_depth += 1
+        for ia in s.iter_args:
+            self.writes.define(ia)
+        stale = dict(self.writes.stale)
         while True:
+            self.writes.stale = dict(stale)  # a body lowered again starts from the same state
             iter_args = self.carries(s.iter_args, [self.tile(i) if t else i for i, t in zip(inits, as_tile)])
             prefix = self.take_pending()
             if isinstance(s, S.WhileStmt):
@@ -201,6 +249,10 @@ class FunctionLowering(BodyRewriter):
                 break
             for i in grow:
                 as_tile[i] = True
+        self.writes.loop_depth -= 1
+        self.writes.kinds.pop()
+        for rv in s.return_vars:
+            self.writes.define(rv)
         body = self._yield_tiles(body, as_tile)
         return_vars = self.merged(s.return_vars, [body])
         loop = s.with_fields(iter_args=tuple(iter_args), body=body, return_vars=tuple(return_vars), **header)
