@@ -5,7 +5,8 @@
     [pipeline]
     preset = "default"                # or: passes = ["convert_to_ssa", "outline_incore_scopes{opt=1}"]
     [passes.outline_incore_scopes]    # options of one pass, checked against its Options model
-    [dump]                            # dir, print_after_all, print_after, print_after_change, timing
+    [dump]                            # dir, print_after_all, print_after, print_after_change, timing,
+                                      # print_before_all, print_before, print_changed, filter_func
     [plugins]
     disable = ["some_plugin"]
 
@@ -61,12 +62,28 @@ class DumpSection(_Section):
     print_after_all: bool = False
     print_after: list[str] = Field(default_factory=list)
     print_after_change: bool = False
+    print_before_all: bool = False
+    print_before: list[str] = Field(default_factory=list)
+    print_changed: bool | Literal["full", "diff"] = False  # true = "full": the whole program; "diff": a diff
+    filter_func: list[str] = Field(default_factory=list)  # print only these functions (names or patterns)
     timing: bool = False
 
-    @field_validator("print_after", mode="before")
+    @field_validator("print_after", "print_before", "filter_func", mode="before")
     @classmethod
     def _one_name_is_a_list(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    def changed_mode(self) -> str | None:
+        """How to print passes that changed the program: None, "full" or "diff"."""
+        if self.print_changed is True:
+            return "full"
+        if self.print_changed:
+            return str(self.print_changed)
+        return "full" if self.print_after_change else None
+
+    def prints(self) -> bool:
+        return bool(self.print_after_all or self.print_after or self.print_before_all or self.print_before
+                    or self.changed_mode())
 
 
 class PluginsSection(_Section):
@@ -214,6 +231,10 @@ class CliOverrides:
     print_after_change: bool = False
     timing: bool = False
     disable_plugins: list[str] = field(default_factory=list)
+    print_before_all: bool = False
+    print_before: list[str] = field(default_factory=list)
+    print_changed: str | None = None  # "full" or "diff"
+    filter_func: list[str] = field(default_factory=list)
 
 
 # -- resolution against the registries --------------------------------------------------------------
@@ -376,10 +397,20 @@ def resolve_config(loaded: LoadedConfig, cli: CliOverrides | None = None) -> Res
         "print_after": list(dict.fromkeys(loaded.model.dump.print_after + cli.print_after)),
         "print_after_change": cli.print_after_change or loaded.model.dump.print_after_change,
         "timing": cli.timing or loaded.model.dump.timing,
+        "print_before_all": cli.print_before_all or loaded.model.dump.print_before_all,
+        "print_before": list(dict.fromkeys(loaded.model.dump.print_before + cli.print_before)),
+        "print_changed": cli.print_changed or loaded.model.dump.print_changed,
+        "filter_func": list(dict.fromkeys(loaded.model.dump.filter_func + cli.filter_func)),
     })
+    if cli.print_changed is not None and cli.print_changed not in ("full", "diff"):
+        raise ConfigError(f"--print-changed: '{cli.print_changed}' is not one of full, diff"
+                          f"{_did_you_mean(cli.print_changed, ['full', 'diff'])}")
     _check_print_after(loaded.model.dump.print_after,
                        lambda msg: loaded.error(["dump", "print_after"], msg))
     _check_print_after(cli.print_after, lambda msg: ConfigError(f"--print-after: {msg}"))
+    _check_print_after(loaded.model.dump.print_before,
+                       lambda msg: loaded.error(["dump", "print_before"], msg))
+    _check_print_after(cli.print_before, lambda msg: ConfigError(f"--print-before: {msg}"))
     return ResolvedConfig(loaded.source, backend, steps, passes, verify, dump, disabled, origin)
 
 
@@ -392,8 +423,10 @@ def build_pass_manager(resolved: ResolvedConfig, stream: Any = None) -> Any:
     instruments: list[Any] = []
     if dump.dir:
         instruments.append(IRDumpInstrument(dump.dir))
-    if dump.print_after_all or dump.print_after or dump.print_after_change:
-        instruments.append(PrintAfterInstrument(dump.print_after_all, dump.print_after, dump.print_after_change,
-                                                stream))
+    if dump.prints():
+        instruments.append(PrintAfterInstrument(dump.print_after_all, dump.print_after, False, stream,
+                                                changed=dump.changed_mode(),  # type: ignore[arg-type]
+                                                before_all=dump.print_before_all, before_names=dump.print_before,
+                                                filter_funcs=dump.filter_func))
     return PassManager(resolved.passes, backend=resolved.backend, verify=resolved.verify,  # type: ignore[arg-type]
                        instruments=instruments, timing=dump.timing, timing_stream=stream)

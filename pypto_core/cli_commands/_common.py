@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from pypto_core.cli_commands._errors import UsageError
 
@@ -36,6 +37,32 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
                                                         "{opt=1}' (overrides the config file)")
     parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
     parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")
+
+
+def add_print_options(parser: argparse.ArgumentParser) -> None:
+    """The LLVM-style printing flags of `compile` (pypto_core/passes/instruments/print_ir.py)."""
+    parser.add_argument("--print-before-all", action="store_true", help="print the program before every pass")
+    parser.add_argument("--print-before", action="append", default=[], metavar="NAME",
+                        help="print the program before pass NAME (repeatable)")
+    parser.add_argument("--print-after-all", action="store_true", help="print the program after every pass")
+    parser.add_argument("--print-after", action="append", default=[], metavar="NAME",
+                        help="print the program after pass NAME (repeatable)")
+    parser.add_argument("--print-after-change", action="store_true",
+                        help="print the program after each pass that changed it (= --print-changed)")
+    parser.add_argument("--print-changed", nargs="?", const="full", choices=("full", "diff"), metavar="full|diff",
+                        help="after each pass that changed the program, print it whole (full, the default) or "
+                             "as a unified diff against the pass's input (diff); with --print-after, only "
+                             "after those passes")
+    parser.add_argument("--filter-func", action="append", default=[], metavar="NAME",
+                        help="print options show only function NAME (repeatable; shell patterns like 'main*')")
+
+
+def print_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The CliOverrides fields of the printing flags."""
+    return {"print_after_all": args.print_after_all, "print_after": list(args.print_after),
+            "print_after_change": args.print_after_change, "print_before_all": args.print_before_all,
+            "print_before": list(args.print_before), "print_changed": args.print_changed,
+            "filter_func": list(args.filter_func)}
 
 
 def read_program_source(path: str) -> str:

@@ -22,6 +22,26 @@ class UsageError(Exception):
     """Bad command-line usage that argparse cannot see (e.g. `-p` without `no:`)."""
 
 
+NOTES_ATTR = "_pypto_cli_notes"  # extra lines to show after the report (e.g. where the reproducer went)
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """A line `report` prints after the message and hint of `exc`."""
+    try:
+        setattr(exc, NOTES_ATTR, [*getattr(exc, NOTES_ATTR, []), note])
+    except (AttributeError, TypeError):
+        pass
+
+
+def is_internal(exc: BaseException) -> bool:
+    """Whether `report` treats `exc` as pypto's (or a plugin's) bug: exit 3."""
+    from pypto_core.passes.manager import PassVerificationError
+
+    if isinstance(exc, (PassVerificationError, InternalError)):
+        return True
+    return not isinstance(exc, (UsageError, ValueError, Error, OSError))
+
+
 def report(exc: BaseException) -> int:
     """Print `exc` for a user and return the exit code it deserves."""
     from pypto_core.passes.manager import PassVerificationError
@@ -33,6 +53,7 @@ def report(exc: BaseException) -> int:
         print_error(str(exc), "internal error")
         _maybe_traceback(exc)
         print_note(REPORT_HINT)
+        _print_notes(exc)
         return EXIT_INTERNAL
     if isinstance(exc, (ValueError, Error)):  # parser errors, config errors, rejected programs
         print_error(str(exc))
@@ -43,7 +64,15 @@ def report(exc: BaseException) -> int:
     print_error(f"{type(exc).__name__}: {exc}", "internal error")
     _maybe_traceback(exc)
     print_note(REPORT_HINT)
+    _print_notes(exc)
     return EXIT_INTERNAL
+
+
+def _print_notes(exc: BaseException) -> None:
+    from pypto_core.cli_commands._console import stderr_console
+
+    for note in getattr(exc, NOTES_ATTR, []):
+        stderr_console().print(f"pypto: note: {note}", markup=False, highlight=False)
 
 
 def _maybe_traceback(exc: BaseException) -> None:

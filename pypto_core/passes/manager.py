@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
 from pypto_core.errors import InternalError, VerificationError
@@ -84,6 +85,37 @@ def _source_contracts(passes: Sequence[Any]) -> set[str]:
         for props in (p.get_required_properties(), p.get_produced_properties(), p.get_invalidated_properties()):
             used.update(str(x) for x in props)
     return {prop for prop in used if is_source_contract(prop)}
+
+
+@dataclass
+class FailedStep:
+    """Where a run failed: the step, its pass, the program the pass was given, and the manager (its
+    passes, backend and verification level), for the crash reproducer (`failed_step(exc)`)."""
+
+    step: int
+    pass_: Any
+    program: Any
+    manager: PassManager
+
+    @property
+    def remaining_passes(self) -> list[Any]:
+        return self.manager.passes[self.step:]
+
+
+_FAILED_STEP_ATTR = "_pypto_failed_step"
+
+
+def _note_failed_step(exc: BaseException, failed: FailedStep) -> None:
+    if getattr(exc, _FAILED_STEP_ATTR, None) is None:  # the innermost manager knows the failing pass
+        try:
+            setattr(exc, _FAILED_STEP_ATTR, failed)
+        except (AttributeError, TypeError):  # an exception type that takes no attributes
+            pass
+
+
+def failed_step(exc: BaseException) -> FailedStep | None:
+    """The step of the PassManager run that raised `exc`, when a pass (or the checks after it) raised it."""
+    return getattr(exc, _FAILED_STEP_ATTR, None)
 
 
 class PassManager:
@@ -168,9 +200,14 @@ class PassManager:
             VerificationLevel.ROUNDTRIP if self.verify == "roundtrip" else VerificationLevel.BASIC)
         with PassContext(self._context_instruments(), level, backend=self.backend):
             for step, p in enumerate(self.passes):
-                given, program = program, self._run_one(p, program)
-                if checking:
-                    self._verify_after(step, program, analysis, given)
+                given = program
+                try:
+                    program = self._run_one(p, given)
+                    if checking:
+                        self._verify_after(step, program, analysis, given)
+                except Exception as exc:
+                    _note_failed_step(exc, FailedStep(step, p, given, self))
+                    raise
         if self.timing is not None:
             from rich.console import Console
 
