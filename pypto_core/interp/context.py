@@ -30,10 +30,17 @@ Inside a core group (`ctx.group` is not None) `ctx.group.pipes` holds the pipe s
 lanes of a split_aiv function / region forked outside a group (issue 12 item 3), else None. An op that
 reads or writes a window of a tensor operand reports it with `gm_race.note(ctx, call, index, READ |
 WRITE, view)` (test `ctx.race is not None` first: with no concurrent task nothing is tracked).
+
+Tile views that alias (issue 14 item 4): on the device a `tile.slice` is a window of its parent's buffer,
+so an op that writes its result into an operand's buffer (`matmul_acc` into an Acc slice) writes the
+parent. An evaluate that returns such a window registers it with `ctx.bind_alias(value, target)` (target:
+a writable numpy view of the parent's array); the machine then copies the valid region of a result written
+into `value` (an operand with a Write / ReadWrite effect) into `target` (exprs.write_through).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +58,25 @@ if TYPE_CHECKING:
     from pypto_core.interp.lanes import LaneSet
     from pypto_core.interp.machine import Machine
     from pypto_core.interp.scheduler import Scheduler
+
+
+# id(tile value) -> (a weak reference to it, the writable view of its parent's buffer it stands for)
+_ALIASES: dict[int, tuple[weakref.ref, np.ndarray]] = {}
+
+
+def bind_alias(value: np.ndarray, target: np.ndarray) -> None:
+    """Writes into the tile `value` (same shape as `target`) go to `target`, a view of a parent buffer."""
+    key = id(value)
+    # The table is bound into the callback: at interpreter exit module globals may already be None.
+    _ALIASES[key] = (weakref.ref(value, lambda _ref, key=key, table=_ALIASES: table.pop(key, None)), target)
+
+
+def alias_target(value: Any) -> np.ndarray | None:
+    """The parent-buffer view a tile value writes through to, or None for an ordinary (unaliased) value."""
+    entry = _ALIASES.get(id(value))
+    if entry is None or entry[0]() is not value:
+        return None
+    return entry[1]
 
 
 class EvalContext:
@@ -140,6 +166,9 @@ class EvalContext:
         as a copy would for as long as the current function runs (tiles cannot outlive it): stable.py.
         """
         return id(call.args[index]) in self.stable
+
+    bind_alias = staticmethod(bind_alias)
+    alias_target = staticmethod(alias_target)
 
     @staticmethod
     def np_dtype(dtype: DataType) -> np.dtype:

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pypto_core.interp.context import alias_target, bind_alias
 from pypto_core.interp.dtypes import np_scalar_type
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.frame import UNSET
 from pypto_core.ir import expr as E
-from pypto_core.ir.types import ScalarType
+from pypto_core.ir.types import ScalarType, TileType
 
 if TYPE_CHECKING:
     from pypto_core.interp.code import FunctionCode
@@ -91,7 +92,7 @@ def compile_expr(code: FunctionCode, e: E.Expr) -> Closure:
     if isinstance(e, E.Call):
         from pypto_core.interp.calls import compile_call
 
-        return compile_call(code, e)
+        return write_through(code, e, compile_call(code, e))
     raise MachineError(f"the reference machine cannot evaluate a {type(e).__name__} expression",
                        getattr(e, "span", None))
 
@@ -143,3 +144,37 @@ def _compile_binary(code: FunctionCode, e: E.BinaryExpr) -> Closure:
         return lambda fr: fn(left(fr), right(fr))
     to = np_scalar_type(result)
     return lambda fr: to(fn(left(fr), right(fr)))
+
+
+def write_through(code: FunctionCode, call: E.Call, run: Closure) -> Closure:
+    """An op call that writes its tile result into a tile operand's buffer (a Write / ReadWrite effect, e.g.
+    matmul_acc's `acc`): when that operand is a view aliasing a parent buffer (context.bind_alias: an Acc
+    tile.slice), the result's valid region is written into the parent too, and the view is the result, so
+    that a chain of such ops keeps writing through (issue 14 item 4). Other call sites are left as they are."""
+    from pypto_core.ops.opdef import Effect
+    from pypto_core.ops.registry import op_registry
+
+    if isinstance(call.op, E.GlobalVar) or not isinstance(call.type, TileType):
+        return run
+    opdef = op_registry().find_opdef(call.op.name)
+    if opdef is None:
+        return run
+    kwargs = {spec.name: spec.default for spec in opdef.kwargs}
+    kwargs.update(call.kwargs)
+    written = [i for i, a in enumerate(call.args) if isinstance(a, E.Var) and isinstance(a.type, TileType)
+               and opdef.arg_effect(i, kwargs) is not Effect.READ]
+    if not written:
+        return run
+    operand, result_type = compile_var(code, call.args[written[0]]), call.type
+
+    def run_through(fr: list[Any]) -> Any:
+        result = run(fr)
+        target = alias_target(operand(fr))
+        if target is None or target is result or target.shape != getattr(result, "shape", None):
+            return result
+        region = tuple(slice(0, v) for v in fr[0].valid_shape(result_type))
+        target[region] = result[region]
+        bind_alias(target, target)
+        return target
+
+    return run_through

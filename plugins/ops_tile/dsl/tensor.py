@@ -1,4 +1,10 @@
-"""DSL / builders of the `pl.tensor.*` ops (API.md 3.5). `pl.tensor.add(t, 1.0)` builds `tensor.adds`."""
+"""DSL / builders of the `pl.tensor.*` ops (API.md 3.5). `pl.tensor.add(t, 1.0)` builds `tensor.adds`.
+
+PyPTO's tensor set (OPS.md) has no maxs / mins / cmps / relu / rem(s) / sel(s): pypto's old spellings
+stay as aliases building PyPTO's IR (`pl.tensor.maxs(t, s)` -> `tensor.maximum(t, s)`, `cmps` ->
+`tensor.cmp`, `relu(t)` -> `tensor.maximum(t, 0)`, `rem(s)` -> `tensor.fmod(s)`: the same truncated
+remainder). A select has no tensor form: `pl.tensor.sel` / `sels` say to load tiles and use the tile op.
+"""
 
 from __future__ import annotations
 
@@ -17,15 +23,17 @@ from pypto_plugins.ops_tile.dsl.common import (
     fill_value,
     scalar_for,
     set_if,
-    to_cmp_mode,
 )
+from pypto_plugins.ops_tile.dsl.tile_compute import precision, to_cmp_type
 from pypto_plugins.ops_tile.dsl.tile_views import slice_args
 from pypto_plugins.ops_tile.ops import tensor_compute as tc
 from pypto_plugins.ops_tile.ops import tensor_elementwise as ew
 
 
 def _binary(name: str) -> Builder:
-    on_tensors, on_scalar = f"tensor.{name}", f"tensor.{name}s"
+    on_tensors = f"tensor.{name}"
+    # maximum / minimum take the scalar themselves (OPS.md); rem's tensor form is fmod.
+    on_scalar = on_tensors if name in ew.SCALAR_RHS else "tensor.fmods" if name == "fmod" else f"tensor.{name}s"
 
     def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
         if is_tensor(rhs):
@@ -36,9 +44,9 @@ def _binary(name: str) -> Builder:
     return dsl_entry(build)
 
 
-def _scalar(name: str) -> Builder:
+def _scalar(name: str, op: str | None = None) -> Builder:
     def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
-        return create_op_call(f"tensor.{name}", [lhs, scalar_for(rhs, lhs, span)], span=span)
+        return create_op_call(op or f"tensor.{name}", [lhs, scalar_for(rhs, lhs, span)], span=span)
 
     build.__name__ = name
     return dsl_entry(build)
@@ -50,6 +58,39 @@ def _unary(name: str) -> Builder:
 
     build.__name__ = name
     return dsl_entry(build)
+
+
+def _precise_unary(name: str) -> Builder:
+    """log / recip / rsqrt `(input, high_precision=False)` (OPS.md)."""
+
+    def build(input: Expr, high_precision: Any = False, span: Span | None = None) -> Call:
+        return create_op_call(f"tensor.{name}", [input], precision(high_precision), span=span)
+
+    build.__name__ = name
+    return dsl_entry(build)
+
+
+@dsl_entry
+def div(lhs: Expr, rhs: Any, high_precision: Any = False, span: Span | None = None) -> Call:
+    """A scalar rhs builds tensor.divs, which has no high_precision (PyPTO's wrapper drops it)."""
+    if is_tensor(rhs):
+        return create_op_call("tensor.div", [lhs, rhs], precision(high_precision), span=span)
+    return create_op_call("tensor.divs", [lhs, scalar_for(rhs, lhs, span)], span=span)
+
+
+@dsl_entry
+def relu(tensor: Expr, span: Span | None = None) -> Call:
+    """PyPTO has relu only as a tile op: a tensor's is tensor.maximum(x, 0)."""
+    return create_op_call("tensor.maximum", [tensor, scalar_for(0, tensor, span)], span=span)
+
+
+def _tile_only(name: str) -> Builder:
+    def build(*args: Any, span: Span | None = None, **kwargs: Any) -> Call:
+        raise TypeError(f"PyPTO has no tensor.{name}: load the tensors into tiles (pl.load) and use "
+                        f"pl.tile.{name} on the tiles (the mask of pl.tile.cmp is a packed tile predicate)")
+
+    build.__name__ = name
+    return build
 
 
 @dsl_entry
@@ -70,28 +111,10 @@ def full(shape: Any, dtype: DataType, value: Any, span: Span | None = None) -> C
 
 
 @dsl_entry
-def cmp(lhs: Expr, rhs: Any, span: Span | None = None, *, cmp_mode: Any = 0) -> Call:
-    """A scalar rhs builds tensor.cmps."""
-    kwargs = {"cmp_mode": to_cmp_mode(cmp_mode)}
-    if is_tensor(rhs):
-        return create_op_call("tensor.cmp", [lhs, rhs], kwargs, span=span)
-    return create_op_call("tensor.cmps", [lhs, scalar_for(rhs, lhs, span)], kwargs, span=span)
-
-
-@dsl_entry
-def cmps(lhs: Expr, rhs: Any, span: Span | None = None, *, cmp_mode: Any = 0) -> Call:
-    return create_op_call("tensor.cmps", [lhs, scalar_for(rhs, lhs, span)], {"cmp_mode": to_cmp_mode(cmp_mode)},
-                          span=span)
-
-
-@dsl_entry
-def sel(mask: Expr, lhs: Expr, rhs: Expr, span: Span | None = None) -> Call:
-    return create_op_call("tensor.sel", [mask, lhs, rhs], span=span)
-
-
-@dsl_entry
-def sels(mask: Expr, src: Expr, scalar: Any, span: Span | None = None) -> Call:
-    return create_op_call("tensor.sels", [mask, src, scalar_for(scalar, src, span)], span=span)
+def cmp(lhs: Expr, rhs: Any, cmp_type: Any = 0, span: Span | None = None) -> Call:
+    """tensor.cmp takes a tensor or a scalar rhs (OPS.md)."""
+    rhs = rhs if is_tensor(rhs) else scalar_for(rhs, lhs, span)
+    return create_op_call("tensor.cmp", [lhs, rhs], {"cmp_type": to_cmp_type(cmp_type)}, span=span)
 
 
 @dsl_entry
@@ -188,7 +211,14 @@ TENSOR: dict[str, Builder] = {
     **{dsl_name(n): _binary(n) for n in ew.BINARY},
     **{n: _scalar(n) for n in ew.SCALAR},
     **{dsl_name(n): _unary(n) for n in ew.UNARY},
-    "create": create, "full": full, "cast": cast, "cmp": cmp, "cmps": cmps, "sel": sel, "sels": sels, "slice": slice, "reshape": reshape, "transpose": transpose,
+    **{n: _precise_unary(n) for n in ("log", "recip", "rsqrt")},
+    # pypto's old spellings, building PyPTO's ops
+    "maxs": _scalar("maxs", "tensor.maximum"), "mins": _scalar("mins", "tensor.minimum"),
+    "maximums": _scalar("maximums", "tensor.maximum"), "minimums": _scalar("minimums", "tensor.minimum"),
+    "cmps": cmp, "relu": relu, "rem": _binary("fmod"), "rems": _scalar("rems", "tensor.fmods"),
+    "sel": _tile_only("sel"), "sels": _tile_only("sels"),
+    "div": div, "create": create, "full": full, "cast": cast, "cmp": cmp, "slice": slice, "reshape": reshape,
+    "transpose": transpose,
     "reinterpret_view": reinterpret_view, "dim": dim, "read": read, "write": write, "assemble": assemble,
     "expand_clone": expand_clone,
     "matmul": matmul, "matmul_acc": matmul_acc,

@@ -1,6 +1,8 @@
 """DSL / builders of the tile compute ops: element-wise, cast, selects, reductions, broadcasts, the
 matmul family, and the index-addressed ops (API.md 3.3). `pl.tile.add(t, 1.0)` builds `tile.adds`
-(API.md 3.2). gemv's `acc_phase` is recorded only when it is not 'unspecified' (so it is not printed)."""
+(API.md 3.2). gemv's `acc_phase` is recorded only when it is not 'unspecified' (so it is not printed).
+`pl.tile.maxs` / `mins` are aliases of PyPTO's `tile.maximums` / `minimums`; `high_precision` is recorded
+only when True; cmp's `cmp_type` (PyPTO's name; an int 0..5 or 'eq' ... 'le') is always recorded."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
 from pypto_core.ops.build import is_tile, to_bool, to_dtype, to_enum_int, to_expr, to_int, to_tuple
 from pypto_core.ops.registry import create_op_call
-from pypto_plugins.ops_tile.dsl.common import Builder, dsl_entry, dsl_name, scalar_for, set_if, to_cmp_mode
+from pypto_plugins.ops_tile.dsl.common import Builder, dsl_entry, dsl_name, scalar_for, set_if
 from pypto_plugins.ops_tile.ops import tile_elementwise as ew
 from pypto_plugins.ops_tile.ops import tile_reduce as red
 
@@ -25,16 +27,29 @@ def _binary(name: str) -> Builder:
             return create_op_call(on_tiles, [lhs, rhs], span=span)
         return create_op_call(on_scalar, [lhs, scalar_for(rhs, lhs, span)], span=span)
 
-    build.__name__ = name
-    return dsl_entry(build)
+    def build_with_tmp(lhs: Expr, rhs: Any, tmp: Expr | None = None, span: Span | None = None) -> Call:
+        """rem / xor (OPS.md): PyPTO passes a scratch tile third."""
+        extra = [] if tmp is None else [tmp]
+        if is_tile(rhs):
+            return create_op_call(on_tiles, [lhs, rhs, *extra], span=span)
+        return create_op_call(on_scalar, [lhs, scalar_for(rhs, lhs, span), *extra], span=span)
+
+    chosen = build_with_tmp if name in ew.WITH_TMP else build
+    chosen.__name__ = name
+    return dsl_entry(chosen)
 
 
 def _scalar(name: str) -> Builder:
     def build(lhs: Expr, rhs: Any, span: Span | None = None) -> Call:
         return create_op_call(f"tile.{name}", [lhs, scalar_for(rhs, lhs, span)], span=span)
 
-    build.__name__ = name
-    return dsl_entry(build)
+    def build_with_tmp(lhs: Expr, rhs: Any, tmp: Expr | None = None, span: Span | None = None) -> Call:
+        extra = [] if tmp is None else [tmp]
+        return create_op_call(f"tile.{name}", [lhs, scalar_for(rhs, lhs, span), *extra], span=span)
+
+    chosen = build_with_tmp if name[:-1] in ew.WITH_TMP else build
+    chosen.__name__ = name
+    return dsl_entry(chosen)
 
 
 def _unary(name: str) -> Builder:
@@ -45,10 +60,36 @@ def _unary(name: str) -> Builder:
     return dsl_entry(build)
 
 
+def precision(high_precision: Any) -> dict[str, Any]:
+    """`high_precision` recorded only when True (so the default is not printed)."""
+    return {"high_precision": True} if to_bool(high_precision, "high_precision") else {}
+
+
+def to_cmp_type(value: Any) -> int:
+    """cmp_type as its int (0..5 = eq, ne, lt, gt, ge, le); the names are accepted too."""
+    if isinstance(value, str):
+        if value.lower() not in ew.CMP_MODES:
+            raise ValueError(f"cmp_type must be one of 0..5 or {', '.join(map(repr, ew.CMP_MODES))}, got {value!r}")
+        return ew.CMP_MODES.index(value.lower())
+    return to_int(value, "cmp_type")
+
+
 @dsl_entry
 def recip(tile: Expr, high_precision: Any = False, span: Span | None = None) -> Call:
-    kwargs = {"high_precision": True} if to_bool(high_precision, "high_precision") else {}
-    return create_op_call("tile.recip", [tile], kwargs, span=span)
+    return create_op_call("tile.recip", [tile], precision(high_precision), span=span)
+
+
+@dsl_entry
+def log(tile: Expr, high_precision: Any = False, span: Span | None = None) -> Call:
+    return create_op_call("tile.log", [tile], precision(high_precision), span=span)
+
+
+@dsl_entry
+def div(lhs: Expr, rhs: Any, high_precision: Any = False, span: Span | None = None) -> Call:
+    """A scalar rhs builds tile.divs, which has no high_precision (PyPTO's wrapper drops it)."""
+    if is_tile(rhs):
+        return create_op_call("tile.div", [lhs, rhs], precision(high_precision), span=span)
+    return create_op_call("tile.divs", [lhs, scalar_for(rhs, lhs, span)], span=span)
 
 
 @dsl_entry
@@ -63,17 +104,17 @@ def cast(tile: Expr, target_type: DataType, mode: Any = "round", span: Span | No
 
 
 @dsl_entry
-def cmp(lhs: Expr, rhs: Any, span: Span | None = None, *, cmp_mode: Any = 0) -> Call:
+def cmp(lhs: Expr, rhs: Any, cmp_type: Any = 0, span: Span | None = None) -> Call:
     """A scalar rhs builds tile.cmps."""
-    kwargs = {"cmp_mode": to_cmp_mode(cmp_mode)}
+    kwargs = {"cmp_type": to_cmp_type(cmp_type)}
     if is_tile(rhs):
         return create_op_call("tile.cmp", [lhs, rhs], kwargs, span=span)
     return create_op_call("tile.cmps", [lhs, scalar_for(rhs, lhs, span)], kwargs, span=span)
 
 
 @dsl_entry
-def cmps(lhs: Expr, rhs: Any, span: Span | None = None, *, cmp_mode: Any = 0) -> Call:
-    kwargs = {"cmp_mode": to_cmp_mode(cmp_mode)}
+def cmps(lhs: Expr, rhs: Any, cmp_type: Any = 0, span: Span | None = None) -> Call:
+    kwargs = {"cmp_type": to_cmp_type(cmp_type)}
     return create_op_call("tile.cmps", [lhs, scalar_for(rhs, lhs, span)], kwargs, span=span)
 
 
@@ -201,8 +242,10 @@ def gather_row(dst: Expr, src: Expr, dst_offset: Any, src_offset: Any, shapes: A
 TILE: dict[str, Builder] = {
     **{dsl_name(n): _binary(n) for n in ew.BINARY},
     **{n: _scalar(n) for n in ew.SCALAR},
+    "maxs": _scalar("maximums"), "mins": _scalar("minimums"),  # pypto's old spellings: aliases
     **{dsl_name(n): _unary(n) for n in ew.UNARY},
-    "recip": recip, "rsqrt": rsqrt, "cast": cast, "cmp": cmp, "cmps": cmps, "sel": sel, "sels": sels,
+    "div": div, "log": log, "recip": recip, "rsqrt": rsqrt, "cast": cast, "cmp": cmp, "cmps": cmps, "sel": sel,
+    "sels": sels,
     **{n: _row_reduce(n) for n in (*red.ROW, "row_argmax")},
     **{n: _col_reduce(n) for n in red.COL},
     **{f"{d}_expand_{n}": _expand(f"{d}_expand_{n}") for d in ("row", "col") for n in red.EXPAND},

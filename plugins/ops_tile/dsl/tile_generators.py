@@ -35,21 +35,30 @@ def create(shape: Any, dtype: DataType, target_memory: MemorySpace | None = Memo
 
 
 @dsl_entry
-def ci(start: Any, shape: Any, dtype: DataType, descending: Any = False, span: Span | None = None) -> Call:
+def ci(start: Any, shape: Any, dtype: DataType = DataType.INT32, descending: Any = False,
+       span: Span | None = None) -> Call:
     dtype = to_dtype(dtype)
     kwargs = {"dtype": dtype, "descending": to_bool(descending, "descending")}
     return create_op_call("tile.ci", [retype_literal(to_expr(start, span), dtype), to_tuple(shape, span)], kwargs,
                           span=span)
 
 
+def random_words(words: Any, span: Span | None) -> list[Any]:
+    """The keys and counters (INT32 scalars; a literal stays an INDEX constant, printed bare)."""
+    return [to_expr(v, span) for v in words]
+
+
 @dsl_entry
-def random(k0: Any, k1: Any, c0: Any, c1: Any, c2: Any, c3: Any, shape: Any, valid_shape: Any = None,
-           dtype: DataType = DataType.UINT32, rounds: Any = 10, span: Span | None = None) -> Call:
-    args = [to_expr(v, span) for v in (k0, k1, c0, c1, c2, c3)] + [to_tuple(shape, span)]
+def random(key0: Any, key1: Any, counter0: Any, counter1: Any, counter2: Any, counter3: Any, shape: Any,
+           valid_shape: Any = None, dtype: DataType = DataType.UINT32, rounds: Any = 10,
+           span: Span | None = None) -> Call:
+    args = random_words((key0, key1, counter0, counter1, counter2, counter3), span)
+    args.append(to_tuple(shape, span))
     if valid_shape is not None:
         args.append(to_tuple(valid_shape, span))
     kwargs = {"dtype": to_dtype(dtype), "rounds": to_int(rounds, "rounds")}
     return create_op_call("tile.random", args, kwargs, span=span)
 
 
-TILE = {"full": full, "create": create, "ci": ci, "random": random}
+# OPS.md spellings: pl.tile.create / create_tile, pl.tile.arange / ci.
+TILE = {"full": full, "create": create, "create_tile": create, "ci": ci, "arange": ci, "random": random}

@@ -2,6 +2,8 @@
 
 A Tensor and a Tile in one call is an error ("cannot mix Tensor and Tile arguments"); two scalars
 in `pl.add` & co. build a scalar expression. Tile-only names reject a tensor with a hint to load it.
+`pl.maxs` / `pl.mins` / `pl.cmps` / `pl.relu` / `pl.rem(s)` of a tensor build PyPTO's tensor ops
+(dsl/tensor.py); `pl.sel` / `pl.sels` of a tensor are errors that say to load tiles.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pypto_plugins.ops_tile.dsl.tile_memory import TILE as TILE_MEMORY
 from pypto_plugins.ops_tile.dsl.tile_views import TILE as TILE_VIEWS
 from pypto_plugins.ops_tile.ops import tensor_compute as tc
 from pypto_plugins.ops_tile.ops import tensor_elementwise as ew
+from pypto_plugins.ops_tile.ops import tile_elementwise as tile_ew
 
 TILE_FNS = {**TILE_MEMORY, **TILE_COMPUTE, **TILE_VIEWS}
 
@@ -59,14 +62,16 @@ def binary(name: str) -> Builder:
     on_tiles, on_tensors = _unchecked(TILE_FNS[name]), _unchecked(TENSOR[name])
     on_scalars = SCALAR_FORMS[name]
 
-    def build(lhs: Any, rhs: Any, span: Span | None = None) -> Expr:
+    def build(lhs: Any, rhs: Any, tmp: Any = None, span: Span | None = None) -> Expr:
         kl, kr = operand_kind(lhs), operand_kind(rhs)
         if kl != kr:
             reject_tensor_tile_mix(lhs, rhs)
+        if tmp is not None and (name not in tile_ew.WITH_TMP or kl != "Tile"):
+            raise TypeError(f"pl.{name} takes a tmp tile only for tiles (pl.rem / pl.xor), got one with {kl} operands")
         if kl == "Tensor":
             return on_tensors(lhs, rhs, span=span)
         if kl == "Tile":
-            return on_tiles(lhs, rhs, span=span)
+            return on_tiles(lhs, rhs, span=span) if tmp is None else on_tiles(lhs, rhs, tmp, span=span)
         if kl == "Scalar" and kr == "Scalar":
             return on_scalars(to_expr(lhs, span), to_expr(rhs, span), span)
         if kr in ("Tensor", "Tile"):
@@ -75,6 +80,32 @@ def binary(name: str) -> Builder:
 
     build.__name__ = name
     return dsl_entry(build)
+
+
+@dsl_entry
+def div(lhs: Any, rhs: Any, high_precision: Any = False, span: Span | None = None) -> Expr:
+    """`pl.div(a, b, high_precision=False)` (OPS.md): binary dispatch plus the tensor / tile kwarg."""
+    if not high_precision:
+        return _DIV(lhs, rhs, span=span)
+    reject_tensor_tile_mix(lhs, rhs)
+    kind = operand_kind(lhs)
+    if kind in ("Tensor", "Tile"):
+        return (TENSOR if kind == "Tensor" else TILE_FNS)["div"](lhs, rhs, high_precision, span=span)
+    raise TypeError(f"high_precision applies to a tensor or tile division, got {kind} operands")
+
+
+@dsl_entry
+def rsqrt(input: Any, high_precision: Any = False, span: Span | None = None) -> Expr:
+    """`pl.rsqrt(input, high_precision=False)` (OPS.md). A tile's rsqrt has no such kwarg (PyPTO's tile.rsqrt
+    takes an optional tmp instead): on a tile a Tile second operand is that tmp and the flag is dropped."""
+    reject_tensor_tile_mix(input, high_precision)
+    kind = operand_kind(input)
+    if kind == "Tile":
+        tmp = high_precision if operand_kind(high_precision) == "Tile" else None
+        return TILE_FNS["rsqrt"](input, tmp, span=span)
+    if kind == "Tensor":
+        return TENSOR["rsqrt"](input, high_precision, span=span)
+    raise TypeError(f"expects a tensor or a tile as its first operand, got {kind}")
 
 
 @dsl_entry
@@ -87,6 +118,9 @@ def matmul(a: Expr, b: Expr, out_dtype: Any = None, a_trans: Any = False, b_tran
                             "c_matrix_nz; transpose the operands when moving them to Left / Right")
         return TILE_FNS["matmul"](a, b, span=span)
     return TENSOR["matmul"](a, b, out_dtype, a_trans, b_trans, c_matrix_nz, span=span)
+
+
+_DIV = _unchecked(binary("div"))
 
 
 def reduction_with_tmp(name: str) -> Builder:
@@ -109,8 +143,10 @@ def reduction_with_tmp(name: str) -> Builder:
     return dsl_entry(build)
 
 
-# Same name and operand order in both namespaces.
-_DISPATCHED = (*ew.SCALAR, *map(dsl_name, ew.UNARY), "cast", "cmp", "cmps", "sel", "sels", "row_argmax", "slice",
+# Same name and operand order in both namespaces (the tensor side of maxs / mins / cmps / relu / rems / sel /
+# sels is an alias or an error, dsl/tensor.py).
+_DISPATCHED = (*ew.SCALAR, *map(dsl_name, ew.UNARY), "maxs", "mins", "maximums", "minimums", "rems", "relu", "log",
+               "cast", "cmp", "cmps", "sel", "sels", "row_argmax", "slice",
                "reshape", "transpose", "reinterpret_view", "assemble", "read", "write", "matmul_acc",
                *[f"{d}_expand_{n}" for d in ("row", "col") for n in tc.EXPAND])
 _TILE_ONLY = ("store", "move", "extract", "gather", "gatherb", "scatter", "scatter_update", "gather_compare",
@@ -118,8 +154,9 @@ _TILE_ONLY = ("store", "move", "extract", "gather", "gatherb", "scatter", "scatt
               "batch_matmul")
 
 UNIFIED: dict[str, Builder] = {
-    **{dsl_name(n): binary(dsl_name(n)) for n in ew.BINARY},
+    **{dsl_name(n): binary(dsl_name(n)) for n in tile_ew.BINARY},
     **{n: dispatch(n) for n in _DISPATCHED},
+    "div": div, "rsqrt": rsqrt,
     "matmul": matmul,
     **{n: reduction_with_tmp(n) for n in (*tc.ROW, *tc.COL)},
     "load": TILE_FNS["load"],  # its first operand is the source tensor

@@ -53,7 +53,11 @@ def _slice(ctx: TileLowering, call: Call) -> Expr:
 
 
 def _reshape(ctx: TileLowering, call: Call) -> Expr:
-    return ctx.call("tile.reshape", [ctx.tile(call.args[0]), call.args[1]])
+    reshaped = ctx.call("tile.reshape", [ctx.tile(call.args[0]), call.args[1]])
+    valid = tuple_elements(call.args[2]) if len(call.args) > 2 else ()
+    if len(valid) != 2:
+        return reshaped  # (an N-D requested valid region stays in the tensor type only)
+    return ctx.call("tile.set_validshape", [ctx.bind(reshaped, "reshaped"), *valid])
 
 
 def _assemble(ctx: TileLowering, call: Call) -> Expr:

@@ -15,6 +15,12 @@ Choices where API.md is silent: the buffer / pipe ops have cross-core role PIPE_
 `core_type` is "aic" / "aiv" (syncall: "mix" / "aic_only" / "aiv_only") and decides their affinity
 (their `lane_kwarg`: a call that gives it states its lane);
 soft syncall needs a gm_workspace operand; event ids are integer scalars.
+
+Against OPS.md (issue 14 audit): PyPTO's sync_set / sync_wait carry a static event id as the kwarg
+`event_id` and a runtime one as the optional operand `event_id_dyn`; here (API.md 3.4) the event id is
+always operand 0, a constant for the static form. The checks follow OPS.md: a constant event id is 0..13,
+a runtime one a Scalar[INDEX] (any integer scalar); ffts_mode 0..2. set_ffts's operand is `workspace`: a
+1-D INT64 tensor of static extent >= 256, read only (OPS.md "declared no writes").
 """
 
 from __future__ import annotations
@@ -24,10 +30,10 @@ from typing import Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import PipeType
-from pypto_core.ir.expr import Call, Expr
+from pypto_core.ir.expr import Call, ConstInt, Expr
 from pypto_core.ir.types import ScalarType, Type, UnknownType
-from pypto_core.ops.build import require_scalar, tuple_elements
-from pypto_core.ops.opdef import ArgSpec, CoreAffinity, CrossCoreRole, KwargSpec, OpDef
+from pypto_core.ops.build import require_rank, require_scalar, require_tensor, static_int, tuple_elements
+from pypto_core.ops.opdef import ArgSpec, CoreAffinity, CrossCoreRole, Effect, KwargSpec, OpDef
 
 _PIPES = tuple(int(p) for p in PipeType)
 
@@ -59,16 +65,28 @@ def _init_pipe(op: str):
     return deduce
 
 
+EVENT_IDS = range(14)  # OPS.md: a static event id is 0..13
+FFTS_WORKSPACE = 256  # OPS.md: the FFTS workspace holds at least 256 INT64 entries
+
+
 def _event(op: str):
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         if not require_scalar(op, args[0], "event_id").dtype.is_int():
             raise TypeError(f"{op}: event_id must be an integer, got {args[0].type}")
+        if isinstance(args[0], ConstInt) and args[0].value not in EVENT_IDS:
+            raise ValueError(f"{op}: event_id must be 0..13, got {args[0].value}")
         return UnknownType()
 
     return deduce
 
 
 def deduce_set_ffts(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    ws = require_tensor("system.set_ffts", args[0], "workspace")
+    require_rank("system.set_ffts", ws.shape, 1, "workspace")
+    extent = static_int(ws.shape[0])
+    if ws.dtype is not DataType.INT64 or extent is None or extent < FFTS_WORKSPACE:
+        raise TypeError(f"system.set_ffts: workspace must be a 1-D INT64 tensor of static extent >= "
+                        f"{FFTS_WORKSPACE}, got {ws}")
     return UnknownType()
 
 
@@ -80,11 +98,18 @@ def deduce_syncall(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return UnknownType()
 
 
+def syncall_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
+    """OPS.md: a soft syncall counts arrivals in gm_workspace (ReadWrite); a hard one only reads it."""
+    return {0: Effect.READ_WRITE} if kwargs.get("mode", "hard") == "soft" else {}
+
+
 def deduce_cacheinvalid(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if len(args) == 2:
         raise TypeError("system.cacheinvalid: give shapes and offsets together")
-    if len(args) == 3 and len(tuple_elements(args[1])) != len(tuple_elements(args[2])):
-        raise TypeError("system.cacheinvalid: shapes and offsets must have the same rank")
+    if len(args) == 3:
+        rank = len(require_tensor("system.cacheinvalid", args[0], "tensor").shape)
+        if not len(tuple_elements(args[1])) == len(tuple_elements(args[2])) == rank:
+            raise TypeError(f"system.cacheinvalid: shapes and offsets must both have the tensor's rank {rank}")
     return UnknownType()
 
 
@@ -124,17 +149,18 @@ OPDEFS = [
           affinity=CoreAffinity.VECTOR, cross_core_role=CrossCoreRole.PIPE_SETUP,
           doc="Set up the cross-core pipes on a vector lane."),
     OpDef("system.sync_set", _event("system.sync_set"), args=(ArgSpec("event_id"),),
-          kwargs=(KwargSpec("pipe", (int,), required=True, choices=_PIPES), KwargSpec("ffts_mode", (int,)), _CORE),
+          kwargs=(KwargSpec("pipe", (int,), required=True, choices=_PIPES), KwargSpec("ffts_mode", (int,), choices=(0, 1, 2)), _CORE),
           affinity=classify_sync, lane_kwarg="core_type", doc="Signal an event after a pipe."),
     OpDef("system.sync_wait", _event("system.sync_wait"), args=(ArgSpec("event_id"),),
           kwargs=(KwargSpec("pipe", (int,), required=True, choices=_PIPES), _CORE),
           affinity=classify_sync, lane_kwarg="core_type", doc="Wait for an event before a pipe."),
-    OpDef("system.set_ffts", deduce_set_ffts, args=(ArgSpec("ws"),), doc="Set the FFTS base address."),
+    OpDef("system.set_ffts", deduce_set_ffts, args=(ArgSpec("workspace"),),
+          doc="Set the FFTS base address (the cross-core flag workspace)."),
     OpDef("system.syncall", deduce_syncall,
           args=(ArgSpec("gm_workspace", optional=True), ArgSpec("used_cores", optional=True)),
           kwargs=(KwargSpec("core_type", (str,), "mix", choices=("mix", "aic_only", "aiv_only"), recorded=True),
                   KwargSpec("mode", (str,), "hard", choices=("hard", "soft"), recorded=True)),
-          affinity=classify_syncall, lane_kwarg="core_type", doc="Barrier across cores."),
+          effects=syncall_effects, affinity=classify_syncall, lane_kwarg="core_type", doc="Barrier across cores."),
     OpDef("system.cacheinvalid", deduce_cacheinvalid,
           args=(ArgSpec("tensor", optional=True), ArgSpec("shapes", optional=True), ArgSpec("offsets", optional=True)),
           doc="Invalidate cached global memory (optionally one window of a tensor)."),

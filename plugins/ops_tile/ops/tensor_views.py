@@ -27,7 +27,7 @@ from typing import Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import AtomicType, PadValue, TensorLayout
-from pypto_core.ir.expr import Call, Expr
+from pypto_core.ir.expr import Call, ConstInt, Expr
 from pypto_core.ir.types import ScalarType, TensorType, TensorView, Type, dims_equal
 from pypto_core.ops.build import (
     check_window,
@@ -35,6 +35,7 @@ from pypto_core.ops.build import (
     promote_dtypes,
     require_scalar,
     require_tensor,
+    same_dim,
     shape_text,
     static_dims,
     static_int,
@@ -43,11 +44,13 @@ from pypto_core.ops.build import (
 from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OpTraits
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.ops.shapes import (
+    check_atomic_dtype,
     check_indices,
     clip_valid,
     product,
     rescale_extent,
     shape_operand,
+    wunion,
 )
 
 
@@ -110,13 +113,51 @@ def deduce_slice(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 
 def deduce_reshape(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    src = require_tensor("tensor.reshape", args[0], "the source")
+    op = "tensor.reshape"
+    src = require_tensor(op, args[0], "the source")
     shape = tuple_elements(args[1])
     old, new = static_dims(src.shape), static_dims(shape)
     if old is not None and new is not None and product(old) != product(new):
         raise TypeError(f"tensor.reshape: cannot reshape {shape_text(src.shape)} ({product(old)} elements) to "
                         f"{shape_text(shape)} ({product(new)} elements)")
-    return TensorType(shape, src.dtype)
+    mapped = reshape_valid(tensor_valid(src), src.shape, shape)
+    requested = tuple_elements(args[2]) if len(args) > 2 else ()
+    if requested:
+        if len(requested) != len(shape):
+            raise TypeError(f"{op}: valid_shape has {len(requested)} dims for a {len(shape)}-D result")
+        if mapped is not None and any(static_int(r) is not None and static_int(m) is not None and
+                                      static_int(r) > static_int(m) for r, m in zip(requested, mapped)):
+            raise ValueError(f"{op}: valid_shape {shape_text(requested)} exceeds the mapped valid region "
+                             f"{shape_text(mapped)}")
+        return with_valid(src, shape, requested)
+    if mapped is None:
+        raise TypeError(f"{op}: the valid region {shape_text(tensor_valid(src))} of {shape_text(src.shape)} is "
+                        f"not a box of {shape_text(shape)}; give valid_shape (the 3-arg form)")
+    pad = src.tensor_view.pad if src.tensor_view is not None else PadValue.null
+    if dims_equal(mapped, shape) and pad is PadValue.null:
+        return TensorType(shape, src.dtype)
+    return TensorType(shape, src.dtype, None, TensorView(valid_shape=list(mapped), pad=pad))
+
+
+def reshape_valid(valid: Sequence[Expr], old: Sequence[Expr], new: Sequence[Expr]) -> list[Expr] | None:
+    """OPS.md RESHAPE_VALID: the new shape for a fully valid source; else the valid region mapped through a
+    row-major reshape that only merges / splits whole trailing dims or adds / removes unit dims (None when
+    it is no box of the new shape)."""
+    if dims_equal(valid, old):
+        return list(new)
+    squeeze = [i for i, d in enumerate(old) if static_int(d) != 1]
+    kept = [i for i, d in enumerate(new) if static_int(d) != 1]
+    if len(squeeze) == len(kept) and all(same_dim(old[i], new[j]) for i, j in zip(squeeze, kept)):
+        carried = iter(valid[i] for i in squeeze)
+        return [d if static_int(d) == 1 else next(carried) for d in new]
+    # Only leading rows partly valid, the rest whole: rows of the old shape map onto rows of the new one.
+    sv, so, sn = static_dims(valid), static_dims(old), static_dims(new)
+    if sv is None or so is None or sn is None or sv[1:] != so[1:]:
+        return None
+    count, inner = product(sv), product(sn[1:])
+    if count % inner:
+        return None
+    return [ConstInt(count // inner), *new[1:]]
 
 
 def row_major_strides(shape: Sequence[Expr]) -> list[Expr]:
@@ -227,7 +268,19 @@ def deduce_assemble(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if source.dtype is not target.dtype:
         raise TypeError(f"{op}: the source is {source.dtype.name} but the target is {target.dtype.name}")
     check_window(op, "writes", offsets, source.shape, target.shape, "target")
-    return target
+    check_atomic_dtype(op, kwargs.get("atomic", 0), target.dtype)
+    grown = wunion(target.shape, tensor_valid(target), tensor_valid(source), offsets)
+    return target if grown is None else with_view_valid(target, grown)
+
+
+def with_view_valid(t: TensorType, valid: Sequence[Expr]) -> TensorType:
+    """The tensor type with another view valid region (no view when nothing is left to say)."""
+    old = t.tensor_view or TensorView()
+    if not old.stride and old.layout in (None, TensorLayout.ND) and old.pad is PadValue.null and \
+            dims_equal(valid, t.shape):
+        return TensorType(t.shape, t.dtype, t.memref)
+    return TensorType(t.shape, t.dtype, t.memref,
+                      TensorView(stride=old.stride, layout=old.layout, valid_shape=list(valid), pad=old.pad))
 
 
 def deduce_expand_clone(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -273,16 +326,17 @@ OPDEFS = [
           kwargs=(KwargSpec("dtype", (DataType,), required=True),), traits=OpTraits(shape_args=(0,)),
           doc="A tensor filled with one value."),
     OpDef("tensor.slice", deduce_slice,
-          args=(ArgSpec("tensor"), ArgSpec("shape"), ArgSpec("offset"), ArgSpec("valid_shape", optional=True),
+          args=(ArgSpec("input"), ArgSpec("shape"), ArgSpec("offset"), ArgSpec("valid_shape", optional=True),
                 ArgSpec("drop_dims", optional=True)),
           kwargs=(KwargSpec("pad_value", (PadValue,), PadValue.null), KwargSpec("clamp", (bool,), False)),
           traits=OpTraits(read_address_args=(2,), shape_args=(1, 2, 3)), doc="A window of a tensor (a view)."),
-    OpDef("tensor.reshape", deduce_reshape, args=(ArgSpec("tensor"), ArgSpec("shape")),
-          traits=OpTraits(shape_args=(1,)), doc="The same elements with another shape."),
+    OpDef("tensor.reshape", deduce_reshape,
+          args=(ArgSpec("input"), ArgSpec("shape"), ArgSpec("valid_shape", optional=True)),
+          traits=OpTraits(shape_args=(1, 2)), doc="The same elements with another shape."),
     OpDef("tensor.transpose", deduce_transpose,
-          args=(ArgSpec("tensor"), ArgSpec("axis1"), ArgSpec("axis2"), ArgSpec("valid_shape", optional=True)),
+          args=(ArgSpec("input"), ArgSpec("axis1"), ArgSpec("axis2"), ArgSpec("valid_shape", optional=True)),
           doc="Swap two axes (a view of the same memory)."),
-    OpDef("tensor.reinterpret_view", deduce_reinterpret_view, args=(ArgSpec("tensor"), ArgSpec("shape", optional=True)),
+    OpDef("tensor.reinterpret_view", deduce_reinterpret_view, args=(ArgSpec("data"), ArgSpec("shape", optional=True)),
           kwargs=(KwargSpec("dtype", (DataType,), required=True),), traits=OpTraits(shape_args=(1,)),
           doc="The same bytes read as another dtype (and optionally shape)."),
     OpDef("tensor.dim", deduce_dim, args=(ArgSpec("tensor"), ArgSpec("axis")), traits=OpTraits(extent_query=True),

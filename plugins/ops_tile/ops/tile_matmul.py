@@ -10,10 +10,18 @@ Memory (`input_memory`, OPS.md `mem:` lines): lhs Left, rhs Right, acc Acc, bias
 Acc. The deducers do not check operand spaces: InferTileMemorySpace moves a Mat (or Vec) operand
 into place and TileMemoryInferred reports what it could not.
 
+Transposed operands and the output dtype (`pl.matmul(..., out_dtype=, a_trans=, b_trans=)` on tiles, OPS.md
+py lines of pl.matmul / pl.matmul_acc): tile.matmul takes the optional kwargs `out_dtype`, `a_trans`,
+`b_trans` and tile.matmul_acc `a_trans`, `b_trans`, recorded only when given (so PyPTO's IR, which has
+none, prints unchanged). `a_trans`: lhs holds [K, M] and Left x Right multiplies lhs^T; `b_trans`: rhs
+holds [N, K]. `out_dtype` is the dtype the Acc result is converted to (FP32 / FP16 / BF16 for float
+operands, INT32 for integer ones). matmul_bias, gemv* and batch_matmul* have no such kwargs in OPS.md.
+
 Choices where API.md is silent: lhs and rhs must share a dtype; matmul's valid region is [lhs valid
-rows, rhs valid cols]; matmul_acc returns acc's type, gemv_acc the gemv result's; init_cond (when
-given) is a BOOL scalar; a bias must be [1, N] with the accumulator dtype; gemv's `acc_phase` is
-recorded for codegen and does not change the type.
+rows, rhs valid cols] (compact=normal when the rows are narrowed, OPS.md); matmul_acc returns acc's
+type (OPS.md: in Acc; InferTileMemorySpace moves it there); gemv_acc the gemv result's; init_cond (when given) is a BOOL scalar; a
+bias must be [1, N] with the accumulator dtype; gemv's `acc_phase` is recorded for codegen and does not
+change the type.
 """
 
 from __future__ import annotations
@@ -22,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.enums import CompactMode, MemorySpace
 from pypto_core.ir.expr import ConstInt, Expr
-from pypto_core.ir.types import TileType, Type, dims_equal
+from pypto_core.ir.types import TileType, TileView, Type, dims_equal
 from pypto_core.ops.build import (
     broadcast_shapes,
     require_rank,
@@ -35,7 +43,7 @@ from pypto_core.ops.build import (
     static_int,
 )
 from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OutputMemory
-from pypto_plugins.ops_tile.ops.views import is_partial, valid_view
+from pypto_plugins.ops_tile.ops.views import valid_view
 
 LEFT, RIGHT, ACC, BIAS = MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias
 GEMV_ROWS = 16  # a gemv result is one cube fractal tall; only row 0 is valid
@@ -71,13 +79,50 @@ def _inner_dims(op: str, lhs: TileType, rhs: TileType) -> None:
         raise TypeError(f"{op}: inner dims differ: lhs {shape_text(lhs.shape)} x rhs {shape_text(rhs.shape)}")
 
 
-def product_type(op: str, lhs_e: Expr, rhs_e: Expr) -> TileType:
+# Output dtypes the Acc result may be converted to (the fixpipe's conversions), by operand kind.
+FLOAT_OUT = (DataType.FP32, DataType.FP16, DataType.BF16)
+INT_OUT = (DataType.INT32,)
+
+
+def _out_dtype(op: str, acc: DataType, out: DataType | None) -> DataType:
+    if out is None:
+        return acc
+    allowed = FLOAT_OUT if acc is DataType.FP32 else INT_OUT
+    if out not in allowed:
+        raise TypeError(f"{op}: out_dtype {out.name} is not a conversion of the {acc.name} accumulator; allowed: "
+                        f"{', '.join(d.name for d in allowed)}")
+    return out
+
+
+def oriented(t: TileType, trans: bool) -> tuple[list[Expr], list[Expr]]:
+    """(shape, valid) of an operand as the product sees it: the two dims swapped when transposed."""
+    shape, valid = list(t.shape), list(t.valid_shape)
+    return (shape[::-1], valid[::-1]) if trans else (shape, valid)
+
+
+def narrowed_view(shape: list[Expr], valid: list[Expr], partial: bool) -> TileView | None:
+    """The Acc view of a product: the implicit one narrowed to `valid`; compact=normal when rows are narrowed."""
+    view = valid_view(valid, shape, ACC) if partial else None
+    if view is not None and not same_dim(valid[0], shape[0]):
+        view = view.with_fields(compact=CompactMode.normal)
+    return view
+
+
+def product_type(op: str, lhs_e: Expr, rhs_e: Expr, kwargs: Mapping[str, Any] | None = None) -> TileType:
+    kwargs = kwargs or {}
     lhs, rhs = _matrix(op, lhs_e, "lhs"), _matrix(op, rhs_e, "rhs")
-    _inner_dims(op, lhs, rhs)
-    shape = [lhs.shape[0], rhs.shape[1]]
-    valid = [lhs.valid_shape[0], rhs.valid_shape[1]]
-    view = valid_view(valid, shape, ACC) if is_partial(lhs) or is_partial(rhs) else None
-    return TileType(shape, accumulator_dtype(op, lhs.dtype, rhs.dtype), None, view, ACC)
+    (m, k), (vm, vk) = oriented(lhs, bool(kwargs.get("a_trans")))
+    (k2, n), (vk2, vn) = oriented(rhs, bool(kwargs.get("b_trans")))
+    if not same_dim(k, k2):
+        raise TypeError(f"{op}: inner dims differ: lhs {shape_text(lhs.shape)} x rhs {shape_text(rhs.shape)}"
+                        f"{' (a_trans / b_trans swap an operand)' if kwargs.get('a_trans') or kwargs.get('b_trans') else ''}")
+    sk, sk2 = static_int(vk), static_int(vk2)
+    if sk is not None and sk2 is not None and sk > sk2:
+        raise TypeError(f"{op}: lhs has {sk} valid K columns but rhs only {sk2} valid K rows")
+    shape, valid = [m, n], [vm, vn]
+    dtype = _out_dtype(op, accumulator_dtype(op, lhs.dtype, rhs.dtype), kwargs.get("out_dtype"))
+    view = narrowed_view(shape, valid, not dims_equal(valid, shape))
+    return TileType(shape, dtype, None, view, ACC)
 
 
 def _check_acc(op: str, acc: TileType, product: TileType, what: str) -> None:
@@ -97,15 +142,26 @@ def _check_bias(op: str, e: Expr, product: TileType) -> None:
 
 
 def deduce_matmul(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    return product_type("tile.matmul", args[0], args[1])
+    return product_type("tile.matmul", args[0], args[1], kwargs)
+
+
+def _valid_within(op: str, product: TileType, acc: TileType) -> None:
+    for p, a in zip(product.valid_shape, acc.valid_shape):
+        sp, sa = static_int(p), static_int(a)
+        if sp is not None and sa is not None and sp > sa:
+            raise TypeError(f"{op}: the product's valid region {shape_text(product.valid_shape)} exceeds acc's "
+                            f"{shape_text(acc.valid_shape)}")
 
 
 def deduce_matmul_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     op = "tile.matmul_acc"
     acc = _matrix(op, args[0], "acc")
-    _check_acc(op, acc, product_type(op, args[1], args[2]), "lhs x rhs")
+    product = product_type(op, args[1], args[2], kwargs)
+    _check_acc(op, acc, product, "lhs x rhs")
+    _valid_within(op, product, acc)
     if len(args) > 3 and not require_scalar(op, args[3], "init_cond").dtype.is_bool():
         raise TypeError(f"{op}: init_cond must be a BOOL scalar")
+    # acc's own type: an unplaced (Vec) accumulator stays reassignable; InferTileMemorySpace moves it to Acc.
     return acc
 
 
@@ -172,6 +228,9 @@ def deduce_batch_matmul_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> 
     return TileType(acc.shape, acc.dtype, None, None, ACC)
 
 
+_A_TRANS = KwargSpec("a_trans", (bool,), False, doc="lhs holds [K, M]: multiply its transpose.")
+_B_TRANS = KwargSpec("b_trans", (bool,), False, doc="rhs holds [N, K]: multiply its transpose.")
+_OUT_DTYPE = KwargSpec("out_dtype", (DataType,), doc="The dtype the Acc result is converted to.")
 _ACC_PHASE = KwargSpec("acc_phase", (str,), "unspecified", choices=ACC_PHASES,
                        doc="Where this step sits in a split-K accumulation (codegen only).")
 _ACC_OUT = OutputMemory(fixed=ACC)
@@ -191,9 +250,11 @@ def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], input_memory: Mapping
 
 
 OPDEFS = [
-    _op("matmul", deduce_matmul, _LHS_RHS, _PRODUCT, "Left x Right -> Acc."),
+    _op("matmul", deduce_matmul, _LHS_RHS, _PRODUCT, "Left x Right -> Acc (FP32 / INT32, or out_dtype); a_trans / "
+        "b_trans multiply a transposed operand.", kwargs=(_OUT_DTYPE, _A_TRANS, _B_TRANS)),
     _op("matmul_acc", deduce_matmul_acc, (*_ACC_LHS_RHS, ArgSpec("init_cond", optional=True)), _ACCUMULATE,
-        "acc += Left x Right.", effects=_READ_WRITE_ACC),
+        "acc += Left x Right (acc := the product when init_cond is true); a_trans / b_trans as matmul.",
+        kwargs=(_A_TRANS, _B_TRANS), effects=_READ_WRITE_ACC),
     _op("matmul_bias", deduce_matmul_bias, _LHS_RHS_BIAS, _BIASED, "Left x Right + a Bias row -> Acc."),
     _op("gemv", deduce_gemv, _LHS_RHS, _PRODUCT, "One Left row x Right -> row 0 of an Acc tile.",
         kwargs=(_ACC_PHASE,)),

@@ -16,7 +16,7 @@ Choices where API.md is silent:
   tile with a valid region moved to Vec prints `blayout=col_major, slayout=row_major`); a source
   with the implicit view, and any cube target, take the target's implicit layout.
 * tile.extract reads a window of a tile; its result takes the target space's implicit layout.
-* tile.write writes one element in place: arg 0 is Write, the result is the tile's type.
+* tile.write writes one element in place: arg 0 is ReadWrite (OPS.md), the result is the tile's type in Vec.
 * tile.store requires the tile's dtype to be the target's, except from Acc (the fixpipe converts).
 
 Memory (OPS.md `mem:` lines): store reads Vec or Acc, read / write Vec; load, move and extract take
@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pypto_core.ir.enums import AtomicType, CachePolicy, MemorySpace, TileLayout
-from pypto_core.ir.expr import Call, Expr
-from pypto_core.ir.types import ScalarType, TileType, TileView, Type, implicit_layout
+from pypto_core.ir.expr import Call, ConstFloat, ConstInt, Expr
+from pypto_core.ir.types import ScalarType, TensorType, TileType, TileView, Type, implicit_layout
 from pypto_core.ops.build import (
     check_window,
     merged_2d,
@@ -50,7 +50,8 @@ from pypto_core.ops.opdef import (
     OpTraits,
     OutputMemory,
 )
-from pypto_plugins.ops_tile.ops.shapes import check_indices
+from pypto_plugins.ops_tile.ops.shapes import check_atomic_dtype, check_indices, wunion
+from pypto_plugins.ops_tile.ops.tensor_views import with_view_valid
 from pypto_plugins.ops_tile.ops.views import same_view
 
 _MEMORY = (MemorySpace,)
@@ -118,7 +119,13 @@ def deduce_store(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if len(extents) > len(out.shape):
         raise TypeError(f"tile.store: a {len(extents)}-D window does not fit a {len(out.shape)}-D target")
     check_window("tile.store", "writes", offsets, extents, out.shape, "target")
-    return out
+    check_atomic_dtype("tile.store", kwargs.get("atomic", 0), out.dtype)
+    grown = None if len(args) > 3 else wunion(out.shape, _tensor_valid(out), tile.valid_shape, offsets)
+    return out if grown is None else with_view_valid(out, grown)
+
+
+def _tensor_valid(t: TensorType) -> Sequence[Expr]:
+    return t.tensor_view.valid_shape if t.tensor_view is not None and t.tensor_view.valid_shape else t.shape
 
 
 def store_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
@@ -162,7 +169,7 @@ def deduce_extract(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         raise TypeError(f"tile.extract: the source and the extracted shape must be 2-D, got {len(src.shape)}-D "
                         f"and {len(shape)}-D")
     check_window("tile.extract", "reads", args[1:3], shape, src.shape, "source")
-    return TileType(shape, src.dtype, None, None, kwargs["target_memory"])
+    return TileType(shape, src.dtype, None, None, kwargs.get("target_memory", MemorySpace.Vec))
 
 
 def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -174,8 +181,10 @@ def deduce_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 def deduce_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     tile = require_tile("tile.write", args[0], "the operand")
     check_indices("tile.write", args[1], len(tile.shape))
-    require_scalar("tile.write", args[2], "the value")
-    return TileType(tile.shape, tile.dtype, None, same_view(tile, tile.shape), None)
+    value = require_scalar("tile.write", args[2], "the value")
+    if value.dtype is not tile.dtype and not isinstance(args[2], (ConstInt, ConstFloat)):  # literals convert
+        raise TypeError(f"tile.write: the value is {value.dtype.name} but the tile is {tile.dtype.name}")
+    return TileType(tile.shape, tile.dtype, None, same_view(tile, tile.shape), MemorySpace.Vec)
 
 
 OPDEFS = [
@@ -212,8 +221,8 @@ OPDEFS = [
     OpDef(
         "tile.extract", deduce_extract,
         args=(ArgSpec("src"), ArgSpec("index_row"), ArgSpec("index_col"), ArgSpec("shape")),
-        kwargs=(KwargSpec("target_memory", _MEMORY, required=True, choices=_TILE_SPACES),),
-        output_memory=OutputMemory(from_kwarg="target_memory"),
+        kwargs=(KwargSpec("target_memory", _MEMORY, MemorySpace.Vec, choices=_TILE_SPACES),),
+        output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
         traits=OpTraits(read_address_args=(1, 2), shape_args=(3,)),
         doc="Extract a window of a tile into another memory space (e.g. Mat -> Left).",
     ),
@@ -227,8 +236,8 @@ OPDEFS = [
     OpDef(
         "tile.write", deduce_write,
         args=(ArgSpec("tile"), ArgSpec("indices"), ArgSpec("value")),
-        effects={0: Effect.WRITE},
-        output_memory=OutputMemory(inherit_input=0),
+        effects={0: Effect.READ_WRITE},  # OPS.md: the rest of the tile is kept
+        output_memory=OutputMemory(fixed=MemorySpace.Vec),
         input_memory=_VEC_TILE,
         traits=OpTraits(shape_args=(1,)),
         doc="Write one element of a tile in place.",

@@ -17,7 +17,9 @@ Choices where API.md is silent:
 * reinterpret_view without `shape` rescales the last dim by the dtype width ratio; with `shape`
   the byte size must agree. A partially valid tile keeps its valid region (last dim rescaled).
 * transpose's tmp is hardware scratch (Scratch lane category); transpose_view flips the blayout.
-* assemble writes the source's valid region; arg 0 is Write (ReadWrite when atomic=Add).
+* assemble writes the source's valid region; arg 0 is ReadWrite (OPS.md); the result's valid region is
+  WUNION(target, source, offset). `atomic` is kept as an extension (OPS.md's tile.assemble has no kwargs):
+  ConvertTensorToTileOps lowers an atomic tensor.assemble into an on-chip target to it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import AtomicType, PadValue, TileLayout
+from pypto_core.ir.enums import PadValue, TileLayout
 from pypto_core.ir.expr import ConstInt, Expr
 from pypto_core.ir.types import ScalarType, TileType, TileView, Type
 from pypto_core.ops.build import (
@@ -48,7 +50,7 @@ from pypto_core.ops.opdef import (
     OpTraits,
     OutputMemory,
 )
-from pypto_plugins.ops_tile.ops.shapes import clip_valid, product, rescale_extent
+from pypto_plugins.ops_tile.ops.shapes import clip_valid, product, rescale_extent, wunion
 from pypto_plugins.ops_tile.ops.views import is_partial, relayout_view, same_view, valid_view
 
 _INHERIT = OutputMemory(inherit_input=0)
@@ -170,8 +172,10 @@ def deduce_transpose_view(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Ty
     shape[-1], shape[-2] = shape[-2], shape[-1]
     valid[-1], valid[-2] = valid[-2], valid[-1]
     eff = src.effective_view()
-    flipped = TileLayout.row_major if eff.blayout is TileLayout.col_major else TileLayout.col_major
-    view = eff.with_fields(valid_shape=tuple(valid), blayout=flipped)
+    flip = {TileLayout.row_major: TileLayout.col_major, TileLayout.col_major: TileLayout.row_major}
+    # OPS.md: blayout and slayout flipped (row <-> col; none_box stays).
+    view = eff.with_fields(valid_shape=tuple(valid), blayout=flip.get(eff.blayout, eff.blayout),
+                           slayout=flip.get(eff.slayout, eff.slayout))
     return TileType(shape, src.dtype, None, view, src.memory_space)  # type: ignore[arg-type]
 
 
@@ -201,24 +205,30 @@ def deduce_assemble(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if len(offsets) != len(target.shape) or len(source.shape) > len(target.shape):
         raise TypeError(f"{op}: {len(offsets)} offsets and a {len(source.shape)}-D source for a "
                         f"{len(target.shape)}-D target")
-    if source.dtype is not target.dtype:
-        raise TypeError(f"{op}: the source is {source.dtype.name} but the target is {target.dtype.name}")
+    narrowing = source.dtype is DataType.FP32 and target.dtype in (DataType.BF16, DataType.FP16)
+    if source.dtype is not target.dtype and not narrowing:
+        raise TypeError(f"{op}: the source is {source.dtype.name} but the target is {target.dtype.name} (only an "
+                        f"FP32 source may go into a BF16 / FP16 target)")
     for o in offsets:
         if not isinstance(o.type, ScalarType) or not o.type.dtype.is_int():
             raise TypeError(f"{op}: offsets must be integers, got {o.type}")
     check_window(op, "writes", offsets, source.valid_shape, target.shape, "target")
-    return TileType(target.shape, target.dtype, None, same_view(target, target.shape), target.memory_space)
+    view = same_view(target, target.shape)
+    grown = wunion(target.shape, target.valid_shape, source.valid_shape, offsets)
+    if grown is not None:
+        view = target.effective_view().with_fields(valid_shape=tuple(grown))  # type: ignore[assignment]
+    return TileType(target.shape, target.dtype, None, view, target.memory_space)
 
 
 def assemble_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
-    atomic = int(kwargs.get("atomic", 0)) == int(AtomicType.Add)
-    return {0: Effect.READ_WRITE if atomic else Effect.WRITE}
+    """OPS.md: the target is ReadWrite (the rest of it is kept)."""
+    return {0: Effect.READ_WRITE}
 
 
 OPDEFS = [
     OpDef(
         "tile.slice", deduce_slice,
-        args=(ArgSpec("tile"), ArgSpec("shape"), ArgSpec("offset"), ArgSpec("valid_shape", optional=True),
+        args=(ArgSpec("input"), ArgSpec("shape"), ArgSpec("offset"), ArgSpec("valid_shape", optional=True),
               ArgSpec("drop_dims", optional=True)),
         kwargs=(KwargSpec("pad_value", (PadValue,), PadValue.null),),
         output_memory=_INHERIT,
@@ -227,14 +237,14 @@ OPDEFS = [
     ),
     OpDef(
         "tile.reshape", deduce_reshape,
-        args=(ArgSpec("tile"), ArgSpec("shape")),
+        args=(ArgSpec("input"), ArgSpec("shape")),
         output_memory=_INHERIT,
         traits=OpTraits(shape_describing=True, shape_args=(1,), aliases_operand=True),
         doc="The same elements with another shape.",
     ),
     OpDef(
         "tile.reinterpret_view", deduce_reinterpret_view,
-        args=(ArgSpec("tile"), ArgSpec("shape", optional=True)),
+        args=(ArgSpec("data"), ArgSpec("shape", optional=True)),
         kwargs=(KwargSpec("dtype", (DataType,), required=True),),
         output_memory=_INHERIT,
         traits=OpTraits(shape_describing=True, shape_args=(1,), aliases_operand=True),
@@ -242,7 +252,7 @@ OPDEFS = [
     ),
     OpDef(
         "tile.transpose", deduce_transpose,
-        args=(ArgSpec("tile"), ArgSpec("axis1"), ArgSpec("axis2"), ArgSpec("tmp", optional=True)),
+        args=(ArgSpec("input"), ArgSpec("axis1"), ArgSpec("axis2"), ArgSpec("tmp", optional=True)),
         lane_invariant={3: LaneCategory.SCRATCH},
         output_memory=_INHERIT,
         traits=OpTraits(swapped_axes_args=(1, 2)),
@@ -250,7 +260,7 @@ OPDEFS = [
     ),
     OpDef(
         "tile.transpose_view", deduce_transpose_view,
-        args=(ArgSpec("tile"),),
+        args=(ArgSpec("input"),),
         output_memory=_INHERIT,
         doc="Swap the last two axes as a view.",
     ),

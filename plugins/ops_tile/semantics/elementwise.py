@@ -2,6 +2,13 @@
 
 Low-precision float results are computed in FP32 and rounded once. Integer `div` truncates toward
 zero (C semantics) and a division by zero gives 0; float division by zero gives inf / NaN.
+`high_precision` changes nothing here: the machine computes in FP32 (or wider) anyway.
+
+Masks (OPS.md tile.cmp): `tile.cmp` / `tile.cmps` pack their predicate, bit i of a row (LSB first, as
+pto-isa) = element i, in UINT8 rows of roundup(ceil(N / 8), 32) bytes; bits of elements past lhs's
+valid columns and the padding bytes are 0. `tile.sel` / `tile.sels` read the raw bytes of the mask
+(whatever its carrier dtype: UINT8, INT16, a reinterpret_view, ...) as those bits, row by row (leading
+dims merged into rows). `tensor.cmp` is not packed: 1 / 0 in its promoted dtype.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import numpy as np
 
 from pypto_core.interp.dtypes import is_float_dtype
 from pypto_core.interp.errors import MachineError
+from pypto_core.ir.types import TileType
 from pypto_plugins.ops_tile.semantics.common import Evaluate, result_np_dtype, wide
 
 
@@ -55,8 +63,8 @@ BINARY_FNS: dict[str, Callable[[Any, Any], Any]] = {
 }
 # Tile-scalar forms: `adds` is `add` with a scalar rhs.
 SCALAR_FNS: dict[str, Callable[[Any, Any], Any]] = {
-    "adds": np.add, "subs": np.subtract, "muls": np.multiply, "divs": _div, "maxs": np.maximum,
-    "mins": np.minimum, "rems": _rem, "ands": np.bitwise_and, "ors": np.bitwise_or, "xors": np.bitwise_xor,
+    "adds": np.add, "subs": np.subtract, "muls": np.multiply, "divs": _div, "maximums": np.maximum,
+    "minimums": np.minimum, "rems": _rem, "ands": np.bitwise_and, "ors": np.bitwise_or, "xors": np.bitwise_xor,
     "shls": np.left_shift, "shrs": np.right_shift,
 }
 UNARY_FNS: dict[str, Callable[[Any], Any]] = {
@@ -65,7 +73,7 @@ UNARY_FNS: dict[str, Callable[[Any], Any]] = {
     "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "sigmoid": lambda a: 1.0 / (1.0 + np.exp(-a)),
     "square": np.square,
 }
-# cmp_mode of tile.cmp / tile.cmps (pto-isa CmpMode order): EQ, NE, LT, GT, GE, LE.
+# cmp_type of tile.cmp / tile.cmps (pto-isa CmpMode order): EQ, NE, LT, GT, GE, LE.
 CMP_FNS: tuple[Callable[[Any, Any], Any], ...] = (np.equal, np.not_equal, np.less, np.greater,
                                                   np.greater_equal, np.less_equal)
 
@@ -96,30 +104,70 @@ def _cmp_fn(mode: Any, op: str) -> Callable[[Any, Any], Any]:
     if isinstance(mode, str):
         names = ("eq", "ne", "lt", "gt", "ge", "le")
         if mode.lower() not in names:
-            raise MachineError(f"{op}: unknown cmp_mode '{mode}'")
+            raise MachineError(f"{op}: unknown cmp_type '{mode}'")
         return CMP_FNS[names.index(mode.lower())]
     if not 0 <= int(mode) < len(CMP_FNS):
-        raise MachineError(f"{op}: cmp_mode {mode} is not one of 0..{len(CMP_FNS) - 1}")
+        raise MachineError(f"{op}: cmp_type {mode} is not one of 0..{len(CMP_FNS) - 1}")
     return CMP_FNS[int(mode)]
 
 
-def compare(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.cmp(lhs, rhs, cmp_mode=) / tile.cmps(lhs, scalar, cmp_mode=): a 0/1 mask of the result dtype."""
-    fn = _cmp_fn(kwargs.get("cmp_mode", 0), call.op.name)
+def _valid_columns(ctx: Any, call: Any, n: int) -> int:
+    """Valid elements of a compared row: those of the first operand whose last dim is the result's."""
+    for a in call.args:
+        t = a.type
+        if isinstance(t, TileType) and t.shape and ctx.shape(t)[-1] == n:
+            return ctx.valid_shape(t)[-1]
+    return n
+
+
+def compare_packed(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.cmp(lhs, rhs, cmp_type=) / tile.cmps(lhs, scalar, cmp_type=): the packed predicate."""
+    fn = _cmp_fn(kwargs.get("cmp_type", 0), call.op.name)
+    bits = np.asarray(fn(wide(args[0]), wide(args[1])), dtype=bool)
+    if bits.ndim == 0:
+        raise MachineError(f"{call.op.name}: a 0-D comparison has no row to pack")
+    n = bits.shape[-1]
+    bits = bits.copy()
+    bits[..., _valid_columns(ctx, call, n):] = False
+    packed = np.packbits(bits, axis=-1, bitorder="little")
+    out = np.zeros(ctx.shape(call.type), dtype=np.uint8)
+    out[..., : packed.shape[-1]] = packed
+    return out
+
+
+def compare_values(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tensor.cmp: 1 where the comparison holds, else 0, in the result dtype."""
+    fn = _cmp_fn(kwargs.get("cmp_type", 0), call.op.name)
     return _finish(fn(wide(args[0]), wide(args[1])), result_np_dtype(call))
 
 
+def mask_bits(mask: Any, shape: tuple[int, ...], op: str) -> np.ndarray:
+    """The packed bits of a mask tile as a bool array of `shape` (rows = leading dims merged)."""
+    m = np.ascontiguousarray(np.asarray(mask))
+    if m.ndim == 0 or not shape:
+        raise MachineError(f"{op}: the mask and the selected tiles need at least one dimension")
+    rows_m = int(np.prod(m.shape[:-1], dtype=np.int64))
+    data = m.reshape(rows_m, m.shape[-1]).view(np.uint8)
+    bits = np.unpackbits(data, axis=1, bitorder="little")
+    rows, n = int(np.prod(shape[:-1], dtype=np.int64)), shape[-1]
+    if rows_m < rows or bits.shape[1] < n:
+        raise MachineError(f"{op}: the mask holds {rows_m} rows of {bits.shape[1]} bits but the selection needs "
+                           f"{rows} rows of {n} bits")
+    return bits[:rows, :n].astype(bool).reshape(shape)
+
+
 def select(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.sel(mask, lhs, rhs[, tmp]): lhs where the mask is non-zero, else rhs."""
-    mask = np.asarray(args[0]).astype(bool)
+    """tile.sel(mask, lhs, rhs, tmp): lhs where the packed mask bit is set, else rhs."""
+    shape = ctx.shape(call.type)
+    mask = mask_bits(args[0], shape, call.op.name)
     return _finish(np.where(mask, wide(args[1]), wide(args[2])), result_np_dtype(call))
 
 
 def select_scalar(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.sels(mask, src, tmp, scalar): src where the mask is non-zero, else the scalar."""
-    mask = np.asarray(args[0]).astype(bool)
-    scalar = args[3] if len(args) > 3 else kwargs.get("scalar", 0)
-    return _finish(np.where(mask, wide(args[1]), wide(scalar)), result_np_dtype(call))
+    """tile.sels(mask, src, tmp, scalar): src where the packed mask bit is set, else the scalar."""
+    shape = ctx.shape(call.type)
+    mask = mask_bits(args[0], shape, call.op.name)
+    return _finish(np.where(mask, wide(args[1]), wide(args[3])), result_np_dtype(call))
 
 
 def evaluators() -> dict[str, Evaluate]:
@@ -131,8 +179,12 @@ def evaluators() -> dict[str, Evaluate]:
             out[f"{family}.{name}"] = binary(fn)
         for name, ufn in UNARY_FNS.items():
             out[f"{family}.{name}"] = unary(ufn)
-        out[f"{family}.cmp"] = compare
-        out[f"{family}.cmps"] = compare
-        out[f"{family}.sel"] = select
-        out[f"{family}.sels"] = select_scalar
+    out["tile.cmp"] = out["tile.cmps"] = compare_packed
+    out["tile.sel"] = select
+    out["tile.sels"] = select_scalar
+    out["tensor.cmp"] = compare_values
+    out["tensor.maximum"] = binary(np.maximum)  # a tensor or a scalar rhs: numpy broadcasts both
+    out["tensor.minimum"] = binary(np.minimum)
+    for name in ("rem", "rems", "maximums", "minimums", "relu"):  # tile-only in PyPTO (OPS.md)
+        out.pop(f"tensor.{name}", None)
     return out

@@ -5,6 +5,9 @@ and then narrowed to the accumulator dtype (INT32 on the device). Only the valid
 both operands is summed, so poison in the padding of K never reaches the product. The `_bias` forms
 add their [1, N] row to every product row; gemv writes row 0 of its 16-row result and leaves the
 other rows poison (they are outside its valid region); batch_matmul broadcasts the batch dims.
+tile.matmul / matmul_acc honour `a_trans` / `b_trans` (the operand tile holds the transpose; its K
+is then its first axis) and tile.matmul's `out_dtype` (the FP32 / INT32 accumulator converted once, as
+the fixpipe does on the way out of Acc).
 """
 
 from __future__ import annotations
@@ -36,13 +39,16 @@ def product(a: np.ndarray, b: np.ndarray, k: int | None = None) -> np.ndarray:
     return np.matmul(a.astype(acc, copy=False), b.astype(acc, copy=False))
 
 
-def _tile_k(ctx: Any, call: Any, lhs: int, rhs: int) -> int:
-    return min(valid_of(ctx, call, lhs)[-1], valid_of(ctx, call, rhs)[-2])
-
-
 def _tile_product(ctx: Any, call: Any, args: list, lhs: int) -> np.ndarray:
-    """The product of operands lhs and lhs + 1 in the accumulation dtype."""
-    return product(args[lhs], args[lhs + 1], _tile_k(ctx, call, lhs, lhs + 1))
+    """The product of operands lhs and lhs + 1 in the accumulation dtype (a_trans / b_trans applied)."""
+    a, b = args[lhs], args[lhs + 1]
+    ka, kb = valid_of(ctx, call, lhs)[-1], valid_of(ctx, call, lhs + 1)[-2]
+    kw = call.kwargs
+    if kw.get("a_trans"):
+        a, ka = np.swapaxes(a, -1, -2), valid_of(ctx, call, lhs)[-2]
+    if kw.get("b_trans"):
+        b, kb = np.swapaxes(b, -1, -2), valid_of(ctx, call, lhs + 1)[-1]
+    return product(a, b, min(ka, kb))
 
 
 def _specialize_tile_matmul(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
@@ -53,6 +59,8 @@ def _specialize_tile_matmul(code: Any, call: Any, kwargs: dict) -> Evaluate | No
     operands = call.args[1:3] if acc else call.args[0:2]
     if len(call.args) != (3 if acc else 2):
         return None  # matmul_acc with init_cond
+    if call.kwargs.get("a_trans") or call.kwargs.get("b_trans"):
+        return None  # a transposed operand: the general evaluate
     f32 = np.dtype(np.float32)
     if static_type_dtype(call.type) != f32 or any(static_type_dtype(a.type) != f32 for a in call.args):
         return None
@@ -136,10 +144,11 @@ def tile_batch_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.n
 
 def _tensor_operands(args: list, kwargs: dict, first: int) -> tuple[np.ndarray, np.ndarray]:
     a, b = args[first], args[first + 1]
-    if kwargs.get("a_trans"):
-        a = a.T
-    if kwargs.get("b_trans"):
-        b = b.T
+    # a_trans / b_trans swap the last two axes (OPS.md tensor.matmul); `.T` would reverse a batch axis too.
+    if kwargs.get("a_trans") and a.ndim >= 2:
+        a = np.swapaxes(a, -1, -2)
+    if kwargs.get("b_trans") and b.ndim >= 2:
+        b = np.swapaxes(b, -1, -2)
     return a, b
 
 
@@ -149,10 +158,11 @@ def tensor_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 
 
 def tensor_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """acc (arg 0, ReadWrite) += a @ b, in the caller's tensor."""
+    """acc (arg 0, ReadWrite) += a @ b, in the caller's tensor; a true init_cond (arg 3) overwrites acc."""
     a, b = _tensor_operands(args, kwargs, 1)
     acc = args[0]
-    acc[...] = (acc.astype(_accumulation_dtype(a.dtype)) + product(a, b)).astype(acc.dtype)
+    base = 0 if len(args) > 3 and bool(args[3]) else acc.astype(_accumulation_dtype(a.dtype))
+    acc[...] = (base + product(a, b)).astype(acc.dtype)
     return acc
 
 

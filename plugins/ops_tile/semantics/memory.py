@@ -33,6 +33,7 @@ from pypto_plugins.ops_tile.semantics.common import (
     valid_of,
     write_window,
 )
+from pypto_plugins.ops_tile.semantics.views import aliases
 
 
 def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
@@ -123,7 +124,7 @@ def _note_written(ctx: Any, call: Any, index: int, target: np.ndarray, offsets: 
 
 def _specialize_move(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
     dt = static_type_dtype(call.type)
-    if dt is None:
+    if dt is None or aliases(call):
         return None
 
     def move_to(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
@@ -137,8 +138,11 @@ def _specialize_move(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
 def move(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.move: the same values in another memory space (layouts are not modelled).
 
-    Tiles are values that nothing mutates, so the operand itself is the result (no copy)."""
+    Tiles are values that nothing mutates, so the operand itself is the result (no copy); except a tile of
+    an aliasing space (Acc), whose buffer a later matmul_acc into a slice of it may write: a copy."""
     dt = result_np_dtype(call)
+    if aliases(call):
+        return args[0].astype(dt, copy=True)
     return args[0] if args[0].dtype == dt else args[0].astype(dt)
 
 

@@ -71,7 +71,9 @@ def test_operand_spaces_are_not_type_errors():
 
 def test_operand_kinds():
     assert "works on tiles; load the tensor into a tile first (pl.load)" in parse_error("x = pl.gather(a, a, a)")
-    assert "takes at most 3 positional argument(s) (mask, lhs, rhs), got 4" in parse_error("x = pl.sel(a, a, a, a)")
+    # PyPTO has no tensor.sel (OPS.md): the error says to load tiles.
+    assert "PyPTO has no tensor.sel: load the tensors into tiles (pl.load) and use pl.tile.sel" in \
+        parse_error("x = pl.sel(a, a, a, a)")
     assert "must hold integers, got FP32" in parse_error("x = pl.tile.and_(v, v)")
     assert "a tile row_sum needs a tmp tile" in parse_error("x = pl.row_sum(v)")
 

@@ -99,10 +99,11 @@ FIXTURES: dict[str, Callable[[], Call]] = {
     "tile.recip": lambda: ([V()], {}),
     "tile.rsqrt": lambda: ([V(), V()], {}),
     "tile.cast": lambda: ([V()], {"target_type": FP16, "mode": 2}),
-    "tile.cmp": lambda: ([V(), V()], {"cmp_mode": 0}),
-    "tile.cmps": lambda: ([V(), f(0.0)], {"cmp_mode": 0}),
-    "tile.sel": lambda: ([V(BOOL), V(), V(), V()], {}),
-    "tile.sels": lambda: ([V(BOOL), V(), V(), f(0.0)], {}),
+    "tile.cmp": lambda: ([V(), V()], {"cmp_type": 0}),
+    "tile.cmps": lambda: ([V(), f(0.0)], {"cmp_type": 0}),
+    # packed masks (OPS.md): UINT8 rows of roundup(ceil(128 / 8), 32) = 32 bytes
+    "tile.sel": lambda: ([tile([16, 32], pl.UINT8), V(), V(), V()], {}),
+    "tile.sels": lambda: ([tile([16, 32], pl.UINT8), V(), V(), f(0.0)], {}),
     "tile.slice": lambda: ([V(), dims(8, 64), dims(0, 0)], {}),
     "tile.reshape": lambda: ([V(), dims(128, 16)], {}),
     "tile.reinterpret_view": lambda: ([V()], {"dtype": FP16}),
@@ -182,7 +183,8 @@ EXPECTED_BLIND: dict[tuple[str, int], Blind] = {
     ("tile.gather_compare", 0): Blind((1,), "both tuple elements are sized by src's rows: a LEFT_RIGHT split moves "
                                            "no element and is rejected (seed 003, tuple results)"),
     ("tile.sel", 0): Blind((0, 1), "the mask is lane data; sel only checks it is a tile (seed 003)"),
-    ("tile.sels", 0): Blind((0, 1), "the mask is lane data; sels only checks it covers src's valid rows (seed 003)"),
+    ("tile.sels", 0): Blind((0, 1), "the mask is lane data; sels only checks that it covers src's valid rows and "
+                                    "holds enough packed bits per row (seed 003)"),
     ("tile.slice", 0): Blind((0, 1), _SHAPE_DESCRIBING),
     ("tile.store", 0): Blind((0,), "the result is the target tensor; the split passes localise the store offset"),
     ("tile.assemble", 1): Blind((0, 1), "a window write addressed by its offset, localised like tile.store"),

@@ -44,14 +44,16 @@ _PRODUCT = {0: (Left,), 1: (Right,)}
 _ACCUMULATE = {0: (Acc,), 1: (Left,), 2: (Right,)}
 _BIASED = {0: (Left,), 1: (Right,), 2: (Bias,)}
 
-# OPS.md's `in ...` constraints, read by hand, on this registry's argument lists. Where PyPTO has an
-# operand this registry lacks (the tmp of rem / rems / xor / xors, of row_expand_add) it is left out.
+# OPS.md's `in ...` constraints, read by hand, on this registry's argument lists.
 EXPECTED_INPUT_MEMORY: dict[str, dict[int, tuple[pl.Mem, ...]]] = {
     # Element-wise, tile with tile / with a scalar / unary and cast.
-    **{f"tile.{n}": _BIN for n in ("add", "sub", "mul", "div", "maximum", "minimum", "rem", "and", "or", "xor",
-                                   "shl", "shr")},
-    **{f"tile.{n}": _ONE for n in ("adds", "subs", "muls", "divs", "rems", "ands", "ors", "xors", "shls",
-                                   "shrs")},
+    **{f"tile.{n}": _BIN for n in ("add", "sub", "mul", "div", "maximum", "minimum", "and", "or", "shl", "shr")},
+    "tile.rem": _vec(0, 1, 2), "tile.xor": _vec(0, 1, 2), "tile.rems": _vec(0, 2), "tile.xors": _vec(0, 2),
+    **{f"tile.{n}": _ONE for n in ("adds", "subs", "muls", "divs", "ands", "ors", "shls",
+                                   "shrs", "maximums", "minimums", "fmods", "lrelu", "expands")},
+    **{f"tile.{n}": _BIN for n in ("fmod", "part_add", "part_max", "part_min", "part_mul")},
+    "tile.addc": _vec(0, 1, 2), "tile.subc": _vec(0, 1, 2), "tile.addsc": _vec(0, 2), "tile.subsc": _vec(0, 2),
+    "tile.prelu": _vec(0, 1, 2),
     **{f"tile.{n}": _ONE for n in ("abs", "cast", "cos", "exp", "log", "neg", "not", "recip", "relu", "sin",
                                    "sqrt")},
     "tile.rsqrt": _BIN,
@@ -59,6 +61,10 @@ EXPECTED_INPUT_MEMORY: dict[str, dict[int, tuple[pl.Mem, ...]]] = {
     "tile.cmp": _BIN, "tile.cmps": _ONE, "tile.sel": _vec(0, 1, 2, 3), "tile.sels": _vec(0, 1, 2),
     # Broadcasts and reductions (col_max / col_min: this registry's optional tmp is Vec like col_sum's).
     **{f"tile.{d}_expand_{n}": _BIN for d in ("row", "col") for n in ("add", "sub", "mul", "div")},
+    **{f"tile.{d}_expand{s}": _BIN for d in ("row", "col") for s in ("", "_max", "_min", "_expdif")},
+    "tile.row_expand_add": _vec(0, 1, 2),  # its optional tmp (OPS.md) is registered
+    **{f"tile.{n}": _BIN for n in ("row_prod", "row_argmin", "col_argmax", "col_argmin")},
+    "tile.col_prod": _ONE,
     **{f"tile.{n}": _BIN for n in ("row_sum", "row_max", "row_min", "row_argmax", "col_sum", "col_max",
                                    "col_min")},
     # Matmul.
@@ -70,8 +76,17 @@ EXPECTED_INPUT_MEMORY: dict[str, dict[int, tuple[pl.Mem, ...]]] = {
     # Gather / scatter.
     "tile.gather": _vec(0, 1, 2), "tile.gatherb": _BIN, "tile.scatter": _vec(0, 1, 2),
     "tile.scatter_update": _vec(0, 1, 2), "tile.gather_compare": _vec(0, 2),
+    "tile.gather_mask": _ONE, "tile.scatter_mask": _BIN, "tile.mscatter": _BIN,
+    # Sort.
+    "tile.sort32": _BIN, "tile.mrgsort_format1": _ONE, "tile.mrgsort_format2": _vec(0, 1, 2, 3, 4),
+    # Views and padding.
+    "tile.concat": _BIN, "tile.fillpad": _ONE, "tile.fillpad_inplace": _ONE, "tile.fillpad_expand": _ONE,
+    # MX matmul.
+    "tile.matmul_mx": {0: (Left,), 1: (pl.Mem.LeftScale,), 2: (Right,), 3: (pl.Mem.RightScale,)},
+    "tile.matmul_mx_acc": {0: (Acc,), 1: (Left,), 2: (pl.Mem.LeftScale,), 3: (Right,), 4: (pl.Mem.RightScale,)},
+    "tile.matmul_mx_bias": {0: (Left,), 1: (pl.Mem.LeftScale,), 2: (Right,), 3: (pl.Mem.RightScale,), 4: (Bias,)},
     # Not in OPS.md: their family's rule (element-wise -> Vec).
-    **{f"tile.{n}": _ONE for n in ("maxs", "mins", "floor", "ceil", "tanh", "sigmoid", "square")},
+    **{f"tile.{n}": _ONE for n in ("floor", "ceil", "tanh", "sigmoid", "square")},
     "tile.pow": _BIN,
 }
 
@@ -80,7 +95,7 @@ UNCONSTRAINED = {
     "tile.load", "tile.move", "tile.extract", "tile.full", "tile.create", "tile.ci", "tile.random", "tile.slice",
     "tile.reshape", "tile.reinterpret_view", "tile.transpose", "tile.transpose_view", "tile.set_validshape",
     "tile.assemble", "tile.gather_row", "tile.aiv_shard", "tile.aic_gather", "tile.tpush_to_aiv",
-    "tile.tpush_to_aic",
+    "tile.tpush_to_aic", "tile.mgather", "tile.alloc", "tile.tri", "tile.tget_scale_addr",
 }
 
 

@@ -30,7 +30,7 @@ def test_write_effects():
     assert effects(T.store(tile([16, 64]), [0, 0], out, atomic=pl.AtomicType.Add))[2] is Effect.READ_WRITE
     assert effects(tensor_ops.assemble(out, tensor([8, 64]), [0, 0]))[0] is Effect.WRITE
     assert effects(tensor_ops.assemble(out, tensor([8, 64]), [0, 0], atomic=1))[0] is Effect.READ_WRITE
-    assert effects(T.assemble(tile([16, 64]), tile([8, 64]), [0, 0]))[0] is Effect.WRITE
+    assert effects(T.assemble(tile([16, 64]), tile([8, 64]), [0, 0]))[0] is Effect.READ_WRITE  # the rest is kept
     assert effects(T.assemble(tile([16, 64]), tile([8, 64]), [0, 0], atomic=pl.AtomicType.Add))[0] is \
         Effect.READ_WRITE
     assert effects(tensor_ops.write(out, [0, 0], 1.0))[0] is Effect.WRITE
@@ -38,10 +38,11 @@ def test_write_effects():
     assert effects(T.matmul_acc(acc, tile([16, 8], pl.FP16, Left), tile([8, 32], pl.FP16, Right)))[0] is \
         Effect.READ_WRITE
     idx = tile([16, 64], pl.INT32)
-    assert effects(T.scatter(tile([64, 64]), tile([16, 64]), idx))[0] is Effect.WRITE
-    assert effects(T.scatter_update(tile([64, 64]), tile([16, 1], pl.INT32), tile([16, 64])))[0] is Effect.WRITE
+    # OPS.md: the untouched part of each destination is kept, so it is read too.
+    assert effects(T.scatter(tile([64, 64]), tile([16, 64]), idx))[0] is Effect.READ_WRITE
+    assert effects(T.scatter_update(tile([64, 64]), tile([16, 1], pl.INT32), tile([16, 64])))[0] is Effect.READ_WRITE
     assert effects(T.gather_row(tile([16, 64]), out, [0, 0], [0, 0], [1, 64])) == {
-        0: Effect.WRITE, 1: Effect.READ, 2: Effect.READ, 3: Effect.READ, 4: Effect.READ}
+        0: Effect.READ_WRITE, 1: Effect.READ, 2: Effect.READ, 3: Effect.READ, 4: Effect.READ}
     assert effects(T.add(tile([8, 8]), tile([8, 8]))) == {0: Effect.READ, 1: Effect.READ}
 
 

@@ -119,8 +119,9 @@ def test_cast_cmp_sel():
     v = tile([16, 128])
     cast = T.cast(v, pl.FP16, mode="floor")
     assert cast.type.dtype is pl.FP16 and dict(cast.kwargs) == {"target_type": pl.FP16, "mode": 3}
-    mask = T.cmp(v, v, cmp_mode="lt")
-    assert mask.type.dtype is pl.BOOL and mask.kwargs["cmp_mode"] == 2
+    mask = T.cmp(v, v, cmp_type="lt")  # a packed predicate (OPS.md): UINT8, roundup(ceil(128 / 8), 32) bytes
+    assert mask.type.dtype is pl.UINT8 and shape_of(mask) == [16, 32] and valid_of(mask) == [16, 16]
+    assert mask.kwargs["cmp_type"] == 2
     assert T.cmp(v, 0.0).op.name == "tile.cmps"
     picked = T.sel(mask, v, tile([16, 128], pl.FP16), v)
     assert shape_of(picked) == [16, 128] and picked.type.dtype is pl.FP32
@@ -217,7 +218,8 @@ def test_matmul_accumulates_in_acc():
 def test_gathers_and_scatters():
     src, idx = tile([64, 128]), tile([16, 128], pl.INT32)
     assert T.gather(src, idx, src).type == ir.TileType([16, 128], pl.FP32, memory_space=Vec)
-    assert T.gatherb(src, idx, output_dtype=pl.FP16).type.dtype is pl.FP16
+    # OPS.md tile.gatherb: UINT32 offsets, a column count that is a multiple of 8
+    assert T.gatherb(src, tile([16, 8], pl.UINT32), output_dtype=pl.FP16).type.dtype is pl.FP16
     assert T.scatter(src, tile([16, 128]), idx).type == src.type
     update = T.scatter_update(src, tile([2, 8], pl.INT32), tile([16, 128]))
     assert update.type == src.type and dict(update.kwargs) == {"dim": -2}
@@ -232,8 +234,9 @@ def test_gather_compare_returns_a_tuple():
 
 def test_gather_row_sixth_operand_is_the_valid_shape():
     dst = tile([16, 128])
-    call = T.gather_row(dst, tensor([1024, 128]), [3, 0], [scalar(), 0], [1, 128], valid_shape=[4, 128])
-    assert len(call.args) == 6 and valid_of(call) == [4, 128] and shape_of(call) == [16, 128]
+    # OPS.md: the valid shape lies within `shapes`
+    call = T.gather_row(dst, tensor([1024, 128]), [3, 0], [scalar(), 0], [4, 128], valid_shape=[2, 128])
+    assert len(call.args) == 6 and valid_of(call) == [2, 128] and shape_of(call) == [16, 128]
     assert T.gather_row(dst, tensor([1024, 128]), [3, 0], [0, 0], [1, 128]).type == dst.type
 
 

@@ -66,7 +66,7 @@ GATHER_COMPARE = '''
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, qk: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc], dst_out: pl.Out[pl.Tensor[[32, 8], pl.FP32]], cnt_out: pl.Out[pl.Tensor[[1, 32], pl.INT32]]) -> pl.Tensor[[32, 8], pl.FP32]:
+    def k(self, qk: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc], dst_out: pl.Out[pl.Tensor[[32, 8], pl.INT32]], cnt_out: pl.Out[pl.Tensor[[1, 32], pl.INT32]]) -> pl.Tensor[[32, 8], pl.INT32]:
         pl.func_attr({"split": pl.SplitMode.MODE})
         src = pl.move(qk, target_memory=pl.Mem.Vec)
         tmp = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)
