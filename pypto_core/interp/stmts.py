@@ -18,7 +18,8 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType
-from pypto_core.ir.types import ScalarType
+from pypto_core.ir.structural import structural_equal
+from pypto_core.ir.types import ScalarType, TileType
 from pypto_core.ir.utils import free_vars_in_order
 
 if TYPE_CHECKING:
@@ -68,11 +69,36 @@ def _assign(code: FunctionCode, stmt: S.AssignStmt, target: YieldTarget) -> Runn
 
 def _eval(code: FunctionCode, stmt: S.EvalStmt, target: YieldTarget) -> Runner:
     value = compile_expr(code, stmt.expr)
+    written = _written_tile(stmt.expr)
+    if written is not None:
+        # `pl.write(t, ...)` as a statement: the op writes t's buffer (a Write / ReadWrite tile operand whose
+        # type the result has), so t holds the result afterwards. Tiles are values here, so rebind it.
+        slot = code.slots(written)
+
+        def write_back(fr: list[Any]) -> None:
+            fr[slot] = value(fr)
+
+        return write_back
 
     def run(fr: list[Any]) -> None:
         value(fr)
 
     return run
+
+
+def _written_tile(expr: E.Expr) -> E.Var | None:
+    """The tile variable a statement-level call writes in place (asked of the op registry), if any."""
+    from pypto_core.ops.opdef import Effect
+    from pypto_core.ops.registry import opdef_of
+
+    opdef = opdef_of(expr) if isinstance(expr, E.Call) else None
+    if opdef is None or not isinstance(expr.type, TileType):
+        return None
+    for i, arg in enumerate(expr.args):
+        if isinstance(arg, E.Var) and isinstance(arg.type, TileType) and structural_equal(arg.type, expr.type) \
+                and opdef.arg_effect(i, expr.kwargs) in (Effect.WRITE, Effect.READ_WRITE):
+            return arg
+    return None
 
 
 def _return(code: FunctionCode, stmt: S.ReturnStmt, target: YieldTarget) -> Runner:

@@ -58,3 +58,21 @@ def test_a_lone_function_is_a_program_of_one_for_passes():
     assert as_program(out) is out
     with pytest.raises(TypeError, match="expected a Program or a Function"):
         as_program(3)  # type: ignore[arg-type]
+
+
+def test_a_write_used_as_a_statement_updates_its_tile():
+    program = parse("import pypto.language as pl\n" + "@pl.program\nclass P:\n"
+                    "    @pl.function(type=pl.FunctionType.InCore)\n"
+                    "    def k(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) "
+                    "-> pl.Tensor[[16, 64], pl.FP32]:\n"
+                    "        t = pl.load(x, [0, 0], [16, 64])\n"
+                    "        pl.write(t, [0, 3], 5.0)\n"
+                    "        out = pl.store(t, [0, 0], out)\n"
+                    "        return out\n")
+    x = np.ones((16, 64), np.float32)
+    got = run_program(program, {"x": x, "out": np.zeros((16, 64), np.float32)})["out"]
+    want = x.copy()
+    want[0, 3] = 5.0
+    np.testing.assert_array_equal(got, want)
+    after = passes.convert_to_ssa()(program)
+    np.testing.assert_array_equal(run_program(after, {"x": x, "out": np.zeros((16, 64), np.float32)})["out"], want)
