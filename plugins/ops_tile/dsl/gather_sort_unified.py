@@ -10,28 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.ir.span import Span
-from pypto_core.ops.build import operand_kind, reject_tensor_tile_mix
+from pypto_core.ops.build import operand_kind
 from pypto_plugins.ops_tile.dsl import gather_sort as G
-from pypto_plugins.ops_tile.dsl.common import Builder, dsl_entry, tile_only
+from pypto_plugins.ops_tile.dsl.common import dsl_entry, tile_only
 from pypto_plugins.ops_tile.dsl.tile_compute import gather as tile_gather
 from pypto_plugins.ops_tile.dsl.tile_compute import gather_row as tile_gather_row
-
-
-def _by_kind(name: str, on_tile: Builder, on_tensor: Builder, mixed: bool = False) -> Builder:
-    """`mixed`: the op itself takes a tile and a tensor (gather_row's dst and GM source)."""
-
-    def build(x: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Any:
-        if not mixed:
-            reject_tensor_tile_mix(x, *args, *kwargs.values())
-        kind = operand_kind(x)
-        if kind == "Tile":
-            return on_tile(x, *args, span=span, **kwargs)
-        if kind == "Tensor":
-            return on_tensor(x, *args, span=span, **kwargs)
-        raise TypeError(f"expects a tensor or a tile as its first operand, got {kind}")
-
-    build.__name__ = name
-    return build
+from pypto_plugins.ops_tile.dsl.unified import dispatch_between
 
 
 def _gather_tile(src: Any, *args: Any, span: Span | None = None, mask_pattern: Any = None, output_dtype: Any = None,
@@ -68,12 +52,12 @@ def _mrgsort_tensor(x: Any, *args: Any, span: Span | None = None, tmp: Any = Non
 
 
 UNIFIED: dict[str, Any] = {
-    "gather": dsl_entry(_by_kind("gather", _gather_tile, _gather_tensor)),
-    "scatter": dsl_entry(_by_kind("scatter", _scatter_tile, G.tensor_scatter)),
-    "scatter_update": _by_kind("scatter_update", G.TILE["scatter_update"], G.TENSOR["scatter_update"]),
-    "gather_row": _by_kind("gather_row", tile_gather_row, G.tensor_gather_row, mixed=True),
-    "sort32": _by_kind("sort32", G.TILE["sort32"], G.TENSOR["sort32"]),
-    "mrgsort": _by_kind("mrgsort", G.tile_mrgsort, _mrgsort_tensor),
+    "gather": dsl_entry(dispatch_between("gather", _gather_tile, _gather_tensor)),
+    "scatter": dsl_entry(dispatch_between("scatter", _scatter_tile, G.tensor_scatter)),
+    "scatter_update": dispatch_between("scatter_update", G.TILE["scatter_update"], G.TENSOR["scatter_update"]),
+    "gather_row": dispatch_between("gather_row", tile_gather_row, G.tensor_gather_row, mixed=True),
+    "sort32": dispatch_between("sort32", G.TILE["sort32"], G.TENSOR["sort32"]),
+    "mrgsort": dispatch_between("mrgsort", G.tile_mrgsort, _mrgsort_tensor),
     "gatherb": tile_only("gatherb", G.gatherb),
     "gather_compare": tile_only("gather_compare", G.tile_gather_compare),  # kvalue / offset / count_dtype
     "mgather": G.mgather,  # its first operand is the GM table

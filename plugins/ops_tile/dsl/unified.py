@@ -29,10 +29,16 @@ TILE_FNS = {**TILE_MEMORY, **TILE_COMPUTE, **TILE_VIEWS}
 
 def dispatch(name: str) -> Builder:
     """`pl.<name>(x, ...)`: `tile.<name>` for a tile x, `tensor.<name>` for a tensor x."""
-    tile_fn, tensor_fn = TILE_FNS[name], TENSOR[name]
+    return dispatch_between(name, TILE_FNS[name], TENSOR[name])
+
+
+def dispatch_between(name: str, tile_fn: Builder, tensor_fn: Builder, mixed: bool = False) -> Builder:
+    """`pl.<name>(x, ...)`: `tile_fn` for a tile x, `tensor_fn` for a tensor x. `mixed`: the op itself takes
+    tiles and tensors together (gather_row's dst and GM source), so operands are not checked for a mix."""
 
     def build(x: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Any:
-        reject_tensor_tile_mix(x, *args, *kwargs.values())
+        if not mixed:
+            reject_tensor_tile_mix(x, *args, *kwargs.values())
         kind = operand_kind(x)
         if kind == "Tile":
             return tile_fn(x, *args, span=span, **kwargs)

@@ -13,8 +13,6 @@ from pypto_core.ir.enums import MemorySpace, PadValue, TensorLayout
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.span import Span
 from pypto_core.ops.build import (
-    operand_kind,
-    reject_tensor_tile_mix,
     retype_literal,
     to_bool,
     to_dtype,
@@ -28,6 +26,7 @@ from pypto_plugins.ops_tile.dsl.tensor import TENSOR as BASE_TENSOR
 from pypto_plugins.ops_tile.dsl.tile_generators import TILE as GENERATORS
 from pypto_plugins.ops_tile.dsl.tile_generators import random_words
 from pypto_plugins.ops_tile.dsl.tile_views import TILE as TILE_VIEWS
+from pypto_plugins.ops_tile.dsl.unified import dispatch_between
 
 
 def _space(value: Any, span: Span | None) -> Expr:
@@ -147,22 +146,6 @@ def view(tensor: Expr, shape: Any = None, valid_shape: Any = None, span: Span | 
 
 
 # -- top-level pl.X --------------------------------------------------------------------------------------------
-def _dispatch(name: str, on_tile: Builder, on_tensor: Builder) -> Builder:
-    """`pl.<name>(x, ...)`: the tile op for a tile x, the tensor op for a tensor x."""
-
-    def build(x: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Any:
-        reject_tensor_tile_mix(x, *args, *kwargs.values())
-        kind = operand_kind(x)
-        if kind == "Tile":
-            return on_tile(x, *args, span=span, **kwargs)
-        if kind == "Tensor":
-            return on_tensor(x, *args, span=span, **kwargs)
-        raise TypeError(f"expects a tensor or a tile as its first operand, got {kind}")
-
-    build.__name__ = name
-    return build
-
-
 TILE: dict[str, Any] = {
     "alloc": tile_alloc, "tri": tri, "concat": _pair("tile.concat"), "fillpad": _fillpad("tile.fillpad"),
     "fillpad_inplace": _fillpad("tile.fillpad_inplace"), "fillpad_expand": _fillpad_expand("tile.fillpad_expand"),
@@ -177,6 +160,6 @@ SYSTEM: dict[str, Any] = {}
 UNIFIED: dict[str, Any] = {  # top-level pl.X spellings; they override the base dispatchers of the same name
     "tri": tri, "create_l1": create_l1, "random": tensor_random, "arange": tensor_ci,
     "create_tile": GENERATORS["create"],
-    **{n: _dispatch(n, TILE[n], TENSOR[n]) for n in ("concat", "fillpad", "fillpad_expand")},
-    "set_validshape": _dispatch("set_validshape", TILE_VIEWS["set_validshape"], tensor_set_validshape),
+    **{n: dispatch_between(n, TILE[n], TENSOR[n]) for n in ("concat", "fillpad", "fillpad_expand")},
+    "set_validshape": dispatch_between("set_validshape", TILE_VIEWS["set_validshape"], tensor_set_validshape),
 }

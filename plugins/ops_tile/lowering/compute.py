@@ -123,31 +123,6 @@ def row_reduction(op: str) -> TileForm:
     return TileForm(lower=lower)
 
 
-def _transposed(ctx: TileLowering, operand: Expr, transpose: bool) -> Expr:
-    tile = ctx.tile(operand)
-    if not transpose:
-        return tile
-    # Bound, so that the matmul's demand (Left / Right) reaches the load through the transpose.
-    return ctx.bind(ctx.call("tile.transpose", [tile, ConstInt(0), ConstInt(1)]), "transposed")
-
-
-def _matmul(ctx: TileLowering, call: Call) -> Expr:
-    lhs = _transposed(ctx, call.args[0], bool(call.kwargs.get("a_trans")))
-    rhs = _transposed(ctx, call.args[1], bool(call.kwargs.get("b_trans")))
-    product = ctx.call("tile.matmul", [lhs, rhs])
-    want = call.type.dtype if isinstance(call.type, TensorType) else None
-    if want is None or want is product.type.dtype:  # type: ignore[attr-defined]
-        return product
-    return ctx.call("tile.cast", [ctx.bind(product, "matmul_acc")], {"target_type": want})
-
-
-def _matmul_acc(ctx: TileLowering, call: Call) -> Expr:
-    acc = ctx.tile(call.args[0])
-    lhs = _transposed(ctx, call.args[1], bool(call.kwargs.get("a_trans")))
-    rhs = _transposed(ctx, call.args[2], bool(call.kwargs.get("b_trans")))
-    return ctx.call("tile.matmul_acc", [acc, lhs, rhs, *(ctx.tile(a) for a in call.args[3:])])
-
-
 def tile_forms() -> dict[str, TileForm]:
     forms: dict[str, TileForm] = {}
     for n in (*tensor_elementwise.BINARY, *tensor_elementwise.UNARY, "log", "cast"):
@@ -169,6 +144,5 @@ def tile_forms() -> dict[str, TileForm]:
     for n in tensor_compute.EXPAND:
         forms[f"tensor.row_expand_{n}"] = same(f"tile.row_expand_{n}")
         forms[f"tensor.col_expand_{n}"] = same(f"tile.col_expand_{n}")
-    forms["tensor.matmul"] = TileForm(lower=_matmul)
-    forms["tensor.matmul_acc"] = TileForm(lower=_matmul_acc)
+    # tensor.matmul / matmul_acc (with batched and 1-D forms): lowering/broadcast_reduce.py
     return forms
