@@ -14,6 +14,7 @@ from typing import Any
 
 from pypto_core.errors import InternalError
 from pypto_core.ir.expr import Call, Expr, Op
+from pypto_core.ir.limits import MAX_DIM, out_of_range_dim
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType, Type
 from pypto_core.ops.opdef import OpDef
@@ -91,9 +92,11 @@ class OpRegistry:
     def get_opdef(self, name: str) -> OpDef:
         opdef = self.ops.get(name)
         if opdef is None:
+            from pypto_core.plugins.host import unavailable_provider_note
+
             hint = difflib.get_close_matches(name, list(self.ops), n=1)
             suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
-            raise ValueError(f"op '{name}' is not registered{suggestion}")
+            raise ValueError(f"op '{name}' is not registered{suggestion}{unavailable_provider_note('ops', name)}")
         return opdef
 
     def find_opdef(self, name: str) -> OpDef | None:
@@ -192,6 +195,10 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
     result = opdef.deduce_type(args, kw)
     if not isinstance(result, Type):
         raise InternalError(f"type deducer of {op_name} returned {type(result).__name__}, not a Type")
+    bad = out_of_range_dim(result)
+    if bad is not None:
+        raise ValueError(f"{op_name}: the result would have a dimension of {bad}, outside 0..{MAX_DIM}; check the "
+                         f"shape operands")
     if opdef.output_memory is not None:
         result = apply_output_memory(opdef, result, args, kw)
     op = registry._op_handles.get(op_name) or registry.get_op(op_name)  # get_op makes the first handle

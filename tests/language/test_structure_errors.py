@@ -75,3 +75,30 @@ def test_a_call_of_a_later_method_keeps_unknown_type_but_checks_arity():
     located(bad, "function 'g' takes 1 argument(s), got 2", 6)
     good = parse(head + f"    def f(self, x: {T16}) -> {T16}:\n        y = self.g(x)\n        return y\n" + later)
     assert isinstance(good.get_function("f").body.stmts[0].var.type, T.UnknownType)  # API.md 2.1
+
+
+def _two_methods(caller_body: str, later_ret: str = T16) -> str:
+    return ("import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n"
+            f"    def f(self, x: {T16}, out: pl.Out[{T16}]) -> {T16}:\n{caller_body}"
+            f"    @pl.function(type=pl.FunctionType.InCore)\n"
+            f"    def g(self, x: {T16}, out: pl.Out[{later_ret}]) -> {later_ret}:\n        return out\n")
+
+
+def test_a_later_call_rebinding_a_typed_name_takes_its_type_and_prints_back():
+    from pypto_core.ir.structural import assert_structural_equal
+
+    prog = parse(_two_methods("        out = self.g(x, out)\n        return out\n"))
+    call = prog.get_function("f").body.stmts[0].value
+    assert isinstance(call.type, T.TensorType)
+    assert_structural_equal(prog, parse(prog.as_python()))  # the printer puts g first
+
+
+def test_a_later_call_whose_return_differs_from_the_name_it_rebinds():
+    located(_two_methods("        out = self.g(x, out)\n        return out\n", "pl.Tensor[[8, 64], pl.FP32]"),
+            "'g' returns pl.Tensor[[8, 64], pl.FP32], but its result is used as", 6)
+
+
+def test_an_op_whose_result_would_have_a_negative_dim():
+    located(fn("    t = pl.load(x, [0, 0], [16, -16])\n    return x\n").replace(
+        "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"),
+        "the result would have a dimension of -16", 4)

@@ -8,14 +8,17 @@ from typing import Any
 from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
+from pypto_core.ir import types as T
 from pypto_core.ir.span import Span
 from pypto_core.language.parser.context import ProgramContext
 from pypto_core.language.parser.env import Env, static_value
-from pypto_core.language.parser.errors import ParserSyntaxError
+from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError
+from pypto_core.language.parser.exprs import call_return_type
 from pypto_core.language.parser.function_parser import decorator_options, run_function_parser
 from pypto_core.language.parser.limits import check_nesting, check_text, too_deep_for_python
 from pypto_core.language.parser.module_constants import text_module_env
 from pypto_core.language.parser.source import SourceInfo
+from pypto_core.language.parser.stmts import types_match
 
 
 def _decorator_target(dec: ast.AST, env: Env) -> tuple[Any, ast.AST | None]:
@@ -106,6 +109,12 @@ def check_call_arity(func: F.Function, functions: dict[str, F.Function], src: So
             if callee is not None and len(call.args) != len(callee.params):
                 raise ParserSyntaxError(f"function '{callee.name}' takes {len(callee.params)} argument(s), got "
                                         f"{len(call.args)}", call.span, source_lines=src.source_lines)
+            if callee is not None and not isinstance(call.type, T.UnknownType):
+                # The type a rebound name or an annotation gave the call must be what the callee returns.
+                returned = call_return_type(callee, list(call.args))
+                if not isinstance(returned, T.UnknownType) and not types_match(returned, call.type):
+                    raise ParserTypeError(f"'{callee.name}' returns {returned}, but its result is used as "
+                                          f"{call.type}", call.span, source_lines=src.source_lines)
             super().visit_call(call)
 
     Calls().visit_stmt(func.body)

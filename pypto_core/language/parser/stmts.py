@@ -247,6 +247,12 @@ class StmtParser(ExprParser):
             var_type = value.type
         self.forget_constant(name)
         existing = self.symbols.get(name)
+        if isinstance(var_type, T.UnknownType) and existing is not None \
+                and not isinstance(existing.type, T.UnknownType) and annotation is None:
+            # A call of a later method (UnknownType, API.md 2.1) rebinding a typed name: the name's type
+            # supplies the call's, as an annotation would, so the printed text (callees first) parses back
+            # to the same IR.
+            value, var_type = _retyped(value, existing.type), existing.type
         if name in self.dim_aliases:  # a name for a dynamic dim: a new value gets a Var of its own
             self.dim_aliases.discard(name)
             existing = None
