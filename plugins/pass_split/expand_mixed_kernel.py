@@ -14,14 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.errors import UserError
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
+from pypto_core.passes.verifier_registry import DiagnosticSeverity
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
+from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_function, facts_of
 
 PASS = "ExpandMixedKernel"
 
@@ -40,6 +43,7 @@ class ExpandMixedKernel(Pass):
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         backend = ctx.backend
+        reject_misplaced_hand_written_work(program)
         funcs = {f.name: f for f in program.functions.values()}
         callers = callers_by_callee(program)  # one walk: rewriting must not rescan every function per kernel
         rollups = {f.name: rollup_affinity(f) for f in funcs.values() if f.func_type is FunctionType.InCore}
@@ -65,3 +69,16 @@ class ExpandMixedKernel(Pass):
             if len(group_callers) < len(callers.get(func.name, ())) or not group_callers:
                 funcs[func.name] = group_function(func, expanded.aic, expanded.aiv)
         return program.with_functions(funcs.values()) if changed else program
+
+
+def reject_misplaced_hand_written_work(program: F.Program) -> None:
+    """An AIC / AIV function the user wrote runs on one core as written: work of the other core in it is the
+    program's mistake, reported here rather than as this pass breaking MixedKernelExpanded afterwards."""
+    for func in program.functions.values():
+        if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
+            continue
+        errors = [d for d in check_function(func, facts_of(func)) if d.severity is DiagnosticSeverity.Error]
+        if errors:
+            other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
+            raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "
+                            f"(or write an InCore function and let this pass split it)", errors[0].span)

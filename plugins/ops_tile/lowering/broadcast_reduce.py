@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.enums import CastMode, MemorySpace
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ops.build import shape_text, static_dims
@@ -116,7 +116,8 @@ def _matmul(ctx: TileLowering, call: Call) -> Expr:
     want = call.type.dtype
     if want is _tile_type(product).dtype:
         return product
-    return ctx.call("tile.cast", [ctx.bind(product, "matmul_acc")], {"target_type": want})
+    # The tensor op rounds its wide product to nearest-even (numpy), so the tile cast does too.
+    return ctx.call("tile.cast", [ctx.bind(product, "matmul_acc")], {"target_type": want, "mode": int(CastMode.rint)})
 
 
 def _matmul_acc(ctx: TileLowering, call: Call) -> Expr:

@@ -393,3 +393,33 @@ def test_lane_1_replays_a_reshape_its_type_rule_rejects_as_an_empty_tile():
             assert [d.value for d in s.var.type.valid_shape] == [0, 0], s.var.name_hint
     assert "tile.store" not in lane1_ops.values()  # lane 1 writes nothing
     assert len(calls_of(function(after, "k"), "tile.store")) == 2
+
+
+HAND_WRITTEN_AIV_WITH_CUBE_WORK = '''
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kern(self, a: pl.Tensor[[16, 32], pl.BF16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        return out
+
+    @pl.function
+    def main(self, a: pl.Tensor[[16, 32], pl.BF16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        out = self.kern(a, out)
+        return out
+'''
+
+
+def test_cube_work_in_a_hand_written_aiv_function_is_the_programs_error():
+    # 30-minute campaign finding: reported as ExpandMixedKernel breaking MixedKernelExpanded before.
+    from pypto_core.language.api import parse
+    from pypto_core.passes.manager import PassManager
+
+    resolved = resolve_config(parse_config_text('[pipeline]\npasses = ["default"]\n', "<test>"))
+    manager = PassManager(resolved.passes, backend=resolved.backend, verify="basic")
+    with pytest.raises(ValueError, match=r"AIV function 'kern' holds cube work \(tile.load\).*Move that work to "
+                                         r"the cube \(AIC\) core") as info:
+        manager.run(parse(HAND_WRITTEN_AIV_WITH_CUBE_WORK, "aiv.py"))
+    assert "aiv.py:8:" in str(info.value)

@@ -89,7 +89,7 @@ def _pipe(call: E.Call) -> int:
     return int(call.kwargs.get("id") or 0)
 
 
-def _check_function(func: Function, facts: _Facts) -> list[Diagnostic]:
+def check_function(func: Function, facts: _Facts) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     where = f"{func.func_type.name} function '{func.name}'"
     if func.func_type is FunctionType.InCore:
@@ -178,7 +178,7 @@ def verify_mixed_kernel_expanded(program: Program | Function) -> list[Diagnostic
     out: list[Diagnostic] = []
     for f in funcs:
         if f.name in facts:
-            out += _check_function(f, facts[f.name])
+            out += check_function(f, facts[f.name])
     if isinstance(program, Program):
         out += _check_groups(program, facts)
     return out
