@@ -30,10 +30,16 @@ def to_expr(value: Any, span: Span | None = None) -> Expr:
 def to_tuple(values: Any, span: Span | None = None) -> MakeTuple:
     """A shape/offset list as a MakeTuple of INDEX dims (a MakeTuple passes through)."""
     if isinstance(values, MakeTuple):
-        return values
-    if isinstance(values, Expr):
-        return MakeTuple([values], span)
-    return MakeTuple([to_expr(v, span) for v in values], span)
+        items = list(values.elements)
+    elif isinstance(values, Expr):
+        items = [values]
+    else:
+        items = [to_expr(v, span) for v in values]
+    for e in items:
+        if not isinstance(e.type, ScalarType):
+            # `pl.reshape(a, b)` with a tensor b: a dim must be a number (its printed form would not parse)
+            raise TypeError(f"a shape or offset entry must be an integer scalar, got {_describe(e)}")
+    return values if isinstance(values, MakeTuple) else MakeTuple(items, span)
 
 
 def to_int(value: Any, what: str = "value") -> int:
