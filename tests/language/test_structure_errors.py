@@ -102,3 +102,8 @@ def test_an_op_whose_result_would_have_a_negative_dim():
     located(fn("    t = pl.load(x, [0, 0], [16, -16])\n    return x\n").replace(
         "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"),
         "the result would have a dimension of -16", 4)
+
+
+def test_a_tensor_as_a_shape_entry():
+    located(fn("    y = pl.reshape(x, n)\n    return x\n").replace("n: pl.Scalar[pl.INDEX]", f"n: {T16}"),
+            "a shape or offset entry must be an integer scalar", 4)
