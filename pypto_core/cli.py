@@ -38,8 +38,20 @@ def _register_optional(subparsers: Any, name: str) -> None:
         parser.set_defaults(handler=unavailable)
 
 
+def version_text() -> str:
+    """`pypto 0.1.0`: the installed distribution's version (the source tree's when not installed)."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version("pypto")
+    except metadata.PackageNotFoundError:
+        version = "unknown (not installed)"
+    return f"pypto {version}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pypto", description="A plugin-based compiler for pl tile programs.")
+    parser.add_argument("--version", action="version", version=version_text(), help="print the version and exit")
     add_plugin_blocking(parser, dest="global_blocks")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:

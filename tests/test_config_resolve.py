@@ -89,12 +89,14 @@ def test_unknown_pass_table(toy_plugin):
 
 def test_unknown_pass_option(toy_plugin):
     assert error_of('[passes.toy_mark]\nlabell = "x"\n') == (
-        "pypto.toml:1: passes.toy_mark: pass 'toy_mark' has no option 'labell'; did you mean 'label'?")
+        "pypto.toml:2: passes.toy_mark: pass 'toy_mark' has no option 'labell'; did you mean 'label'?")  # its line
 
 
 def test_ill_typed_pass_option(toy_plugin):
-    assert error_of('[pipeline]\npasses = ["toy_mark"]\n[passes.toy_mark]\ntimes = "many"\n').startswith(
-        "pypto.toml:2: pipeline.passes: invalid options for pass toy_mark: times: Input should be a valid integer")
+    message = error_of('[pipeline]\npasses = ["toy_mark"]\n[passes.toy_mark]\ntimes = "many"\n')
+    assert message.startswith(
+        "pypto.toml:4: passes.toy_mark: invalid options for pass toy_mark: times: Input should be a valid integer")
+    assert message.endswith("(got 'many')")  # the option's own line and the offending value (issue 16)
 
 
 def test_bad_pipeline_string_in_the_file(toy_plugin):

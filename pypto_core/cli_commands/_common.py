@@ -33,8 +33,9 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     from pypto_core.passes.manager import VERIFY_MODES
 
     add_config_option(parser)
-    parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'convert_to_ssa,outline_incore_scopes"
-                                                        "{opt=1}' (overrides the config file)")
+    parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'tile,lower_auto_vector_split"
+                                                        "{synthesize_regions=true}' (a preset name stands for its "
+                                                        "passes; overrides the config file)")
     parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
     parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")
 

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
-import shutil
+import os
 import sys
 
 from rich.console import Console
 from rich.text import Text
 
-# Off a terminal (pipes, tests) rich would assume 80 columns and wrap table cells mid-name.
-_MIN_PIPE_WIDTH = 200
+# Off a terminal (pipes, tests) rich would assume 80 columns and wrap table cells mid-name; `COLUMNS`, when
+# set, is the width asked for, on a terminal or not.
+_PIPE_WIDTH = 200
+
+
+def columns_from_env() -> int | None:
+    """The width `COLUMNS` asks for (a positive integer), else None."""
+    value = os.environ.get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def stdout_width() -> int | None:
+    """The width of stdout tables: `COLUMNS`, else the terminal's (None: rich asks it), else 200 in a pipe."""
+    asked = columns_from_env()
+    if asked is not None:
+        return asked
+    return None if sys.stdout.isatty() else _PIPE_WIDTH
 
 
 def stdout_console() -> Console:
-    is_tty = sys.stdout.isatty()
-    width = None if is_tty else max(shutil.get_terminal_size((_MIN_PIPE_WIDTH, 24)).columns, _MIN_PIPE_WIDTH)
-    return Console(file=sys.stdout, highlight=False, markup=False, width=width)
+    return Console(file=sys.stdout, highlight=False, markup=False, width=stdout_width())
 
 
 def stderr_console() -> Console:

@@ -14,8 +14,34 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
 TRACEBACK_ENV = "PYPTO_TRACEBACK"
-REPORT_HINT = ("this is a bug in pypto or in the plugin named above; please report it with the input "
-               f"program and configuration (set {TRACEBACK_ENV}=1 for the traceback)")
+_REPORT_TAIL = f"please report it with the input program and configuration (set {TRACEBACK_ENV}=1 for the traceback)"
+REPORT_HINT = f"this is a bug in pypto or in one of its plugins; {_REPORT_TAIL}"
+
+
+def report_hint(exc: BaseException) -> str:
+    """Who to blame: the plugin that registered the failing pass, named, when it is known."""
+    from pypto_core.passes.instruments.dump import pass_label
+    from pypto_core.passes.manager import failed_step, pass_origin
+
+    failed = failed_step(exc)
+    owner = str(getattr(exc, "owner", "") or "")
+    label = str(getattr(exc, "pass_label", "") or "")
+    dist = ""
+    if failed is not None:
+        try:
+            owner, dist = pass_origin(failed.pass_)
+            label = pass_label(failed.pass_)
+        except Exception:  # noqa: BLE001 - a message detail only
+            pass
+    if not owner:
+        return REPORT_HINT
+    if owner in ("<core>", "<unregistered>"):
+        who = "in pypto" if owner == "<core>" else "in pypto or in the code that built the pipeline"
+        where = f" (pass '{label}' is not from a plugin)" if label and owner == "<unregistered>" else ""
+        return f"this is a bug {who}{where}; {_REPORT_TAIL}"
+    source = f"plugin '{owner}'" + (f" ({dist})" if dist else "")
+    of_pass = f", which provides pass '{label}'" if label else ""
+    return f"this is a bug in pypto or in {source}{of_pass}; {_REPORT_TAIL}"
 
 
 class UsageError(Exception):
@@ -52,7 +78,7 @@ def report(exc: BaseException) -> int:
     if isinstance(exc, PassVerificationError) or isinstance(exc, InternalError):
         print_error(str(exc), "internal error")
         _maybe_traceback(exc)
-        print_note(REPORT_HINT)
+        print_note(report_hint(exc))
         _print_notes(exc)
         return EXIT_INTERNAL
     if isinstance(exc, (ValueError, Error)):  # parser errors, config errors, rejected programs
@@ -63,7 +89,7 @@ def report(exc: BaseException) -> int:
         return EXIT_REJECTED
     print_error(f"{type(exc).__name__}: {exc}", "internal error")
     _maybe_traceback(exc)
-    print_note(REPORT_HINT)
+    print_note(report_hint(exc))
     _print_notes(exc)
     return EXIT_INTERNAL
 

@@ -1,9 +1,16 @@
-"""`pypto list passes|pipelines|ops|backends|plugins|properties`: what is registered, and by which plugin."""
+"""`pypto list passes|pipelines|ops|backends|plugins|properties`: what is registered, and by which plugin.
+
+Each kind is a list of records (one dict per item); the table shows them, `--json` prints them as a JSON
+array of objects with the same fields (lists stay lists, option defaults keep their JSON type).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
@@ -15,10 +22,52 @@ from pypto_core.cli_commands._errors import EXIT_OK
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("list", help="list registered passes, pipeline presets, ops, backends, plugins "
-                                                "or properties")
+                                                "or properties",
+                                   description="List what the plugins registered, with the plugin and distribution "
+                                               "each item came from. Tables take the width of COLUMNS when set.")
     parser.add_argument("what", choices=sorted(_LISTERS), help="what to list")
+    parser.add_argument("--json", action="store_true",
+                        help="print a JSON array of objects (one per item, the table's fields) instead of a table")
     add_plugin_blocking(parser)
     parser.set_defaults(handler=run_list)
+
+
+@dataclass
+class Column:
+    header: str
+    key: str
+    cell: Callable[[Any], str] | None = None  # how the table shows the value (default: `_cell`)
+    row: Callable[[dict[str, Any]], str] | None = None  # or: how it shows the record (several fields)
+
+    def text(self, record: dict[str, Any]) -> str:
+        if self.row is not None:
+            return self.row(record)
+        return (self.cell or _cell)(record.get(self.key))
+
+
+@dataclass
+class Listing:
+    title: str
+    columns: list[Column]
+    records: list[dict[str, Any]]
+
+    def table(self) -> Table:
+        table = Table(title=self.title)
+        for column in self.columns:
+            table.add_column(column.header)
+        for record in self.records:
+            table.add_row(*(column.text(record) for column in self.columns))
+        return table
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == [] or value == "":
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
 
 
 def _host() -> Any:
@@ -27,117 +76,170 @@ def _host() -> Any:
     return plugin_host()
 
 
-def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column)
-    return table
+def _jsonable(value: Any) -> Any:
+    """An option default as JSON: the value itself when JSON can hold it, else its repr."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    return value
 
 
-def _option_text(cls: Any) -> str:
-    parts = []
+def _options(cls: Any) -> list[dict[str, Any]]:
+    out = []
     for name, info in cls.Options.model_fields.items():
         annotation = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
-        parts.append(f"{name}: {annotation} = {info.default!r}")
-    return "\n".join(parts) or "-"
+        default = info.get_default(call_default_factory=True)
+        out.append({"name": name, "type": annotation, "default": _jsonable(default),
+                    "description": info.description or ""})
+    return out
 
 
-def _passes() -> Table:
+def _option_cell(options: Any) -> str:
+    return "\n".join(f"{o['name']}: {o['type']} = {o['default']!r}" for o in options or []) or "-"
+
+
+def _description(cls: Any) -> str:
+    """A pass's `description`, else the first line of its docstring."""
+    text = str(getattr(cls, "description", "") or "").strip()
+    if not text:
+        text = (cls.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(text.split())
+
+
+def _passes() -> Listing:
     from pypto_core.passes.registry import PASSES
 
     host = _host()
-    table = _table("Passes", "pass", "name", "plugin", "distribution", "requires", "produces", "invalidates",
-                   "options")
+    records = []
     for factory, cls in sorted(PASSES.items()):
         owner = PASSES.owner(factory)
-        table.add_row(factory, cls.name, owner, host.distribution_of(owner), ", ".join(cls.required) or "-",
-                      ", ".join(cls.produced) or "-", ", ".join(cls.invalidated) or "-", _option_text(cls))
-    return table
+        records.append({"pass": factory, "name": cls.name, "plugin": owner,
+                        "distribution": host.distribution_of(owner), "description": _description(cls),
+                        "requires": list(cls.required), "produces": list(cls.produced),
+                        "invalidates": list(cls.invalidated), "options": _options(cls)})
+    # One property per line, the description under the class name: what wraps when the table must fit.
+    columns = [Column("pass", "pass"),
+               Column("name / description", "name", row=lambda r: "\n".join(x for x in (r["name"], r["description"]) if x)),
+               Column("plugin", "plugin"), Column("distribution", "distribution"),
+               Column("requires", "requires", _lines), Column("produces", "produces", _lines),
+               Column("invalidates", "invalidates", _lines), Column("options", "options", _option_cell)]
+    return Listing("Passes", columns, records)
 
 
-def _pipelines() -> Table:
+def _lines(values: Any) -> str:
+    return "\n".join(str(v) for v in values or []) or "-"
+
+
+def _pipelines() -> Listing:
     """The pipeline presets (`--pipeline NAME`, `preset = "NAME"`): their passes in order."""
     from pypto_core.passes.registry import PIPELINES
 
     host = _host()
-    table = _table("Pipeline presets", "preset", "plugin", "distribution", "passes")
+    records = []
     for name, passes in sorted(PIPELINES.items()):
         owner = PIPELINES.owner(name)
-        table.add_row(name, owner, host.distribution_of(owner), ", ".join(passes))
-    return table
+        records.append({"preset": name, "plugin": owner, "distribution": host.distribution_of(owner),
+                        "passes": list(passes)})
+    return Listing("Pipeline presets", [Column("preset", "preset"), Column("plugin", "plugin"),
+                                        Column("distribution", "distribution"), Column("passes", "passes")], records)
 
 
-def _ops() -> Table:
+def _ops() -> Listing:
     from pypto_core.ops.registry import op_registry
 
     host = _host()
     registry = op_registry()
-    table = _table("Ops", "op", "plugin", "distribution")
+    records = []
     for name in sorted(registry.ops):
         owner = registry.op_owners[name]
-        table.add_row(name, owner, host.distribution_of(owner))
-    return table
+        records.append({"op": name, "plugin": owner, "distribution": host.distribution_of(owner)})
+    return Listing("Ops", [Column("op", "op"), Column("plugin", "plugin"), Column("distribution", "distribution")],
+                   records)
 
 
-def _backends() -> Table:
+def _capabilities_cell(caps: Any) -> str:
+    return "\n".join(f"{k} = {str(v).lower()}" for k, v in sorted((caps or {}).items())) or "-"
+
+
+def _group_cell(group: Any) -> str:
+    return f"{group['aic_cores']} AIC + {group['aiv_lanes']} AIV, FIFO depth {group['default_fifo_depth']}"
+
+
+def _backends() -> Listing:
     from pypto_core.backend.registry import BACKENDS
     from pypto_core.backend.selection import DEFAULT_BACKEND
 
     host = _host()
-    table = _table("Backends", "backend", "plugin", "distribution", "capabilities", "core group", "default")
+    records = []
     for name, backend in sorted(BACKENDS.items()):
         owner = BACKENDS.owner(name)
-        caps = "\n".join(f"{k} = {str(v).lower()}" for k, v in sorted(backend.capabilities.items()))
         group = backend.core_group
-        table.add_row(name, owner, host.distribution_of(owner), caps,
-                      f"{group.aic_cores} AIC + {group.aiv_lanes} AIV, FIFO depth {group.default_fifo_depth}",
-                      "yes" if name == DEFAULT_BACKEND else "")
-    return table
+        records.append({"backend": name, "plugin": owner, "distribution": host.distribution_of(owner),
+                        "capabilities": {k: _jsonable(v) for k, v in sorted(backend.capabilities.items())},
+                        "core_group": {"aic_cores": group.aic_cores, "aiv_lanes": group.aiv_lanes,
+                                       "default_fifo_depth": group.default_fifo_depth},
+                        "default": name == DEFAULT_BACKEND})
+    columns = [Column("backend", "backend"), Column("plugin", "plugin"), Column("distribution", "distribution"),
+               Column("capabilities", "capabilities", _capabilities_cell),
+               Column("core group", "core_group", _group_cell), Column("default", "default")]
+    return Listing("Backends", columns, records)
 
 
-def _registered_text(registered: dict[str, list[str]]) -> str:
+def _registered_cell(registered: Any) -> str:
     lines = []
-    for kind, names in registered.items():
+    for kind, names in (registered or {}).items():
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
         lines.append(f"{kind}: {shown}")
     return "\n".join(lines) or "-"
 
 
-def _plugins() -> Table:
+def _plugins() -> Listing:
     host = _host()
-    table = _table("Plugins", "plugin", "distribution", "status", "registered")
+    records: list[dict[str, Any]] = []
     for rec in host.loaded:
-        table.add_row(rec.name, rec.distribution, "loaded", _registered_text(rec.registered))
+        records.append({"plugin": rec.name, "distribution": rec.distribution, "status": "loaded",
+                        "registered": {k: list(v) for k, v in rec.registered.items()}, "reason": ""})
     for blocked in host.blocked:
-        table.add_row(blocked.name, blocked.distribution, "blocked", "-")
+        records.append({"plugin": blocked.name, "distribution": blocked.distribution, "status": "blocked",
+                        "registered": {}, "reason": getattr(blocked, "reason", "blocked")})
     for failure in host.failures:
-        table.add_row(failure.name, failure.distribution, f"FAILED ({failure.stage})", failure.message)
-    return table
+        records.append({"plugin": failure.name, "distribution": failure.distribution,
+                        "status": f"FAILED ({failure.stage})", "registered": {}, "reason": failure.message})
+
+    def registered_or_reason(record: dict[str, Any]) -> str:
+        return record["reason"] if record["status"].startswith("FAILED") else _registered_cell(record["registered"])
+
+    return Listing("Plugins", [Column("plugin", "plugin"), Column("distribution", "distribution"),
+                               Column("status", "status"), Column("registered", "registered", row=registered_or_reason)],
+                   records)
 
 
-def _properties() -> Table:
+def _properties() -> Listing:
     from pypto_core.passes.properties import IRProperty
     from pypto_core.passes.property_sets import STRUCTURAL
     from pypto_core.passes.verifier_registry import PROPERTY_INFO, property_info
 
     host = _host()
-    table = _table("IR properties", "property", "verifier", "plugin", "distribution", "structural", "description")
+    records = []
     for prop in IRProperty:
         info = property_info(prop)
-        structural = "yes" if prop.name in STRUCTURAL else ""
-        if info is None or info.verifier is None:
-            owner = PROPERTY_INFO.owner(prop.name) if info is not None else ""
-            table.add_row(prop.name, "declared, unverified", owner or "-",
-                          host.distribution_of(owner) if owner else "-", structural,
-                          (info.doc if info else "") or prop.doc or "-")
-            continue
-        owner = PROPERTY_INFO.owner(prop.name)
-        table.add_row(prop.name, "verified", owner, host.distribution_of(owner), structural, info.doc or "-")
-    return table
+        owner = PROPERTY_INFO.owner(prop.name) if info is not None else ""
+        verified = info is not None and info.verifier is not None
+        records.append({"property": prop.name, "verified": verified, "plugin": owner or "",
+                        "distribution": host.distribution_of(owner) if owner else "",
+                        "structural": prop.name in STRUCTURAL,
+                        "description": (info.doc if info else "") or prop.doc or ""})
+    columns = [Column("property", "property"),
+               Column("verifier", "verified", lambda v: "verified" if v else "declared, unverified"),
+               Column("plugin", "plugin"), Column("distribution", "distribution"),
+               Column("structural", "structural"), Column("description", "description")]
+    return Listing("IR properties", columns, records)
 
 
-_LISTERS: dict[str, Callable[[], Table]] = {
-    "passes": _passes, "pipelines": _pipelines, "ops": _ops, "backends": _backends, "plugins": _plugins, "properties": _properties,
+_LISTERS: dict[str, Callable[[], Listing]] = {
+    "passes": _passes, "pipelines": _pipelines, "ops": _ops, "backends": _backends, "plugins": _plugins,
+    "properties": _properties,
 }
 
 
@@ -147,5 +249,9 @@ def run_list(args: argparse.Namespace) -> int:
         from pypto_core.config import LoadedConfig, PyptoConfig, apply_plugin_blocks
 
         apply_plugin_blocks(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
-    stdout_console().print(_LISTERS[args.what]())
+    listing = _LISTERS[args.what]()
+    if getattr(args, "json", False):
+        sys.stdout.write(json.dumps(listing.records, indent=2, ensure_ascii=False) + "\n")
+    else:
+        stdout_console().print(listing.table())
     return EXIT_OK

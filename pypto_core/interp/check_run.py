@@ -21,18 +21,44 @@ from pypto_core.passes.instruments.base import PassInstrument
 
 
 def pass_name(p: Any) -> str:
+    """The name users write for the pass: its pipeline (factory) name, else its class-level name."""
+    factory = getattr(p, "factory_name", "")
+    if factory:
+        return str(factory)
     get = getattr(p, "get_name", None)
     name = get() if callable(get) else getattr(p, "name", "")
     return str(name or type(p).__name__)
 
 
-def _owner(p: Any) -> str:
+def _origin(p: Any) -> tuple[str, str]:
+    """(plugin, distribution) of the pass, or ("<unregistered>", "")."""
     try:
         from pypto_core.passes.manager import pass_origin
 
-        return pass_origin(p)[0]
+        return pass_origin(p)
     except Exception:  # noqa: BLE001 - a message detail only
-        return "<unregistered>"
+        return "<unregistered>", ""
+
+
+def _owner(p: Any) -> str:
+    return _origin(p)[0]
+
+
+def _class_name(p: Any) -> str:
+    get = getattr(p, "get_name", None)
+    return str(get() if callable(get) else getattr(p, "name", "") or type(p).__name__)
+
+
+def describe_pass(p: Any) -> str:
+    """`'convert_to_ssa' (ConvertToSSA, from plugin 'pass_ssa' / pypto 0.1.0)`: the pipeline name, the
+    class and the plugin; an unregistered pass is named as it was written."""
+    label = pass_name(p)
+    cls_name = _class_name(p)
+    owner, dist = _origin(p)
+    details = [cls_name] if cls_name and cls_name != label else []
+    if owner and owner != "<unregistered>":
+        details.append(f"from plugin '{owner}'" + (f" / {dist}" if dist else ""))
+    return f"'{label}'" + (f" ({', '.join(details)})" if details else "")
 
 
 class CheckRunInstrument(PassInstrument):
@@ -54,7 +80,8 @@ class CheckRunInstrument(PassInstrument):
         try:
             self._outputs = self._run(program)
         except MachineError as exc:
-            raise CheckRunError(f"check-run: the program given to pass '{pass_name(p)}' cannot be run on the "
+            # the program as given is at fault here, not the pass: named as before, by class
+            raise CheckRunError(f"check-run: the program given to pass '{_class_name(p)}' cannot be run on the "
                                 f"reference machine: {exc}") from exc
         self._program = program
 
@@ -65,13 +92,13 @@ class CheckRunInstrument(PassInstrument):
         try:
             actual = self._run(program)
         except MachineError as exc:
-            raise PassCheckRunError(f"check-run: after pass '{name}' the program no longer runs on the reference "
-                                    f"machine: {exc}", name, _owner(p)) from exc
+            raise PassCheckRunError(f"check-run: after pass {describe_pass(p)} the program no longer runs on the "
+                                    f"reference machine: {exc}", name, _owner(p)) from exc
         assert self._outputs is not None
         for check in compare_outputs(self._outputs, actual):
             c = check.comparison
             if not c.ok:
-                raise PassCheckRunError(f"check-run: pass '{name}' changed what the program computes: output "
+                raise PassCheckRunError(f"check-run: pass {describe_pass(p)} changed what the program computes: output "
                                         f"'{check.label}': {c.describe()}", name, _owner(p), output=check.label,
                                         index=c.first_index)
         self._program, self._outputs = program, actual

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
+
+from pypto_core.diagnostics import render_located, source_line
 
 ROLES = ("ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx")
 DELIMITER = "__"
@@ -28,15 +31,30 @@ def split_generated(name: str) -> tuple[str, str | None, int | None]:
     return m.group("base"), m.group("role"), int(version) if version is not None else None
 
 
-def base_name(name: str, where: str = "") -> str:
-    """The user base of a name; a user name containing '__' is an error naming it."""
+def base_name(name: str, where: str = "", span: Any = None) -> str:
+    """The user base of a name; a user name containing '__' is an error naming it, located (`--> file:
+    line:col`, the line and a caret) when `span` is known, else `(at where)` when `where` is given."""
     base, role, _ = split_generated(name)
     if role is None and DELIMITER in name:
-        at = f" (at {where})" if where else ""
-        raise ReservedNameError(f"variable name '{name}' uses the reserved delimiter '__'{at}: pypto builds "
-                                f"names like '{name.split('__')[0]}__ssa_v0' from it; rename the variable "
-                                f"(e.g. '{name.replace('__', '_')}')")
+        located = span is not None and getattr(span, "is_valid", lambda: False)()
+        at = f" (at {where})" if where and not located else ""
+        message = (f"variable name '{name}' uses the reserved delimiter '__'{at}: pypto builds names like "
+                   f"'{name.split('__')[0]}__ssa_v0' from it; rename the variable (e.g. "
+                   f"'{name.replace('__', '_')}')")
+        raise ReservedNameError(render_located(message, _name_span(name, span)) if located else message)
     return base
+
+
+def _name_span(name: str, span: Any) -> Any:
+    """The span of just the name when the span starts with it (a Var's span may cover its whole
+    assignment), else the span itself."""
+    text = source_line(span)
+    start = span.begin_column - 1
+    if text is None or start < 0 or text[start:start + len(name)] != name:
+        return span
+    from pypto_core.ir.span import Span
+
+    return Span(span.filename, span.begin_line, span.begin_column, span.begin_line, span.begin_column + len(name))
 
 
 def generated(base: str, role: str, version: int | None = None) -> str:

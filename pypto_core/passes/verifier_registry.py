@@ -116,12 +116,26 @@ class PropertyVerifierRegistry:
             lines += [f"[{i}] {d.severity.name.upper()} - {d.rule_name}", f"  Message: {d.message}",
                       f"  Location: {d.span.to_string()}", f"  Error Code: {d.error_code}", ""]
         lines.append(f"Status: FAILED ({errors} error(s) found)" if errors else "Status: PASSED")
-        return "\n".join(lines)
+        located = render_diagnostics(diags)
+        return "\n".join(lines) + (f"\n\n{located}" if located else "")
 
     @staticmethod
     def has_verifier(prop: IRProperty | str) -> bool:
         info = property_info(prop)
         return info is not None and info.verifier is not None
+
+
+def render_diagnostics(diags: Sequence[Diagnostic]) -> str:
+    """Where the diagnostics whose span is known are, in the located form of every other pypto message
+    (`[i] SEVERITY - Rule`, `--> file:line:col`, the source line and a caret), numbered as in the report;
+    "" when no span is known.
+
+    `generate_report` keeps PyPTO's report layout (API.md 5.3) and appends this."""
+    from pypto_core.diagnostics import render_located
+
+    parts = [render_located(f"[{i}] {d.severity.name.upper()} - {d.rule_name}", d.span)
+             for i, d in enumerate(diags, 1) if d.span.is_valid()]
+    return "\n".join(["Source locations:", *parts]) if parts else ""
 
 
 def verify_properties(props: Any, program: Any, pass_name: str = "") -> None:
