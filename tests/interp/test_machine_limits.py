@@ -76,3 +76,11 @@ def test_a_write_used_as_a_statement_updates_its_tile():
     np.testing.assert_array_equal(got, want)
     after = passes.convert_to_ssa()(program)
     np.testing.assert_array_equal(run_program(after, {"x": x, "out": np.zeros((16, 64), np.float32)})["out"], want)
+
+
+def test_an_allocation_by_an_op_is_bounded_too(monkeypatch):
+    monkeypatch.setenv("PYPTO_MACHINE_MAX_BYTES", "1000")
+    f = function("def f(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+                 "    y = pl.full([64, 64], pl.FP32, 1.0)\n    return y\n")
+    with pytest.raises(MachineError, match=r"tensor.full: a \[64, 64\] array of float32 needs 16,384 bytes"):
+        run_program(f, {"x": np.zeros((16, 64), np.float32)})

@@ -22,6 +22,7 @@ import numpy as np
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.gm_race import READ, WRITE, note, window_view
+from pypto_core.interp.limits import check_allocation
 from pypto_plugins.ops_tile.semantics.common import (
     Evaluate,
     as_ints,
@@ -150,6 +151,7 @@ def create(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.create / tensor.create: uninitialised (poison) unless `init_value` is given."""
     dt = result_np_dtype(call)
     shape = as_ints(args[0]) if args else ctx.shape(call.type)
+    check_allocation(shape, dt, call.op.name, call.span)
     init = kwargs.get("init_value")
     if init is not None:
         return np.full(shape, init, dtype=dt)
@@ -159,7 +161,9 @@ def create(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 def full(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.full / tensor.full(shape, value)."""
     value = args[1] if len(args) > 1 else kwargs.get("value", 0)
-    return np.full(as_ints(args[0]), value, dtype=result_np_dtype(call))
+    shape, dt = as_ints(args[0]), result_np_dtype(call)
+    check_allocation(shape, dt, call.op.name, call.span)
+    return np.full(shape, value, dtype=dt)
 
 
 def assemble_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
