@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pypto_core.errors import InternalError
+from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType, MemorySpace
 from pypto_core.passes.pass_base import Pass
+from pypto_core.passes.verifier_registry import DiagnosticSeverity
 from pypto_plugins.pass_tile.memory_space.demands import collect_demands
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
+from pypto_plugins.pass_tile.verifiers.acc_to_gm_store import verify_acc_to_gm_store
 
 _MAX_WALKS = 16  # each walk forces at least one more loop init; real kernels need two or three
 
@@ -51,4 +53,15 @@ class InferTileMemorySpace(Pass):
                  for f in program.functions.values()]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
             return program
-        return program.with_functions(funcs)
+        placed = program.with_functions(funcs)
+        reject_narrowing_acc_stores(placed)
+        return placed
+
+
+def reject_narrowing_acc_stores(program: F.Program) -> None:
+    """Once spaces are known, an accumulator stored straight into a tensor the cube's output path cannot
+    narrow to is the program's mistake (the verifier's message says the fix), not this pass failing to
+    establish AccToGmStoreValid."""
+    findings = [d for d in verify_acc_to_gm_store(program) if d.severity is DiagnosticSeverity.Error]
+    if findings:
+        raise UserError(f"InferTileMemorySpace: {findings[0].message}", findings[0].span)

@@ -114,3 +114,8 @@ def test_a_literal_that_fits_is_typed_like_the_operand():
     ty = "pl.Tensor[[16, 64], pl.INT32]"
     printed = parse(fn("    y = pl.add(x, 2147483647)\n    return y\n", f"x: {ty}", ty)).as_python()
     assert "pl.const(2147483647, pl.INT32)" in printed
+
+
+def test_a_float_dimension_is_located():
+    ty = "pl.Tensor[[64, 1.5], pl.FP32]"
+    located(fn("    return x\n", f"x: {ty}", ty), "a shape dimension must be an integer, got 1.5", 3)

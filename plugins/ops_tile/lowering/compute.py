@@ -24,7 +24,6 @@ Most map one to one (`tensor.add` -> `tile.add`, same operands and kwargs). The 
 from __future__ import annotations
 
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import CastMode
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import ScalarType, TensorType, TileType
 from pypto_core.ops.build import static_int
@@ -55,7 +54,7 @@ def promoting(op: str) -> TileForm:
 def _as_dtype(ctx: TileLowering, tile: Expr, dtype: DataType | None) -> Expr:
     if dtype is None or not isinstance(tile.type, TileType) or tile.type.dtype is dtype:
         return tile
-    return ctx.bind(ctx.call("tile.cast", [tile], {"target_type": dtype, "mode": int(CastMode.rint)}), "promoted")
+    return ctx.bind(ctx.call("tile.cast", [tile], {"target_type": dtype}), "promoted")
 
 
 def _div(ctx: TileLowering, call: Call) -> Expr:

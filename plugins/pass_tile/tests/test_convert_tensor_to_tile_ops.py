@@ -245,7 +245,7 @@ class P:
         b_tile: pl.Tile[[16, 64], pl.FP16] = pl.tile.load(b, [0, 0], [16, 64], [16, 64], target_memory=None)
         transposed: pl.Tile[[64, 16], pl.FP16] = pl.tile.transpose(b_tile, 0, 1)
         acc: pl.Tile[[32, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_tile, transposed)
-        c: pl.Tile[[32, 16], pl.FP16, pl.Mem.Vec] = pl.tile.cast(acc, target_type=pl.FP16)
+        c: pl.Tile[[32, 16], pl.FP16, pl.Mem.Vec] = pl.tile.cast(acc, target_type=pl.FP16, mode='rint')
         out_1: pl.Tensor[[32, 16], pl.FP16] = pl.tile.store(c, [0, 0], out)
         return out
 

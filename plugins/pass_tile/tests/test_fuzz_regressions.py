@@ -281,3 +281,32 @@ def test_a_write_into_an_outer_tensor_inside_a_loop_is_a_located_error():
 
 def test_a_read_after_an_if_that_wrote_in_one_branch_is_a_located_error():
     rejected(WRITE_IN_BRANCH_READ_AFTER, "Ascend910B", r"'m' is written in place in one branch of an if")
+
+
+ACC_INTO_INT8 = '''
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern(self, a: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.INT8]]) -> pl.Tensor[[32, 32], pl.INT8]:
+        am = pl.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(am, target_memory=pl.Mem.Left), pl.move(bm, target_memory=pl.Mem.Right))
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.INT8]]) -> pl.Tensor[[32, 32], pl.INT8]:
+        out = self.kern(a, b, out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_an_accumulator_stored_into_a_narrow_int_tensor_is_the_programs_error(backend: str):
+    # 30-minute campaign finding: reported as InferTileMemorySpace breaking AccToGmStoreValid before.
+    rejected(ACC_INTO_INT8, backend, r"InferTileMemorySpace: tile.store stores the accumulator 'acc[_a-z0-9]*' \(Acc\) "
+                                     r"straight into the INT8 tensor")

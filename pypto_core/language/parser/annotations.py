@@ -103,6 +103,9 @@ class TypeParser(OutsideValueParser):
 
     def check_dim(self, dim: E.Expr, node: ast.AST, what: str) -> None:
         """A written dimension is 0 .. MAX_DIM (parser/limits.py); a run-time one is a pl.dynamic var."""
+        if isinstance(dim.type, T.ScalarType) and not (dim.type.dtype.is_int() or dim.type.dtype.is_index_like()):
+            self.fail(ParserTypeError, f"a {what} dimension must be an integer, got {ast.unparse(node)} of type "
+                                       f"{dim.type}", node)
         if isinstance(dim, E.ConstInt) and not 0 <= dim.value <= MAX_DIM:
             hint = 'declare a dimension known only at run time with pl.dynamic("N")' if dim.value < 0 else None
             self.fail(ParserTypeError, f"a {what} dimension of {dim.value} is outside 0..{MAX_DIM}", node,
