@@ -1,22 +1,55 @@
-"""Time parse -> ConvertToSSA -> OutlineIncoreScopes -> print on the N-scope workload (issue 4).
+"""Time parse -> ConvertToSSA -> OutlineIncoreScopes -> print on the N-scope workload (issues 4, 17).
 
 Workload: one function with N sequential `pl.at(level=pl.Level.CORE_GROUP)` scopes, each two chained
-`pl.add`/`pl.mul` on `pl.Tensor[[64], pl.FP32]`. Prints per-stage seconds and the growth factor of
-the whole chain per 4x step of N (linear algorithms keep it near 4). The garbage collector is paused
-while a chain runs, as in parse_print.py: its cost depends on everything the process holds, not on
-the algorithms measured here.
+`pl.add`/`pl.mul` on `pl.Tensor[[64], pl.FP32]`.
 
-    python benchmarks/outline.py [N ...]
+Per N (400, 1600, 6400 by default) it prints
+  * the seconds of each stage of the chain and of `ast.parse` of the same text (best of --repeat rounds
+    of CPU time, each round timing ast.parse and the chain back to back, so a busy spell on a shared
+    machine hits both alike), the chain's ratio to ast.parse and its growth per step of N;
+  * the peak memory of one chain (tracemalloc, in a separate untimed run: tracing slows every
+    allocation) and its growth;
+  * the passes of the `tile` and `default` presets (Ascend910B backend, no instruments, no verification)
+    on the program parsed from the same text, CPU seconds, best of --preset-repeat runs, with their growth;
+and then which targets are met or missed (issue 17):
+  * the whole chain grows at most 4.2x per 4x N (scaled for other steps),
+  * the chain takes at most 2.5x `ast.parse` at N = 1600 (when 1600 is among the sizes),
+  * peak memory grows at most 4.2x per 4x N, and each preset's total at most 4.5x (as tile.py).
+Every timed run prints one JSON line, for comparisons across commits:
+    {"bench": "outline", "kind": "chain", "N": ..., "run": ..., "parse": ..., ..., "ast": ...}
+    {"bench": "outline", "kind": "memory", "N": ..., "peak_bytes": ...}
+    {"bench": "outline", "kind": "preset", "preset": ..., "N": ..., "run": ..., "pass": ..., "seconds": ...}
+The garbage collector is paused while a chain runs: its cost depends on everything the process holds,
+not on the algorithms measured here. Nothing here is a test: tests never assert on time.
+
+    python benchmarks/outline.py [N ...] [--repeat R] [--preset-repeat R] [--no-presets] [--profile]
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
 import gc
+import json
 import sys
 import time
+import tracemalloc
+from typing import Any
+
+from pass_timing import preset_passes
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto_core.passes.context import PassContext
+from pypto_core.passes.verification_level import VerificationLevel
+
+STAGES = ("parse", "ssa", "outline", "print")
+PRESETS = ("tile", "default")
+BACKEND = "Ascend910B"
+GROWTH_TARGET = 4.2  # per 4x N, for the chain and for peak memory
+PRESET_GROWTH_TARGET = 4.5  # per 4x N, as tile.py
+AST_RATIO_TARGET = 2.5  # chain / ast.parse at AST_RATIO_N
+AST_RATIO_N = 1600
 
 
 def workload(n: int) -> str:
@@ -38,42 +71,186 @@ def workload(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def measure(n: int) -> dict[str, float]:
+def _chain(text: str) -> tuple[dict[str, float], str]:
+    clock = time.process_time
+    t0 = clock()
+    program = pl.parse(text)
+    t1 = clock()
+    program = passes.convert_to_ssa()(program)
+    t2 = clock()
+    program = passes.outline_incore_scopes()(program)
+    t3 = clock()
+    printed = ir.python_print(program)
+    t4 = clock()
+    return {"parse": t1 - t0, "ssa": t2 - t1, "outline": t3 - t2, "print": t4 - t3, "total": t4 - t0}, printed
+
+
+def _ast_parse(text: str) -> float:
+    t0 = time.process_time()
+    tree = ast.parse(text)
+    seconds = time.process_time() - t0
+    del tree
+    return seconds
+
+
+def measure(n: int, repeat: int) -> dict[str, float]:
+    """Best (least disturbed) seconds per stage, and of ast.parse, over `repeat` rounds."""
+    text = workload(n)
+    best: dict[str, float] = {}
+    for run in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            seconds_ast = _ast_parse(text)
+            times, _ = _chain(text)
+        finally:
+            gc.enable()
+        times["ast"] = seconds_ast
+        print(json.dumps({"bench": "outline", "kind": "chain", "N": n, "run": run,
+                          **{k: round(v, 6) for k, v in times.items()}}))
+        for key, value in times.items():
+            best[key] = min(best.get(key, float("inf")), value)
+    return best
+
+
+def peak_memory(n: int) -> int:
+    """Peak bytes traced while one chain runs (the text itself excluded)."""
     text = workload(n)
     gc.collect()
-    gc.disable()
+    tracemalloc.start()
     try:
-        return _chain(text)
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        _chain(text)
+        _, peak = tracemalloc.get_traced_memory()
     finally:
-        gc.enable()
+        tracemalloc.stop()
+    print(json.dumps({"bench": "outline", "kind": "memory", "N": n, "peak_bytes": peak - base}))
+    return peak - base
 
 
-def _chain(text: str) -> dict[str, float]:
-    times: dict[str, float] = {}
-    t0 = time.perf_counter()
-    program = pl.parse(text)
-    t1 = time.perf_counter()
-    program = passes.convert_to_ssa()(program)
-    t2 = time.perf_counter()
-    program = passes.outline_incore_scopes()(program)
-    t3 = time.perf_counter()
-    ir.python_print(program)
-    t4 = time.perf_counter()
-    times.update(parse=t1 - t0, ssa=t2 - t1, outline=t3 - t2, print=t4 - t3, total=t4 - t0)
+def preset_chain(program: Any, pass_list: list[Any], backend: str) -> list[tuple[str, float]]:
+    """As pass_timing.chain (no instruments, no verification), timed in CPU seconds like the chain above."""
+    times: list[tuple[str, float]] = []
+    with PassContext([], VerificationLevel.NONE, backend=backend):
+        for p in pass_list:
+            t0 = time.process_time()
+            program = p(program)
+            times.append((p.factory_name or p.get_name(), time.process_time() - t0))
     return times
 
 
-def main(argv: list[str]) -> None:
-    sizes = [int(a) for a in argv] or [400, 1600, 6400]
-    measure(50)  # warm up imports and plugin loading
-    print(f"{'N':>6} {'parse':>8} {'ssa':>8} {'outline':>8} {'print':>8} {'total':>8} {'growth':>7}")
-    previous: float | None = None
+def measure_preset(preset: str, n: int, repeat: int) -> float | None:
+    """Best total seconds of a preset's passes on the parsed workload; None if the preset fails."""
+    program = pl.parse(workload(n))
+    best = float("inf")
+    for run in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            times = preset_chain(program, preset_passes(preset), BACKEND)
+        except Exception as exc:  # a pass under development elsewhere: report it, keep measuring the rest
+            print(f"preset {preset!r} failed at N={n}: {type(exc).__name__}: {exc}".splitlines()[0])
+            return None
+        finally:
+            gc.enable()
+        for name, seconds in times:
+            print(json.dumps({"bench": "outline", "kind": "preset", "preset": preset, "N": n, "run": run,
+                              "pass": name, "seconds": round(seconds, 6)}))
+        best = min(best, sum(seconds for _, seconds in times))
+    return best
+
+
+def _growth_limit(target: float, n_before: int, n_now: int) -> float:
+    """`target` is per 4x N; for another step scale it linearly (4.2 per 4x -> 2.1 per 2x)."""
+    return target * (n_now / n_before) / 4
+
+
+def _growth(values: dict[int, float | None]) -> dict[int, float | None]:
+    out: dict[int, float | None] = {}
+    previous: tuple[int, float] | None = None
+    for n, v in values.items():
+        out[n] = v / previous[1] if previous is not None and v is not None and previous[1] else None
+        previous = (n, v) if v is not None else None
+    return out
+
+
+def _fmt_growth(g: float | None) -> str:
+    return f"{g:6.2f}x" if g is not None else "      -"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sizes", nargs="*", type=int, default=[400, 1600, 6400])
+    ap.add_argument("--repeat", type=int, default=5, help="rounds of the chain per N (best is kept)")
+    ap.add_argument("--preset-repeat", type=int, default=2, help="runs of each preset per N (best is kept)")
+    ap.add_argument("--no-presets", action="store_true", help="skip the tile and default presets")
+    ap.add_argument("--profile", action="store_true", help="cProfile one chain at the last size")
+    args = ap.parse_args(argv)
+    sizes: list[int] = args.sizes
+
+    _chain(workload(50))  # warm up imports and plugin loading
+    chains = {n: measure(n, args.repeat) for n in sizes}
+    memory = {n: peak_memory(n) for n in sizes}
+    presets: dict[str, dict[int, float | None]] = {}
+    if not args.no_presets:
+        for preset in PRESETS:
+            preset_chain(pl.parse(workload(6)), preset_passes(preset), BACKEND)  # warm-up
+            presets[preset] = {n: measure_preset(preset, n, args.preset_repeat) for n in sizes}
+
+    print(f"\nbest of {args.repeat} rounds, CPU seconds; peak memory of one chain (tracemalloc)")
+    print(f"{'N':>6} " + " ".join(f"{s:>8}" for s in STAGES)
+          + f" {'total':>8} {'growth':>7} {'ast':>8} {'/ast':>6} {'peak MiB':>9} {'growth':>7} {'B/scope':>8}")
+    chain_growth = _growth({n: chains[n]["total"] for n in sizes})
+    memory_growth = _growth({n: float(memory[n]) for n in sizes})
     for n in sizes:
-        t = measure(n)
-        growth = f"{t['total'] / previous:6.2f}x" if previous else "      -"
-        print(f"{n:>6} {t['parse']:8.3f} {t['ssa']:8.3f} {t['outline']:8.3f} {t['print']:8.3f} {t['total']:8.3f} {growth}")
-        previous = t["total"]
+        t = chains[n]
+        print(f"{n:>6} " + " ".join(f"{t[s]:8.3f}" for s in STAGES)
+              + f" {t['total']:8.3f} {_fmt_growth(chain_growth[n])} {t['ast']:8.3f} {t['total'] / t['ast']:5.2f}x"
+              + f" {memory[n] / 2**20:9.2f} {_fmt_growth(memory_growth[n])} {memory[n] // n:8d}")
+    preset_growth = {preset: _growth(values) for preset, values in presets.items()}
+    for preset, values in presets.items():
+        cells = " ".join(f"N={n}: {v:.3f}s {_fmt_growth(preset_growth[preset][n]).strip()}" if v is not None
+                         else f"N={n}: failed" for n, v in values.items())
+        print(f"preset {preset:<8} best of {args.preset_repeat}: {cells}")
+
+    results: list[tuple[str, bool]] = []
+    for before, now in zip(sizes, sizes[1:]):
+        limit = _growth_limit(GROWTH_TARGET, before, now)
+        g = chain_growth[now]
+        results.append((f"chain growth N={before}->{now}: {g:.2f}x <= {limit:.2f}x", g is not None and g <= limit))
+        g = memory_growth[now]
+        results.append((f"peak memory growth N={before}->{now}: {g:.2f}x <= {limit:.2f}x",
+                        g is not None and g <= limit))
+        preset_limit = _growth_limit(PRESET_GROWTH_TARGET, before, now)
+        for preset in presets:
+            pg = preset_growth[preset][now]
+            results.append((f"preset {preset} growth N={before}->{now}: "
+                            + (f"{pg:.2f}x <= {preset_limit:.2f}x" if pg is not None else "not measured"),
+                            pg is not None and pg <= preset_limit))
+    if AST_RATIO_N in chains:
+        t = chains[AST_RATIO_N]
+        ratio = t["total"] / t["ast"]
+        results.append((f"chain / ast.parse at N={AST_RATIO_N}: {ratio:.2f}x <= {AST_RATIO_TARGET}x",
+                        ratio <= AST_RATIO_TARGET))
+    print("\ntargets:")
+    for text, ok in results:
+        print(f"  {'met   ' if ok else 'MISSED'} {text}")
+    print(json.dumps({"bench": "outline", "kind": "targets",
+                      "met": sum(ok for _, ok in results), "missed": sum(not ok for _, ok in results)}))
+
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        text = workload(sizes[-1])
+        prof.enable()
+        _chain(text)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -59,23 +59,7 @@ def plan_scalar_hoist(body: list[S.Stmt], live_outs: Sequence[E.Var], defined_in
     failed: set[int] = set()
 
     def hoistable(v: E.Var) -> bool:
-        if id(v) in chosen:
-            return True
-        if id(v) in failed:
-            return False
-        stmt = top.get(id(v))
-        ok = stmt is not None and isinstance(v.type, ScalarType) and _is_pure_scalar(stmt.value)
-        if ok:
-            chosen.add(id(v))  # provisional: dependencies are checked next
-            for dep in _vars_in(stmt.value):
-                if id(dep) in defined_inside and not hoistable(dep):
-                    ok = False
-                    break
-            if not ok:
-                chosen.discard(id(v))
-        if not ok:
-            failed.add(id(v))
-        return ok
+        return _hoistable(v, top, chosen, failed, defined_inside)
 
     for v in live_outs:
         if isinstance(v.type, ScalarType) and not hoistable(v):
@@ -88,6 +72,31 @@ def plan_scalar_hoist(body: list[S.Stmt], live_outs: Sequence[E.Var], defined_in
                 f"back after the scope with pl.tensor.read(t, [0]), or (3) compute it outside the scope.",
                 v.span if v.span.is_valid() else scope.span)
     return [s for s in body if isinstance(s, S.AssignStmt) and id(s.var) in chosen]
+
+
+def _hoistable(v: E.Var, top: dict[int, S.AssignStmt], chosen: set[int], failed: set[int],
+               defined_inside: set[int]) -> bool:
+    """Whether `v`'s top-level assignment can move before the call with the ones it depends on.
+
+    A module function rather than a recursive closure: a closure that calls itself is a reference
+    cycle, left to the garbage collector once per scope."""
+    if id(v) in chosen:
+        return True
+    if id(v) in failed:
+        return False
+    stmt = top.get(id(v))
+    ok = stmt is not None and isinstance(v.type, ScalarType) and _is_pure_scalar(stmt.value)
+    if ok:
+        chosen.add(id(v))  # provisional: dependencies are checked next
+        for dep in _vars_in(stmt.value):  # type: ignore[union-attr]
+            if id(dep) in defined_inside and not _hoistable(dep, top, chosen, failed, defined_inside):
+                ok = False
+                break
+        if not ok:
+            chosen.discard(id(v))
+    if not ok:
+        failed.add(id(v))
+    return ok
 
 
 def _defs_inside(stmts: Sequence[S.Stmt]) -> list[E.Var]:
@@ -117,21 +126,22 @@ def with_type_dependencies(inputs: Sequence[E.Var], function_local: set[int]) ->
     dependency placed before the input whose type needs it, so parameter types can refer to it."""
     out: list[E.Var] = []
     seen: set[int] = set()
-
-    def add(v: E.Var) -> None:
-        if id(v) in seen:
-            return
-        seen.add(id(v))
-        deps: list[E.Var] = []
-        OrderedWalk(deps.append, lambda _: None).type(v.type)
-        for d in deps:
-            if id(d) in function_local:
-                add(d)
-        out.append(v)
-
     for v in inputs:
-        add(v)
+        _add_with_dependencies(v, function_local, seen, out)
     return out
+
+
+def _add_with_dependencies(v: E.Var, function_local: set[int], seen: set[int], out: list[E.Var]) -> None:
+    """(A module function, not a recursive closure: see _hoistable.)"""
+    if id(v) in seen:
+        return
+    seen.add(id(v))
+    deps: list[E.Var] = []
+    OrderedWalk(deps.append, lambda _: None).type(v.type)
+    for d in deps:
+        if id(d) in function_local:
+            _add_with_dependencies(d, function_local, seen, out)
+    out.append(v)
 
 
 def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], function_local: set[int],

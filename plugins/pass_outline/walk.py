@@ -84,9 +84,14 @@ class OrderedWalk:
             return
         if isinstance(e, E.Call):
             for a in e.args:
-                self.expr(a)
-            self.value(e.kwargs)
-            self.type(e.type)
+                if isinstance(a, E.Var):  # the usual argument, without a call of expr()
+                    self.on_use(a)
+                else:
+                    self.expr(a)
+            if e.kwargs:  # nothing to walk in an empty dict
+                self.value(e.kwargs)
+            if e.type.has_vars:
+                self.type(e.type)
             return
         for spec in e.COMPARED_FIELDS:
             if spec.name != "type":

@@ -12,6 +12,7 @@ escaping variables (`escapes.py`), sorted by name too.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,8 +36,16 @@ class _Renamer(IRMutator):
     """Replaces every variable use by its current SSA version (types included)."""
 
     def __init__(self, owner: SSAConverter) -> None:
-        self.owner = owner
+        # A weak reference: the converter owns this renamer, and a cycle between them would keep the
+        # converter's function (a whole program's IR) alive until the garbage collector runs.
+        self._owner = weakref.ref(owner)
         self.env: Env = {}
+
+    @property
+    def owner(self) -> SSAConverter:
+        owner = self._owner()
+        assert owner is not None, "the renamer outlived its SSAConverter"
+        return owner
 
     def visit_var(self, var: E.Var) -> E.Expr:
         hit = self.env.get(id(var))
@@ -132,11 +141,11 @@ class SSAConverter:
 
     # -- names ---------------------------------------------------------------------------------
     def fresh(self, old: E.Var, role: str, typ: T.Type) -> E.Var:
-        base = base_name(old.name_hint, old.span.to_string() if old.span.is_valid() else "")
+        base = base_name(old.name_hint, span=old.span)
         return E.Var(generated(base, role, self.versions.take(base)), typ, old.span)
 
     def kept(self, old: E.Var, typ: T.Type, init: E.Expr | None = None) -> E.Var:
-        base_name(old.name_hint, old.span.to_string() if old.span.is_valid() else "")
+        base_name(old.name_hint, span=old.span)
         if init is not None:
             return E.IterArg(old.name_hint, typ, init, old.span)
         return E.Var(old.name_hint, typ, old.span)
@@ -265,7 +274,7 @@ class SSAConverter:
     def _synth_iters(self, carried: list[tuple[E.Var, E.Expr]], body_env: Env) -> list[tuple[E.Var, E.IterArg, int]]:
         out = []
         for x, init in carried:
-            base = base_name(x.name_hint)
+            base = base_name(x.name_hint, span=x.span)
             v = self.versions.take(base)
             ia = E.IterArg(generated(base, "iter", v), init.type, init, x.span)
             body_env[id(x)] = ia
@@ -281,7 +290,7 @@ class SSAConverter:
                      where: str) -> tuple[list[E.Var], list[E.Var]]:
         """Bind the loop's results after it; returns (user return vars, synthesised return vars)."""
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
-        synth_rvs = [E.Var(generated(base_name(x.name_hint), "rv", v), ia.type, x.span) for x, ia, v in synth]
+        synth_rvs = [E.Var(generated(base_name(x.name_hint, span=x.span), "rv", v), ia.type, x.span) for x, ia, v in synth]
         for r, nr in zip(s.return_vars, user_rvs):
             env[id(r)] = nr
             self.scoped_out.pop(id(r), None)
@@ -361,7 +370,7 @@ class SSAConverter:
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
         phis = []
         for v, tv in zip(slots, then_vals):
-            base = base_name(v.name_hint)
+            base = base_name(v.name_hint, span=v.span)
             phis.append(E.Var(generated(base, "phi", self.versions.take(base)), tv.type, v.span))
         out.append(S.IfStmt(cond, then_body, else_body, user_rvs + phis, s.span, s.leading_comments))
         for r, nr in zip(s.return_vars, user_rvs):

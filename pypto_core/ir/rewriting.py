@@ -10,6 +10,7 @@ Hooks let a pass keep per-block state (`enter_block` / `exit_block`), rewrite lo
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,13 +26,21 @@ from pypto_core.ir.visitor import IRMutator
 
 class _Exprs(IRMutator):
     def __init__(self, owner: BodyRewriter) -> None:
-        self.owner = owner
+        # A weak reference: the rewriter owns this walker, and a cycle between them would keep the
+        # rewriter (and the function it rewrites) alive until the garbage collector runs.
+        self._owner = weakref.ref(owner)
+
+    @property
+    def owner(self) -> BodyRewriter:
+        owner = self._owner()
+        assert owner is not None, "the expression walker outlived its BodyRewriter"
+        return owner
 
     def visit_var(self, var: E.Var) -> E.Expr:
-        return self.owner.subst.get(id(var), var)
+        return self._owner().subst.get(id(var), var)  # type: ignore[union-attr]
 
     def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
-        return self.owner.subst.get(id(var), var)
+        return self._owner().subst.get(id(var), var)  # type: ignore[union-attr]
 
     def visit_call(self, call: E.Call) -> E.Expr:
         args = [self.visit_expr(a) for a in call.args]

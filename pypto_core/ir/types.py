@@ -245,12 +245,19 @@ def implicit_layout(shape: Sequence[Expr], memory_space: MemorySpace | None) -> 
     return shape_rule, TileLayout.none_box, 512
 
 
-def dims_equal(a: Sequence[Expr], b: Sequence[Expr]) -> bool:
-    from pypto_core.ir.expr import ConstInt
-    from pypto_core.ir.structural import structural_equal
+_DIMS_EQUAL_DEPS: list[Any] = []  # [ConstInt, structural_equal], bound on first use (they import this module)
 
+
+def dims_equal(a: Sequence[Expr], b: Sequence[Expr]) -> bool:
     if len(a) != len(b):
         return False
+    deps = _DIMS_EQUAL_DEPS
+    if not deps:  # an import statement here would run on every call: type checks call this per op
+        from pypto_core.ir.expr import ConstInt
+        from pypto_core.ir.structural import structural_equal
+
+        deps += [ConstInt, structural_equal]
+    ConstInt, structural_equal = deps  # noqa: N806 - the class
     for x, y in zip(a, b):
         if x is y:
             continue

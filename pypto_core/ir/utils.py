@@ -17,8 +17,11 @@ def flatten_to_stmts(stmt: S.Stmt | None) -> list[S.Stmt]:
         return []
     if isinstance(stmt, S.SeqStmts):
         out: list[S.Stmt] = []
-        for s in stmt.stmts:
-            out.extend(flatten_to_stmts(s))
+        for s in stmt.stmts:  # recursing only into nested sequences: no list per statement
+            if isinstance(s, S.SeqStmts):
+                out.extend(flatten_to_stmts(s))
+            elif s is not None:
+                out.append(s)
         return out
     return [stmt]
 
@@ -167,19 +170,24 @@ def deep_clone(node: Any) -> Any:
 
 def free_vars_in_order(exprs: Iterable[Any]) -> list[E.Var]:
     """Variables used in `exprs`, first occurrence first (no type dims)."""
-    seen: set[int] = set()
-    out: list[E.Var] = []
-
-    class _Uses(IRVisitor):
-        def visit_var_like(self, var: E.Var) -> None:
-            if id(var) not in seen:
-                seen.add(id(var))
-                out.append(var)
-
-    walker = _Uses()
+    walker = _FreeVarUses()
     for e in exprs:
         walker.visit(e)
-    return out
+    return walker.out
+
+
+class _FreeVarUses(IRVisitor):
+    """free_vars_in_order's walker: one class for all calls (a class made per call is a reference cycle
+    for the garbage collector, and starts an empty dispatch cache each time)."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.out: list[E.Var] = []
+
+    def visit_var_like(self, var: E.Var) -> None:
+        if id(var) not in self.seen:
+            self.seen.add(id(var))
+            self.out.append(var)
 
 
 def append_to_yield(stmts: list[S.Stmt], values: Sequence[E.Expr], span: Span | None = None) -> S.Stmt:

@@ -102,24 +102,27 @@ def callee_first_order(program: F.Program, callees: dict[str, list[str]] | None 
         callees = {name: function_var_order(f).callees for name, f in funcs.items()}
     order: list[str] = []
     state: dict[str, int] = {}
-
-    def visit(name: str) -> bool:
-        if state.get(name) == 2:
-            return True
-        if state.get(name) == 1:
-            return False
-        state[name] = 1
-        for callee in sorted(c for c in callees[name] if c in funcs):
-            if not visit(callee):
-                return False
-        state[name] = 2
-        order.append(name)
-        return True
-
     for name in funcs:
-        if not visit(name):
+        if not _visit_callees_first(name, funcs, callees, state, order):
             return list(funcs.values())
     return [funcs[n] for n in order]
+
+
+def _visit_callees_first(name: str, funcs: dict[str, F.Function], callees: dict[str, list[str]],
+                         state: dict[str, int], order: list[str]) -> bool:
+    """One step of callee_first_order's DFS; False on a call cycle. A module function: a recursive
+    closure would be a reference cycle keeping the printed program alive until the garbage collector ran."""
+    if state.get(name) == 2:
+        return True
+    if state.get(name) == 1:
+        return False
+    state[name] = 1
+    for callee in sorted(c for c in callees[name] if c in funcs):
+        if not _visit_callees_first(callee, funcs, callees, state, order):
+            return False
+    state[name] = 2
+    order.append(name)
+    return True
 
 
 class Printer:

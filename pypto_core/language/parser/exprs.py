@@ -367,9 +367,11 @@ class ExprParser(SliceParser):
         import difflib
 
         from pypto_core.ops.registry import op_registry
+        from pypto_core.plugins.host import unavailable_provider_note
 
         hit = difflib.get_close_matches(path, list(op_registry().dsl), n=1)
-        return f"did you mean pl.{hit[0]}?" if hit else None
+        note = unavailable_provider_note("dsl", path)[2:]  # a failed or blocked plugin that might provide it
+        return "; ".join(([f"did you mean pl.{hit[0]}?"] if hit else []) + ([note] if note else [])) or None
 
     def fold_tensor_dim(self, call: E.Expr) -> E.Expr:
         """In an Orchestration body, `pl.tensor.dim(a, k)` of a pl.dynamic axis is that symbol (seed 000)."""

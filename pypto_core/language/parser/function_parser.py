@@ -230,5 +230,20 @@ def run_function_parser(fdef: ast.FunctionDef, options: FunctionOptions, src: So
                                 source_lines=src.source_lines) from exc
 
 
+_STMT_LIST_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements hold statements
+
+
 def _has_return(body: list[ast.stmt]) -> bool:
-    return any(isinstance(n, ast.Return) for stmt in body for n in ast.walk(stmt))
+    """A `return` anywhere in `body` (nested blocks and defs included). A return is a statement, so only
+    statement lists are searched, not the expressions (which cannot hold one: a lambda's body is an
+    expression)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            return True
+        for name in _STMT_LIST_FIELDS:
+            nodes = getattr(node, name, None)
+            if type(nodes) is list:
+                stack.extend(nodes)
+    return False

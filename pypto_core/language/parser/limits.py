@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from pypto_core.ir.span import Span
 from pypto_core.language.parser.errors import ParserSyntaxError
@@ -20,6 +21,8 @@ MAX_NESTING = 100
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_DIM = 2**31 - 1
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def _position(text: str, index: int) -> tuple[int, int]:
     line = text.count("\n", 0, index) + 1
@@ -28,7 +31,9 @@ def _position(text: str, index: int) -> tuple[int, int]:
 
 def check_text(text: str, filename: str, lines: list[str]) -> None:
     """Characters and size, before ast.parse sees the text."""
-    if len(text) > MAX_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+    # UTF-8 takes at most 4 bytes a character: short texts skip the encoding.
+    if len(text) > MAX_TEXT_BYTES or (len(text) * 4 > MAX_TEXT_BYTES
+                                      and len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES):
         raise ParserSyntaxError(f"the program text is larger than {MAX_TEXT_BYTES // (1024 * 1024)} MiB",
                                 Span(filename, 1, 1), hint="split the program into smaller files",
                                 source_lines=lines)
@@ -36,11 +41,11 @@ def check_text(text: str, filename: str, lines: list[str]) -> None:
     if nul >= 0:
         raise ParserSyntaxError("the program text contains a NUL byte", Span(filename, *_position(text, nul)),
                                 hint="remove it: a program is a UTF-8 text file", source_lines=lines)
-    for i, ch in enumerate(text):
-        if "\ud800" <= ch <= "\udfff":
-            raise ParserSyntaxError(f"the program text contains a lone surrogate character (U+{ord(ch):04X})",
-                                    Span(filename, *_position(text, i)),
-                                    hint="remove it: it cannot be encoded as UTF-8", source_lines=lines)
+    lone = _SURROGATE.search(text)  # the first one, as a scan of the characters would find
+    if lone is not None:
+        raise ParserSyntaxError(f"the program text contains a lone surrogate character (U+{ord(lone.group()):04X})",
+                                Span(filename, *_position(text, lone.start())),
+                                hint="remove it: it cannot be encoded as UTF-8", source_lines=lines)
 
 
 def too_deep_for_python(filename: str, lines: list[str]) -> ParserSyntaxError:
@@ -51,21 +56,56 @@ def too_deep_for_python(filename: str, lines: list[str]) -> ParserSyntaxError:
                              hint="bind parts of the expression to names on separate lines", source_lines=lines)
 
 
+# Fields that hold only operator or context nodes (`ast.Load`, `ast.Add`, `ast.Eq`, ...): neither statements nor
+# expressions, and without children, so the nesting walk need not visit them.
+_OPERATOR_FIELDS = frozenset({"ctx", "op", "ops"})
+_LEAVES = frozenset({ast.Name, ast.Constant})  # the leaves of nearly every expression
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {leaf: () for leaf in _LEAVES}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _OPERATOR_FIELDS)  # type: ignore[attr-defined]
+    return fields
+
+
 def check_nesting(tree: ast.AST, src: object) -> None:
-    """No statement nests expressions deeper than MAX_NESTING (the printer and visitors recurse on them)."""
+    """No statement nests expressions deeper than MAX_NESTING (the printer and visitors recurse on them).
+
+    One pass over the tree in the order of a stack fed by `ast.iter_child_nodes` (so the same node is
+    reported first), without its per-node generators: this walk sees every node of the text.
+    """
+    stmt_cls, expr_cls, node_cls = ast.stmt, ast.expr, ast.AST
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    pop, push = stack.pop, stack.append
+    child_fields, get = _CHILD_FIELDS.get, getattr
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, ast.stmt):
+        node, depth = pop()
+        if isinstance(node, stmt_cls):
             depth = 0
-        elif isinstance(node, ast.expr):
+        elif isinstance(node, expr_cls):
             depth += 1
             if depth > MAX_NESTING:
                 raise ParserSyntaxError(f"this expression nests more than {MAX_NESTING} levels deep",
                                         src.span(node),  # type: ignore[attr-defined]
                                         hint="bind inner parts of the expression to names on separate lines",
                                         source_lines=src.source_lines)  # type: ignore[attr-defined]
-        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+        cls = type(node)
+        fields = child_fields(cls)
+        if fields is None:
+            fields = _child_fields(cls)
+        # A Name or Constant has no children: one at depth <= MAX_NESTING needs no visit.
+        skip = _LEAVES if depth < MAX_NESTING else ()
+        for name in fields:
+            value = get(node, name, None)
+            if isinstance(value, node_cls):
+                if type(value) not in skip:
+                    push((value, depth))
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_cls) and type(item) not in skip:
+                        push((item, depth))
 
 
 def describe_int(value: int) -> str:
