@@ -176,16 +176,20 @@ class _Replace(IRMutator):
         return new if new is not None else super().visit_call(call)
 
 
+class _FindRegion(IRVisitor):
+    """Defined once: a class per call left garbage per kernel and an empty dispatch cache each time."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_split_aiv_scope_stmt(self, s: S.SplitAivScopeStmt) -> None:
+        self.found = True
+
+
 def has_region(body: S.Stmt) -> bool:
-    found = False
-
-    class _Find(IRVisitor):
-        def visit_split_aiv_scope_stmt(self, s: S.SplitAivScopeStmt) -> None:
-            nonlocal found
-            found = True
-
-    _Find().visit_stmt(body)
-    return found
+    finder = _FindRegion()
+    finder.visit_stmt(body)
+    return finder.found
 
 
 def fold_tails_outside_regions(body: S.Stmt, tails: dict[int, tuple[E.Var, E.Call]], func_name: str,
