@@ -44,11 +44,15 @@ class NamedRegistry(Generic[T]):
         return item
 
     def suggest(self, name: str) -> str:
+        """`; did you mean 'x'?` or ` (known: ...)`, then which failed or blocked plugin might provide it."""
+        from pypto_core.plugins.host import unavailable_provider_note
+
+        note = unavailable_provider_note(self.kind, name)
         hint = difflib.get_close_matches(name, list(self._items), n=1)
         if hint:
-            return f"; did you mean '{hint[0]}'?"
+            return f"; did you mean '{hint[0]}'?{note}"
         known = ", ".join(sorted(self._items)) or "none"
-        return f" (known: {known})"
+        return f" (known: {known}){note}"
 
     def owner(self, name: str) -> str:
         return self._owners.get(name, "")
