@@ -13,6 +13,7 @@ from pypto_core.ir import scalar_ops
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ArgDirection, FunctionType
+from pypto_core.language.parser.call_checks import argument_mismatch
 from pypto_core.language.parser.env import MISSING, fold_binop, fold_failure, static_value
 from pypto_core.language.parser.errors import (
     InvalidOperationError,
@@ -397,6 +398,9 @@ class ExprParser(SliceParser):
         if callee is not None and len(args) != len(callee.params):
             self.fail(ParserSyntaxError, f"function '{name}' takes {len(callee.params)} argument(s), "
                                          f"got {len(args)}", node)
+        bad = argument_mismatch(callee.params, args) if callee is not None else None
+        if bad is not None:
+            self.fail(ParserTypeError, f"argument {bad[0] + 1} of '{name}' {bad[1]}", node.args[bad[0]])
         attrs: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg == "attrs":

@@ -10,6 +10,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import types as T
 from pypto_core.ir.span import Span
+from pypto_core.language.parser.call_checks import argument_mismatch
 from pypto_core.language.parser.context import ProgramContext
 from pypto_core.language.parser.env import Env, static_value
 from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError
@@ -109,6 +110,10 @@ def check_call_arity(func: F.Function, functions: dict[str, F.Function], src: So
             if callee is not None and len(call.args) != len(callee.params):
                 raise ParserSyntaxError(f"function '{callee.name}' takes {len(callee.params)} argument(s), got "
                                         f"{len(call.args)}", call.span, source_lines=src.source_lines)
+            bad = argument_mismatch(callee.params, list(call.args)) if callee is not None else None
+            if bad is not None:
+                raise ParserTypeError(f"argument {bad[0] + 1} of '{callee.name}' {bad[1]}",  # type: ignore[union-attr]
+                                      call.span, source_lines=src.source_lines)
             if callee is not None and not isinstance(call.type, T.UnknownType):
                 # The type a rebound name or an annotation gave the call must be what the callee returns.
                 returned = call_return_type(callee, list(call.args))
