@@ -483,7 +483,10 @@ def _pass_class(name: str, fail: Any) -> type:
 
     cls = PASSES.get(name)
     if cls is None:
-        raise fail(f"unknown pass '{name}'{_did_you_mean(name, PASSES.names())}")
+        from pypto_core.plugins.host import unavailable_provider_note
+
+        raise fail(f"unknown pass '{name}'{_did_you_mean(name, PASSES.names())}"
+                   f"{unavailable_provider_note('pass', name)}")
     return cls
 
 

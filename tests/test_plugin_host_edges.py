@@ -199,3 +199,12 @@ def test_nothing_is_added_when_every_plugin_loaded(clean_plugins):
     with pytest.raises(AttributeError) as caught:
         passes.no_such_pass  # noqa: B018
     assert "plugin" not in str(caught.value).split("(known:")[1]
+
+
+def test_an_unknown_pass_in_a_configuration_names_the_blocked_plugin(clean_plugins):
+    from pypto_core.config import ConfigError, parse_config_text, resolve_config
+
+    register_in_process_plugin("toyext", _module("toyext_mod", TOYEXT_PLUGIN))
+    text = '[pipeline]\npasses = ["toyext_expand"]\n[plugins]\ndisable = ["toyext"]\n'
+    with pytest.raises(ConfigError, match="unknown pass 'toyext_expand'.*the plugin 'toyext'.*is blocked"):
+        resolve_config(parse_config_text(text, "pypto.toml"))
