@@ -185,14 +185,23 @@ class P:
         return out
 '''
 
-KNOWN: list[Known] = [
+KNOWN: list[Known] = []  # findings not fixed yet; none at the moment
+
+# Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
+FIXED: list[Known] = [
+    Known("cast-of-gathered-matmul-outside-region", "verifier", "tile.cast is outside every", _GATHER_CAST),
+    Known("move-of-gathered-value-outside-region", "verifier", "tile.move is outside every", _GATHER_USED_OUTSIDE),
     Known("return-inside-scope-lost", "mismatch", "missing output: expected an output, got nothing",
           _RETURN_IN_SCOPE),
     Known("return-inside-scope-helper-roundtrip", "roundtrip", "declares 1 return value(s) but never returns",
           _RETURN_IN_SCOPE_HELPER),
+    Known("dead-acc-to-vec-move-puts-cube-pipe-on-aiv", "check-run", "aic_initialize_pipe", _DEAD_ACC_MOVE),
     Known("call-to-later-function-unknown-type", "input-roundtrip", "node kinds differ (UnknownType vs TensorType)",
           _LATER_FUNCTION),
     Known("integer-literal-past-int64", "input-roundtrip", "does not fit in 64 bits", _HUGE_LITERAL),
+    Known("assemble-out-into-alias", "mismatch", "changed what the program computes", _ASSEMBLE_OUT_INTO_ALIAS,
+          "Ascend950"),
+    Known("reshape-in-lane-1-replay-does-not-reparse", "roundtrip", "cannot reshape", _RESHAPE_IN_MIXED_KERNEL),
 ]
 
 
@@ -219,6 +228,12 @@ def sample(max_examples: int) -> settings:
 @pytest.mark.xfail(strict=False, reason="known fuzz finding, not fixed yet (see KNOWN)")
 def test_known_finding(known: Known) -> None:
     outcome = check_text(known.reproducer, known.backend)
+    assert outcome.finding is None, outcome.finding.describe() if outcome.finding else ""
+
+
+@pytest.mark.parametrize("fixed", FIXED, ids=[k.ident for k in FIXED])
+def test_fixed_finding_stays_fixed(fixed: Known) -> None:
+    outcome = check_text(fixed.reproducer, fixed.backend)
     assert outcome.finding is None, outcome.finding.describe() if outcome.finding else ""
 
 
