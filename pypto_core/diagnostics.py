@@ -14,6 +14,8 @@ from typing import Any
 
 def source_line(span: Any, source_lines: Sequence[str] | None = None) -> str | None:
     line = getattr(span, "begin_line", -1)
+    if source_lines is None:
+        source_lines = getattr(span, "source", None)  # the text the parser read this span from
     if source_lines is not None and 0 < line <= len(source_lines):
         return source_lines[line - 1]
     try:

@@ -54,7 +54,8 @@ def _name_span(name: str, span: Any) -> Any:
         return span
     from pypto_core.ir.span import Span
 
-    return Span(span.filename, span.begin_line, span.begin_column, span.begin_line, span.begin_column + len(name))
+    return Span(span.filename, span.begin_line, span.begin_column, span.begin_line, span.begin_column + len(name),
+                getattr(span, "source", None))
 
 
 def generated(base: str, role: str, version: int | None = None) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -15,9 +15,13 @@ class Span:
     begin_column: int = -1
     end_line: int = -1
     end_column: int = -1
+    # The lines of the text the span points into, when the parser knows them: diagnostics quote these, so a
+    # second pl.parse of another text under the same name does not change what an earlier span shows.
+    # Not part of equality or the printed form.
+    source: Any = field(default=None, compare=False, repr=False)
 
     def __init__(self, filename: str = "", begin_line: int = -1, begin_column: int = -1, end_line: int = -1,
-                 end_column: int = -1) -> None:
+                 end_column: int = -1, source: Any = None) -> None:
         # Written out rather than generated: a frozen dataclass sets each field through
         # object.__setattr__, several times slower than the slot's own setter, and the parser builds a
         # Span for nearly every node.
@@ -26,6 +30,7 @@ class Span:
         _set_begin_column(self, begin_column)
         _set_end_line(self, end_line)
         _set_end_column(self, end_column)
+        _set_source(self, source)
 
     @staticmethod
     def unknown() -> Span:
@@ -52,4 +57,5 @@ _set_begin_line = _slot_setter("begin_line")
 _set_begin_column = _slot_setter("begin_column")
 _set_end_line = _slot_setter("end_line")
 _set_end_column = _slot_setter("end_column")
+_set_source = _slot_setter("source")
 _UNKNOWN = Span()

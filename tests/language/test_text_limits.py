@@ -119,3 +119,14 @@ def test_a_literal_that_fits_is_typed_like_the_operand():
 def test_a_float_dimension_is_located():
     ty = "pl.Tensor[[64, 1.5], pl.FP32]"
     located(fn("    return x\n", f"x: {ty}", ty), "a shape dimension must be an integer, got 1.5", 3)
+
+
+def test_carets_quote_the_text_a_span_came_from_after_another_parse():
+    from pypto import passes
+
+    first = parse(HEAD + f"def f(x: {T}) -> {T}:\n    y__bad = pl.add(x, 1.0)\n    return y__bad\n")
+    parse("import pypto.language as pl\n# a second text\n# under the same default name\n# line four\n"
+          + "@pl.function\n" + f"def g(x: {T}) -> {T}:\n    return x\n")
+    with pytest.raises(ValueError) as info:
+        passes.convert_to_ssa()(first)
+    assert "4 |     y__bad = pl.add(x, 1.0)" in str(info.value)

@@ -31,7 +31,7 @@ class SourceInfo:
         end_col = node.end_col_offset  # type: ignore[attr-defined]
         return Span(self.filename, line + self.line_offset, node.col_offset + self.col_offset + 1,  # type: ignore[attr-defined]
                     (node.end_lineno or line) + self.line_offset,  # type: ignore[attr-defined]
-                    (end_col + self.col_offset + 1) if end_col is not None else -1)
+                    (end_col + self.col_offset + 1) if end_col is not None else -1, self.source_lines)
 
     def comments_between(self, after_line: int, before_line: int) -> list[str]:
         """Full-line comments strictly between two AST lines, in order.
