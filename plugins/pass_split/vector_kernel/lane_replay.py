@@ -6,7 +6,13 @@ statements so that the AIC <-> AIV handshake stays symmetric, but computes on em
 * a call whose arguments carry a valid region (ArgSpec `valid_shape`, `valid_rows` / `valid_cols`) gets them
   zeroed; every other tile-producing call keeps its operands and gets a zero valid_shape;
 * cross-core ops (any cross-core role) are kept as they are;
-* loops and ifs are replayed with forked replacement maps; tile carries and merges take the zero valid_shape.
+* every variable lane 1 defines is a fresh one (a value it leaves unchanged included), so that the two
+  branches of the dispatch never define the same variable (SSAForm);
+* loops and ifs are replayed with forked replacement maps; tile carries and merges take the zero valid_shape;
+* a scope statement (any `ScopeStmt`, e.g. a `with pl.at(level=...)` hierarchy scope left in the function) is
+  the same scope around lane 1's replay of its body. The replacement map is not forked: what a scope
+  defines stays visible after it. Passing a scope through verbatim would redefine every variable of lane 0
+  (SSAForm), re-read lane 0's tiles and loop variables, and let lane 1 write GM (fuzz finding, seed 002).
 """
 
 from __future__ import annotations
@@ -77,6 +83,8 @@ class Lane1Replay:
             return [self.loop(s)]
         if isinstance(s, S.IfStmt):
             return [self.if_stmt(s)]
+        if isinstance(s, S.ScopeStmt):
+            return [self.scope(s)]
         return [s]
 
     def assign(self, s: S.AssignStmt) -> list[S.Stmt]:
@@ -86,11 +94,10 @@ class Lane1Replay:
             self.mapping[s.var] = self.sub(target)  # SSA users still see the tensor; nothing is written
             return []
         if not (isinstance(value, E.Call) and type(value.op) is E.Op) or not isinstance(s.var.type, (TileType, TupleType)):
-            new_value = self.sub(value)
-            if new_value is value and not s.var.type.has_vars:
-                return [s]
+            # Always a fresh variable, even for a value lane 1 leaves alone (a tensor alias `v = x`, a scalar):
+            # the two branches of the dispatch must not define the same variable (SSAForm; fuzz finding).
             var = self.renamed(s.var, self.sub_type(s.var.type))
-            return [S.AssignStmt(var, new_value, s.span)]
+            return [S.AssignStmt(var, self.sub(value), s.span)]
         opdef = opdef_of(value)
         if opdef is not None and opdef.cross_core_role is not None:
             return [S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
@@ -142,6 +149,10 @@ class Lane1Replay:
                                  return_vars=tuple(return_vars))
         return s.with_fields(condition=inner.sub(s.condition), iter_args=tuple(iter_args), body=body,
                              return_vars=tuple(return_vars))
+
+    def scope(self, s: S.ScopeStmt) -> S.Stmt:
+        """The scope around lane 1's replay of its body, in this map (a scope's definitions outlive it)."""
+        return s.with_fields(body=make_body(self.block(flatten_to_stmts(s.body)), s.body.span))  # type: ignore[return-value]
 
     def if_stmt(self, s: S.IfStmt) -> S.Stmt:
         then_body = make_body(self.fork().block(flatten_to_stmts(s.then_body)), s.then_body.span)
