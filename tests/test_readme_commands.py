@@ -76,6 +76,7 @@ def shell_commands(text: str) -> list[str]:
         for raw in body.replace("\\\n", " ").splitlines():
             line = raw.strip()
             line = line[2:] if line.startswith("$ ") else line
+            line = re.sub(r"\s+#\s.*$", "", line)  # a trailing shell comment
             if not line or line.startswith("#"):
                 continue
             for segment in re.split(r"\s*(?:&&|;|\|\|)\s*", line):
