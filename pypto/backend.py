@@ -1,4 +1,4 @@
-"""`pypto.backend` (API.md 6): choose the backend process-wide, as PyPTO's tests do.
+"""`pypto.backend` (docs/architecture.md, backends): choose the backend process-wide, as PyPTO's tests do.
 
 The choice is one of the registered backend plugins; passes read it through the PassContext
 (`ctx.backend`), which falls back to this process-wide choice and then to Ascend910B.

@@ -1,6 +1,6 @@
 """Rendering a located message: `message`, `--> file:line:col`, the source line and a caret.
 
-Parser errors and the ValueErrors passes raise share this form (DESIGN.md, "Diagnostics"). Source
+Parser errors and the ValueErrors passes raise share this form (docs/dsl.md, errors). Source
 text comes from the error itself when it has it, else from linecache (files, and text given to
 `pl.parse`, which registers it there).
 """

@@ -1,4 +1,4 @@
-"""The error classes every part of pypto raises (DESIGN.md, "Diagnostics"; API.md 7)."""
+"""The error classes every part of pypto raises (docs/dsl.md, errors; docs/dsl.md, errors)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ class Error(Exception):
 
 
 class VerificationError(Error):
-    """IR verification found errors (API.md 7: catch it as `pypto.Error`)."""
+    """IR verification found errors (docs/dsl.md, errors: catch it as `pypto.Error`)."""
 
 
 class InternalError(RuntimeError):

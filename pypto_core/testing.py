@@ -5,7 +5,7 @@ In a plugin's `tests/conftest.py`:
     from pypto_core.testing import pypto_pass_context  # noqa: F401 - the autouse fixture
 
 and every test then runs its passes the way PyPTO's conftest does: verification of required /
-produced properties before and after each pass plus the print -> parse round trip (API.md 5.2).
+produced properties before and after each pass plus the print -> parse round trip (docs/architecture.md, the pass manager).
 A test that feeds deliberately invalid IR opts out with `@pytest.mark.unverified`.
 """
 

@@ -1,4 +1,4 @@
-"""Ascend910B (a2a3): no-split mixed kernels dispatch on both AIV lanes, pipes go through GM (API.md 6)."""
+"""Ascend910B (a2a3): no-split mixed kernels dispatch on both AIV lanes, pipes go through GM (docs/architecture.md, backends)."""
 
 from __future__ import annotations
 

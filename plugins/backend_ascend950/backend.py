@@ -1,4 +1,4 @@
-"""Ascend950 (a5): the opposite flags of 910B -- V->C fractal adapter, no GM pipe buffer (API.md 6)."""
+"""Ascend950 (a5): the opposite flags of 910B -- V->C fractal adapter, no GM pipe buffer (docs/architecture.md, backends)."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Communication ops the seeds name (pld.system.notify / wait, pld.tile.put)."""
+"""Communication ops PyPTO names (pld.system.notify / wait, pld.tile.put)."""

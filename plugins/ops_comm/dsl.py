@@ -1,6 +1,6 @@
 """DSL names of the communication ops: `pld.system.notify`, `pld.system.defer_wait`, `pld.tile.put`
 (`import pypto.language.distributed as pld`). Each function takes the op's IR operands in order and
-its kwargs by name, so the printed call (`system.notify(sig, 1)`, API.md 8.6) parses back to itself."""
+its kwargs by name, so the printed call (`system.notify(sig, 1)`, docs/dsl.md, the printed form) parses back to itself."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pypto_plugins.ops_comm.ops import DEFER_WAIT, NOTIFY, PUT
 
 
 def _signal_args(signal: Expr, value: Any, indices: Any, span: Span | None) -> list[Expr]:
-    # An untyped literal takes the signal's dtype (API.md 3.1), as tensor.write's value does.
+    # An untyped literal takes the signal's dtype (docs/plugins.md, OpDef fields), as tensor.write's value does.
     args = [signal, retype_literal(to_expr(value, span), element_dtype(signal.type))]
     if indices is not None:
         args.append(to_tuple(indices, span))

@@ -9,13 +9,13 @@ IR layouts:
 * `pld.tile.put(tile, offsets, target)`: writes the tile's valid region into the window of the (remote)
   tensor `target` at `offsets`, like tile.store; returns the target's type so that it can be rebound.
 
-Registry facts (seed 000, "写方向"; seed 003, "ExpandMixedKernel 消费区域放置"): notify writes its
+Registry facts (docs/passes/outline_incore_scopes.md, parameters; docs/passes/expand_mixed_kernel.md, regions): notify writes its
 target (Write; ReadWrite in the AtomicAdd form, which reads the word it adds to), is SHARED and
 no-duplicate (a region pins it to one AIV lane instead of copying it); the wait only reads its
 signal and is safe to duplicate; put writes its target and reads a Vec tile.
 
-Choices where the seeds and API.md are silent: the AtomicAdd form is the `atomic=pl.AtomicType.Add`
-kwarg tile.store uses; the wait is named `defer_wait` as API.md 1 names it and is satisfied when the
+Choices of pypto's own, where PyPTO's documents are silent: the AtomicAdd form is the `atomic=pl.AtomicType.Add`
+kwarg tile.store uses; the wait is named `defer_wait` and is satisfied when the
 signal word is at least the awaited value (a flag set once, or a counter added to); put takes no
 atomic form.
 """
@@ -59,7 +59,7 @@ def deduce_defer_wait(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 
 def notify_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
-    """The AtomicAdd form reads the word it adds to (seed 000: it keeps the target InOut)."""
+    """The AtomicAdd form reads the word it adds to (docs/passes/outline_incore_scopes.md: it keeps the target InOut)."""
     atomic = int(kwargs.get("atomic", 0)) == int(AtomicType.Add)
     return {0: Effect.READ_WRITE if atomic else Effect.WRITE}
 

@@ -1,9 +1,9 @@
-"""Build the outlined InCore function and the caller statements that replace its scope (seed 000).
+"""Build the outlined InCore function and the caller statements that replace its scope (docs/passes/outline_incore_scopes.md).
 
 * params = the scope's inputs (fresh variables named like the captures), with inferred directions;
 * store-target export: a `tile.store` into a captured parameter binds its result to `<c>__store`,
-  so the body never rebinds its own parameter, and the function returns the parameter (seed 000,
-  API.md A.1); other write ops (`tensor.assemble`, `tensor.write`, ...) are left as written;
+  so the body never rebinds its own parameter, and the function returns the parameter (docs/passes/outline_incore_scopes.md,
+  docs/passes/outline_incore_scopes.md, example); other write ops (`tensor.assemble`, `tensor.write`, ...) are left as written;
 * explicit param returns (ReturnParamsExplicit): outputs that are a parameter's buffer return the
   parameter; when every return is a distinct Out/InOut parameter, returns follow parameter order,
   otherwise SSA order;
@@ -45,7 +45,7 @@ class _Output:
 
 
 def _export_stores(stmts: Sequence[S.Stmt], params: Mapping[int, E.Var]) -> list[S.Stmt]:
-    """Bind each `tile.store` into a parameter to `<param>__store` (seed 000, store-target export)."""
+    """Bind each `tile.store` into a parameter to `<param>__store` (docs/passes/outline_incore_scopes.md, parameters)."""
     out: list[S.Stmt] = []
     for s in stmts:
         if isinstance(s, (S.EvalStmt, S.AssignStmt)):
@@ -87,7 +87,7 @@ def _regions(stmts: Sequence[S.Stmt]) -> list[S.SplitAivScopeStmt]:
 
 
 def split_attrs(info: ScopeInfo) -> dict[str, object]:
-    """`slot_num`, then the AIV split attrs of seed 000's stamping table."""
+    """`slot_num`, then the AIV split attrs (docs/passes/outline_incore_scopes.md, attributes)."""
     scope = info.scope
     attrs: dict[str, object] = {}
     if "slot_num" in scope.attrs:
@@ -109,7 +109,7 @@ def split_attrs(info: ScopeInfo) -> dict[str, object]:
 
 
 def cache_policy_attr(info: ScopeInfo) -> list[tuple[int, int]]:
-    """The scope's `cache_policy_vars` as (param index, policy) pairs sorted by index (seed 000)."""
+    """The scope's `cache_policy_vars` as (param index, policy) pairs sorted by index (docs/passes/outline_incore_scopes.md)."""
     pairs: dict[int, int] = {}
     for var, policy in info.scope.attrs.get("cache_policy_vars", ()):
         index = next((i for i, v in enumerate(info.inputs) if v is var), None)

@@ -1,10 +1,10 @@
-"""Fold `pl.tensor.dim(a, k)` onto the `pl.dynamic` symbol of a's declared axis k (seed 000, promotion).
+"""Fold `pl.tensor.dim(a, k)` onto the `pl.dynamic` symbol of a's declared axis k (docs/passes/outline_incore_scopes.md, function types).
 
 Only in a function being promoted to Orchestration, only for a parameter whose declared extent at a
 constant axis is a program-level dynamic symbol: the same fold the parser applies to Orchestration
 bodies (everywhere in the body: loops, ifs and scopes included), so both paths give the same IR and the
-printed program re-parses to itself. A folded read bound to a name leaves no binding behind ("绑定语句
-已折叠消失"): every use of the name -- in expressions and in types (a slice's valid shape) -- becomes
+printed program re-parses to itself. A folded read bound to a name leaves no binding behind (docs/passes/outline_incore_scopes.md,
+function types): every use of the name -- in expressions and in types (a slice's valid shape) -- becomes
 the symbol. Constant extents, runtime axes and other symbols stay as written.
 """
 

@@ -1,4 +1,4 @@
-"""InferParamDirections (seed 000, "写方向"): In / Out / InOut of each captured tensor, from the registry.
+"""InferParamDirections (docs/passes/outline_incore_scopes.md, parameters): In / Out / InOut of each captured tensor, from the registry.
 
 Evidence is collected as two flags per capture, read and write, and combined once at the end:
   * an op argument contributes what the registry declares for that slot (Write is not a read);

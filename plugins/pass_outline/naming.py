@@ -1,4 +1,4 @@
-"""Names of outlined functions, shared by every outliner of this plugin (seed 000, "命名规则").
+"""Names of outlined functions, shared by every outliner of this plugin (docs/passes/outline_incore_scopes.md, names).
 
 * no hint: `{fn}_incore_{k}`, k counting every scope of `fn` outlined so far, named ones included
   (PyPTO: a named scope advances the counter too, so `name_hint="a"` then an unnamed scope gives

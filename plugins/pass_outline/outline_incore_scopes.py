@@ -1,4 +1,4 @@
-"""OutlineIncoreScopes (seed 000): every `with pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque,
+"""OutlineIncoreScopes (docs/passes/outline_incore_scopes.md): every `with pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque,
 Orchestration or Graph function becomes a `Function(InCore)` plus a call; an Opaque parent with at
 least one outlined scope becomes Orchestration (after folding its parameter dim reads), the others
 keep their type (PyPTO outlines a Graph function's scopes and leaves it Graph). InCore functions are
@@ -57,13 +57,13 @@ def all_returned_params(funcs: list[F.Function]) -> dict[str, list[int | None]]:
 
 
 class OutlineIncoreScopes(Pass):
-    """Extract InCore scopes into InCore functions (seed 000)."""
+    """Extract InCore scopes into InCore functions (docs/passes/outline_incore_scopes.md)."""
 
     name = "OutlineIncoreScopes"
     factory_name = "outline_incore_scopes"
     required = ("SSAForm",)
     produced = ("SSAForm", "SplitIncoreOrch", "AivSplitValid")
-    description = "Outline `with pl.at(level=pl.Level.CORE_GROUP)` scopes into InCore functions (seed 000)."
+    description = "Outline `with pl.at(level=pl.Level.CORE_GROUP)` scopes into InCore functions (docs/passes/outline_incore_scopes.md)."
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         funcs = list(program.functions.values())

@@ -1,5 +1,5 @@
 """Replace the InCore scopes of one function by calls, threading renamed write targets through
-control flow (seed 000, "在控制流内部写入的写目标"):
+control flow (docs/passes/outline_incore_scopes.md, control flow):
 
 * a target renamed inside a loop and defined outside it becomes a real carry (one slot however many
   sibling scopes write it; the body yields the last value); a target that already is an iter_arg of
@@ -225,7 +225,7 @@ class FunctionOutliner:
             env[id(t)] = rv
 
     def _carry_version(self, base: str) -> int:
-        """The version the first new binding inside will take (seed 000: out__iter_v1 / out__ssa_v1 /
+        """The version the first new binding inside will take (docs/passes/outline_incore_scopes.md: out__iter_v1 / out__ssa_v1 /
         out__rv_v1), moved on while an enclosing loop already uses those carry names."""
         version = self.versions.next[base]
         while {generated(base, "iter", version), generated(base, "rv", version)} & self.used_names:
@@ -244,7 +244,7 @@ class FunctionOutliner:
             if slot is None:
                 carried.append(t)
             else:
-                env[id(t)] = slot  # seed 000: a target that already has a slot gets no new one
+                env[id(t)] = slot  # docs/passes/outline_incore_scopes.md: a target that already has a slot gets no new one
         if carried and else_stmts is None:
             else_stmts = []  # synthesised else: yields the value from before the if
         then_vals = [then_env.get(id(t), t) for t in carried]

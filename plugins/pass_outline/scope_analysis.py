@@ -1,4 +1,4 @@
-"""What an InCore scope reads and produces (seed 000, "算法" steps 2-3 and scalar output hoisting).
+"""What an InCore scope reads and produces (docs/passes/outline_incore_scopes.md, parameters, scalars).
 
 * Inputs are the scope's live-in set computed flow-sensitively (upward-exposed uses), in first-use order.
 * Outputs are the values defined inside and used after the scope, in definition order.
@@ -53,7 +53,7 @@ def _vars_in(e: E.Expr) -> list[E.Var]:
 
 def plan_scalar_hoist(body: list[S.Stmt], live_outs: Sequence[E.Var], defined_inside: set[int],
                       scope: S.InCoreScopeStmt) -> list[S.AssignStmt]:
-    """The top-level assignments to move before the call, in body order (seed 000, PlanScalarOutputHoist)."""
+    """The top-level assignments to move before the call, in body order (docs/passes/outline_incore_scopes.md, scalars)."""
     top: dict[int, S.AssignStmt] = {id(s.var): s for s in body if isinstance(s, S.AssignStmt)}
     chosen: set[int] = set()
     failed: set[int] = set()
@@ -169,7 +169,7 @@ def analyze_scope(scope: S.InCoreScopeStmt, global_uses: Mapping[int, int], func
 
 def _check_ssa_rebinding(stmts: Sequence[S.Stmt], inputs: Sequence[E.Var]) -> None:
     """A captured variable may only be rebound by a `tile.store` into itself (non-SSA `c = store(.., c)`):
-    only that result gets a `<c>__store` alias; any other rebinding needs real SSA construction (seed 000)."""
+    only that result gets a `<c>__store` alias; any other rebinding needs real SSA construction (docs/passes/outline_incore_scopes.md)."""
     captured = {id(v): v for v in inputs}
     for s in _all_assigns(stmts):
         if id(s.var) in captured and stored_param(s.value, captured) is not s.var:

@@ -1,7 +1,7 @@
-"""Which writes the outliner treats as store-target exports (seed 000, API.md A.1).
+"""Which writes the outliner treats as store-target exports (docs/passes/outline_incore_scopes.md, parameters).
 
-Only a `tile.store` result gets the `<target>__store` alias: it is the one write op whose result the
-seed binds to a separate Var so the kernel never rebinds its own parameter. Other write ops
+Only a `tile.store` result gets the `<target>__store` alias: it is the one write op whose result
+PyPTO's outliner binds to a separate Var so the kernel never rebinds its own parameter. Other write ops
 (`tensor.assemble`, `tensor.write`, ...) still make their target Out/InOut (directions.py) but keep
 their statements as written.
 """

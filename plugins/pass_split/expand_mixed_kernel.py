@@ -1,4 +1,4 @@
-"""ExpandMixedKernel (issue 11; API.md 5.1, A.5; seeds 002 and 003): every InCore function that mixes cube
+"""ExpandMixedKernel (issue 11; docs/passes/expand_mixed_kernel.md): every InCore function that mixes cube
 and vector work becomes an AIC function, an AIV function and a Group calling both, connected by cross-core
 transfers; an InCore function with no tile work of its own that calls a mixed kernel (a CORE_GROUP scope
 around a kernel call) becomes a Group launching the pair (fuzz finding 3); every other InCore function

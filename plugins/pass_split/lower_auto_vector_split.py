@@ -1,7 +1,7 @@
-"""LowerAutoVectorSplit (seed 003): mixed InCore functions with a function-level split become the explicit
+"""LowerAutoVectorSplit (docs/passes/lower_auto_vector_split.md): mixed InCore functions with a function-level split become the explicit
 split_aiv form, right before ExpandMixedKernel.
 
-Scope (seed 003, "作用范围"): an InCore function with a split mode UP_DOWN / LEFT_RIGHT, not yet
+Scope (docs/passes/lower_auto_vector_split.md, scope): an InCore function with a split mode UP_DOWN / LEFT_RIGHT, not yet
 split_aiv, whose affinity rollup is MIXED (the classification ExpandMixedKernel uses). A pure-vector
 split function passes through untouched (ExpandMixedKernel makes it a plain AIV function); a mixed one
 whose body still holds a scope is rejected. Functions with `pl.split_aiv` regions take the region path
@@ -44,7 +44,7 @@ def scopes_of(func: F.Function) -> _Scopes:
 
 
 def rollup_affinity(func: F.Function) -> CoreAffinity:
-    """The function's affinity: every call's, combined; scopes are looked through (seed 003)."""
+    """The function's affinity: every call's, combined; scopes are looked through (docs/passes/lower_auto_vector_split.md)."""
     return combine_all(classify_call_affinity(c) for c in all_calls(func.body))
 
 
@@ -53,7 +53,7 @@ def lower_function(func: F.Function, synthesize_regions: bool = False) -> F.Func
         return func
     found = scopes_of(func)
     if found.regions:
-        return lower_region_function(func)  # decided before the AUTO path (seed 003)
+        return lower_region_function(func)  # decided before the AUTO path (docs/passes/lower_auto_vector_split.md)
     if func.attrs.get("split_aiv"):
         return func  # already in the explicit form
     mode = func.split
@@ -74,11 +74,11 @@ def lower_function(func: F.Function, synthesize_regions: bool = False) -> F.Func
 class LowerAutoVectorSplitOptions(PassOptions):
     synthesize_regions: bool = False
     """After the AUTO path, wrap a single straight-line vector phase in a pl.split_aiv region when the
-    AivSplitLoweredValid verifier accepts it (seed 003, "AUTO 区域"); off: the flat form of API.md A.4."""
+    AivSplitLoweredValid verifier accepts it (docs/passes/lower_auto_vector_split.md); off: the flat form."""
 
 
 class LowerAutoVectorSplit(Pass):
-    """Lower AUTO pl.split mixed kernels to the explicit split_aiv form (seed 003)."""
+    """Lower AUTO pl.split mixed kernels to the explicit split_aiv form (docs/passes/lower_auto_vector_split.md)."""
 
     Options = LowerAutoVectorSplitOptions
 
@@ -90,7 +90,7 @@ class LowerAutoVectorSplit(Pass):
                 "NormalizedStmtStructure", "AivSplitLoweredValid")
     invalidated = ("AivSplitValid",)
     description = ("Halve the vector work of mixed kernels split with pl.split across the two AIV lanes: "
-                   "tile.aiv_shard / tile.aic_gather at the cube-vector boundaries (seed 003).")
+                   "tile.aiv_shard / tile.aic_gather at the cube-vector boundaries (docs/passes/lower_auto_vector_split.md).")
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         synthesize = self.options.synthesize_regions  # type: ignore[attr-defined]

@@ -1,9 +1,9 @@
-"""SplitVectorKernel (seed 002; issue 12): after ExpandMixedKernel, no function body is halved here any more.
+"""SplitVectorKernel (docs/passes/split_vector_kernel.md; issue 12): after ExpandMixedKernel, no function body is halved here any more.
 
 * an AIC / AIV function marked `split_aiv` with a function-level split mode keeps its body; the AIV one is
-  stamped `dual_aiv_dispatch=True` (seed 002's exit invariant: a split split_aiv function dispatches both
+  stamped `dual_aiv_dispatch=True` (docs/passes/split_vector_kernel.md, rules: a split split_aiv function dispatches both
   AIV lanes);
-* `split_aiv` without a function-level mode (NONE regions, or regions of different modes): seed 003 -- the
+* `split_aiv` without a function-level mode (NONE regions, or regions of different modes): docs/passes/lower_auto_vector_split.md -- the
   AIV function is stamped `dual_aiv_dispatch=True` so both lanes run the body, and no `split` is invented.
   If its transfers carry the codes of a single real mode, the mode was lost upstream: InternalError;
 * an AIV function marked `dual_aiv_dispatch` (and not split_aiv), on a backend with
@@ -59,7 +59,7 @@ def split_function(func: F.Function, backend: Any) -> F.Function:
                 raise InternalError(f"{PASS}: {func.func_type.name} function '{func.name}' is split_aiv and its "
                                     f"transfers carry {lost.name} split codes, but it has no function-level "
                                     f"split: OutlineIncoreScopes / LowerAutoVectorSplit must propagate split "
-                                    f"with split_aiv (seed 002)")
+                                    f"with split_aiv (docs/passes/split_vector_kernel.md)")
         if func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch") is not True:
             return func.with_fields(attrs={**func.attrs, "dual_aiv_dispatch": True})  # type: ignore[return-value]
         return func
@@ -70,7 +70,7 @@ def split_function(func: F.Function, backend: Any) -> F.Function:
 
 
 class SplitVectorKernel(Pass):
-    """Stamp split_aiv kernels and build the no-split dual-AIV replay (seed 002)."""
+    """Stamp split_aiv kernels and build the no-split dual-AIV replay (docs/passes/split_vector_kernel.md)."""
 
     name = PASS
     factory_name = "split_vector_kernel"
@@ -78,7 +78,7 @@ class SplitVectorKernel(Pass):
     produced = ("SSAForm", "VectorKernelSplit", "NormalizedStmtStructure")
     invalidated = ()
     description = ("Stamp split_aiv AIC/AIV functions (dual_aiv_dispatch on the AIV) and, on backends that need "
-                   "it, replay an unsplit AIV body on lane 1 with empty tiles (seed 002).")
+                   "it, replay an unsplit AIV body on lane 1 with empty tiles (docs/passes/split_vector_kernel.md).")
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         backend = ctx.backend

@@ -1,6 +1,6 @@
 """ConvertToSSA: every definition gets its own variable; loops and ifs carry what they reassign.
 
-Naming (API.md 8.7): params and assignments `x__ssa_vN`, loop variables `i__idx_vN`, synthesised
+Naming (docs/dsl.md, the printed form): params and assignments `x__ssa_vN`, loop variables `i__idx_vN`, synthesised
 carries `x__iter_vN` / `x__rv_vN` (one version number per carry), if-merges `x__phi_vN`; user-written
 iter-arg and yield names are kept. Scopes and `pl.split_aiv` regions are transparent: names defined
 inside stay visible after them, as the parser leaves them.
@@ -364,7 +364,7 @@ class SSAConverter:
         else_stmts = self.block(flatten_to_stmts(s.else_body), else_env) if s.else_body is not None else None
         else_vals = [self._branch_value(v, else_env) for v in slots]
         if slots and else_stmts is None:
-            else_stmts = []  # synthesised else: yields the values from before the if (seed 000)
+            else_stmts = []  # synthesised else: yields the values from before the if (docs/passes/outline_incore_scopes.md)
         then_body = append_to_yield(then_stmts, then_vals, s.span)
         else_body = append_to_yield(else_stmts, else_vals, s.span) if else_stmts is not None else None
         user_rvs = [self.kept(r, self.typ(r.type, env)) for r in s.return_vars]
@@ -393,7 +393,7 @@ class ConvertToSSA(Pass):
     factory_name = "convert_to_ssa"
     produced = ("SSAForm",)
     invalidated = ("NormalizedStmtStructure",)
-    description = "Static single assignment: versioned names, loop carries and if merges (API.md 5.1)."
+    description = "Static single assignment: versioned names, loop carries and if merges (docs/passes/convert_to_ssa.md)."
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         return program.with_functions(convert_function(f) for f in program.functions.values())

@@ -1,4 +1,4 @@
-"""NormalizeStmtStructure: no nested SeqStmts and no single-child SeqStmts in bodies (API.md 4.4)."""
+"""NormalizeStmtStructure: no nested SeqStmts and no single-child SeqStmts in bodies (docs/architecture.md, the core)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Per InCore function: tensor ops are replaced by their registry tile forms (tensor_to_tile/
 function_lowering.py says where the loads go); returned tiles are stored into new Out parameters
-that every caller allocates (tensor_to_tile/outputs.py); the function attr `cache_policy` (seed 000,
+that every caller allocates (tensor_to_tile/outputs.py); the function attr `cache_policy` (docs/passes/outline_incore_scopes.md,
 a list of (parameter index, CachePolicy)) becomes the `cache` kwarg of every tile.load of those
 parameters and is erased. Orchestration and Opaque functions are only touched where they call a
 function that gained Out parameters.
@@ -57,7 +57,7 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     if policy:
         lowered = _CacheKwargs(lowered, policy).visit_function(lowered)  # type: ignore[assignment]
     stored, added = store_returned_tiles(lowered)  # type: ignore[arg-type]
-    # Seed 003 ("区域外契约"): a cube op's conversion tail outside every region is done by its store.
+    # docs/passes/lower_auto_vector_split.md, outside the regions: a cube op's conversion tail outside every region is done by its store.
     folded = fold_tails_outside_regions(stored.body, lowering.cube_tails, func.name, PASS)
     return (stored if folded is stored.body else stored.with_fields(body=folded)), added  # type: ignore[return-value]
 

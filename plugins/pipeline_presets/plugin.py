@@ -16,7 +16,7 @@ _TILE = ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", 
          "flatten_tile_nd_to_2d", "infer_tile_memory_space"]
 
 PRESETS: dict[str, list[str]] = {
-    # What `pypto compile` runs with no pypto.toml (DESIGN.md, "Config"): from the program as written to
+    # What `pypto compile` runs with no pypto.toml (docs/architecture.md, pipeline presets): from the program as written to
     # per-lane AIC / AIV kernels (issue 12).
     "default": [*_TILE, "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel"],
     "outline": list(_OUTLINE),

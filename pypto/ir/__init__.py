@@ -1,4 +1,4 @@
-"""`from pypto import ir`: IR classes, helpers, the printer and pass-context names (API.md 1, 4)."""
+"""`from pypto import ir`: IR classes, helpers, the printer and pass-context names (docs/architecture.md, the core)."""
 
 from typing import Any as _Any
 

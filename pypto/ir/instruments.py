@@ -1,4 +1,4 @@
-"""`pypto.ir.instruments` (API.md 5.4): the print -> parse -> structural-equality instrument."""
+"""`pypto.ir.instruments` (docs/architecture.md, the pass manager): the print -> parse -> structural-equality instrument."""
 
 from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
 

@@ -1,4 +1,4 @@
-"""`pypto.ir.pass_manager` (API.md 1): PyPTO's strategy-based PassManager, over the registered passes.
+"""`pypto.ir.pass_manager` (docs/architecture.md): PyPTO's strategy-based PassManager, over the registered passes.
 
 `PassManager(OptimizationStrategy.Default).run_passes(program)` runs the `full` preset when a plugin
 registers one, else `default`, as a PassPipeline in the current PassContext (so its instruments and

@@ -1,4 +1,4 @@
-"""The `pl` DSL: `import pypto.language as pl` (API.md 1.1).
+"""The `pl` DSL: `import pypto.language as pl` (docs/architecture.md).
 
 Program bodies are parsed with `ast`, never executed. Op names (`pl.add`, `pl.tile.load`, ...) come
 from the op plugins; `pl.<name>` looks them up in the registry.

@@ -1,4 +1,4 @@
-"""Backends: the interface in the core, the implementations in plugins (DESIGN.md, "Backend")."""
+"""Backends: the interface in the core, the implementations in plugins (docs/architecture.md, backends)."""
 
 from pypto_core.backend.backend import CAPABILITIES, Backend, CoreGroup
 from pypto_core.backend.selection import DEFAULT_BACKEND, active_backend

@@ -1,7 +1,7 @@
-"""The backend interface: what a pass or the reference machine may ask about the target (DESIGN.md, "Backend").
+"""The backend interface: what a pass or the reference machine may ask about the target (docs/architecture.md, backends).
 
 A backend is a plugin object. Passes ask it named capabilities instead of testing the backend's name,
-so a new target only has to say which behaviours it needs (API.md 6).
+so a new target only has to say which behaviours it needs (docs/architecture.md, backends).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pypto_core.ir.enums import MemorySpace, TileLayout
 from pypto_core.ir.types import TileType, TileView
 
-# Every capability a backend must state, and what it changes (API.md 6, "Handler query").
+# Every capability a backend must state, and what it changes (docs/architecture.md, backends).
 CAPABILITIES: dict[str, str] = {
     "requires_no_split_dual_aiv_dispatch": (
         "ExpandMixedKernel marks no-split mixed AIV halves dual_aiv_dispatch; SplitVectorKernel then replays "
-        "the AIV body on lane 1 (seed 002)"),
+        "the AIV body on lane 1 (docs/passes/split_vector_kernel.md)"),
     "requires_vtoc_fractal_adapt": (
         "before tpush_to_aic the AIV side moves the tile to an NZ layout (V->C fractal adapter)"),
     "requires_gm_pipe_buffer": "cross-core pipes are routed through a GM buffer (InjectGMPipeBuffer)",

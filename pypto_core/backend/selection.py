@@ -1,6 +1,6 @@
 """Which backend is active: the PassContext's, else the process-wide choice, else Ascend910B.
 
-`pypto.backend.set_backend_type` (API.md 6) writes the process-wide choice; pypto.toml and
+`pypto.backend.set_backend_type` (docs/architecture.md, backends) writes the process-wide choice; pypto.toml and
 `--backend` set the PassContext's.
 """
 
@@ -19,7 +19,7 @@ _selected: str | None = None
 
 
 def select_backend(name: str) -> None:
-    """Set the process-wide backend once; choosing another one later is an error (API.md 6)."""
+    """Set the process-wide backend once; choosing another one later is an error (docs/architecture.md, backends)."""
     global _selected
     with _LOCK:
         if _selected is not None and _selected != name:

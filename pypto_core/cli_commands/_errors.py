@@ -1,4 +1,4 @@
-"""Exit codes: 0 ok, 1 program or config rejected, 2 usage error, 3 internal error (DESIGN.md, "Diagnostics")."""
+"""Exit codes: 0 ok, 1 program or config rejected, 2 usage error, 3 internal error (docs/dsl.md, errors)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`pypto run FILE`: execute a program as written and as compiled on the numpy reference machine,
-on the same deterministic inputs, and compare every output (DESIGN.md, "The walk of one program").
+on the same deterministic inputs, and compare every output (docs/architecture.md, the walk of one program).
 
 Exit codes: 0 every output matches, 1 a mismatch (or a rejected program / configuration).
 """

@@ -1,6 +1,6 @@
 """The check-run instrument: run the program on the reference machine before and after every pass,
 on the same inputs, and fail naming the pass, the output and the first differing index
-(`verify = "check-run"` in pypto.toml, `--verify check-run`; DESIGN.md, "Reference machine").
+(`verify = "check-run"` in pypto.toml, `--verify check-run`; docs/architecture.md, the reference machine).
 
 Each program is executed once: the outputs after a pass are the reference for the next one.
 Inputs are made from the entry function of the first program seen (inputs.make_inputs) unless

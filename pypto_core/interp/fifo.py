@@ -9,7 +9,7 @@ frees eventually blocks its producer.
 * V2C: every lane pushes its part; the AIC pops once, taking one slot from each lane's FIFO, and
   assembles the full tile.
 
-Split codes (seed 003, "split 模式与 pto-isa split code"): 0 no split (a lane sees the whole tile /
+Split codes (docs/passes/lower_auto_vector_split.md, split codes): 0 no split (a lane sees the whole tile /
 writes at the origin), 1 / 3 rows, 2 / 4 columns. Lane 0's data starts at 0; lane 1's starts at
 e1 * pitch for codes 1 / 2 and (e1 + 1) * pitch for the odd codes 3 / 4, where e1 is lane 1's own
 extent on the split axis: the popped tile's valid extent for C2V, the pushed tile's for V2C. A lane
@@ -192,7 +192,7 @@ def place_lane_part(out: np.ndarray, part: np.ndarray, part_valid: tuple[int, ..
                     op: str) -> None:
     """V2C pop: write lane `lane`'s pushed tile (its valid region) into the assembled tile.
 
-    The V2C pop reads no valid extent (seed 003, "gather 的限制源自几何"): with an even code lane l's part
+    The V2C pop reads no valid extent (docs/passes/lower_auto_vector_split.md, split codes): with an even code lane l's part
     lands at l * its box, so a partial lane 0 leaves a gap the compiler must not produce; an odd code
     (written by hand; a gather has none) places lane 1 at e1 + 1 like C2V.
     """
@@ -296,7 +296,7 @@ def free_v2c(ctx: Any, call: Any, pipe: int) -> None:
 def check_no_split_lanes_agree(ctx: Any, call: Any, slots: list[Slot], code: int) -> None:
     """V2C pop with split code 0: every lane wrote its tile at the slot's origin, so where two lanes pushed
     non-empty valid regions the cube gets one of them, undetermined: they must hold the same data (issue 12
-    item 3). A lane pushing an empty (valid 0) tile moves nothing (seed 002's lane-1 replay)."""
+    item 3). A lane pushing an empty (valid 0) tile moves nothing (the lane-1 replay of docs/passes/split_vector_kernel.md)."""
     if code != 0 or len(slots) < 2:
         return
     full = [s for s in slots if s.valid and min(s.valid) > 0]
@@ -314,7 +314,7 @@ def check_no_split_lanes_agree(ctx: Any, call: Any, slots: list[Slot], code: int
             f"{call.op.name} at {_where(call.span)} (task {ctx.task}) pops a no-split (split=0) V2C tile that two "
             f"lanes pushed with different data{at}: the {first.site} and the {other.site}; with split 0 every "
             f"lane writes at the slot's origin, so the cube gets one of them, undetermined: push the same data "
-            f"from every lane, let the other lanes push an empty tile (valid_shape [0, 0], seed 002's lane-1 "
+            f"from every lane, let the other lanes push an empty tile (valid_shape [0, 0], SplitVectorKernel's lane-1 "
             f"replay), or split the tile (split=1..4) so that each lane delivers its own part", call.span)
 
 

@@ -23,7 +23,7 @@ happens-before):
 
 * a read and a write: the read sees one of two values depending on the schedule;
 * two writes of different values: GM keeps one of them depending on the schedule. Two writes of the
-  same values are fine (a dual-dispatch kernel's lanes, before seed 002's lane-1 replay, store the same
+  same values are fine (a dual-dispatch kernel's lanes, before split_vector_kernel's lane-1 replay, store the same
   data twice), and so are two atomic (accumulating) stores, which commute.
 
 With no concurrent task nothing is tracked (EvalContext.race is None: the fast path).

@@ -32,7 +32,7 @@ _ROLE = re.compile(r"__(?:" + "|".join(ROLES) + r")(?:_v\d+|_|$)")
 
 
 def base_name(name: str) -> str:
-    """The user's name of a pass-renamed var: `out__ssa_v1` -> `out`, `x___ssa_v0` -> `x_` (API.md 8.7): the
+    """The user's name of a pass-renamed var: `out__ssa_v1` -> `out`, `x___ssa_v0` -> `x_` (docs/dsl.md, the printed form): the
     base ends where the first generated role starts, so a user name ending in `_` keeps it."""
     m = _ROLE.search(name, 1)
     if m is not None:

@@ -1,8 +1,8 @@
 """Lane barriers: the AIV lanes of one split execution exchanging values (tile.aic_gather).
 
 Before ExpandMixedKernel turns a gather into a V->C FIFO transfer, `aic_gather` inside a split
-region (or a split_aiv function) assembles one full tile from both lanes' halves (seed 003, "gather
-的限制源自几何"). The lanes run as coroutines; the k-th exchange at a call site of lane 0 pairs with
+region (or a split_aiv function) assembles one full tile from both lanes' halves (docs/passes/lower_auto_vector_split.md, split
+codes). The lanes run as coroutines; the k-th exchange at a call site of lane 0 pairs with
 the k-th one of lane 1. A barrier is a happens-before edge between the lanes (gm_race.py), inside a
 core group and in a fork outside one (issue 12 item 3): each lane leaves it knowing everything every
 lane did before arriving.

@@ -1,4 +1,4 @@
-"""The Machine: executes a Program's functions on numpy values (DESIGN.md, "Reference machine").
+"""The Machine: executes a Program's functions on numpy values (docs/architecture.md, the reference machine).
 
 Calls dispatch on what the callee is and where the caller runs:
 
@@ -39,7 +39,7 @@ from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.visitor import IRVisitor
 
-# Function attrs that make a vector function run on every AIV lane (seed 002, seed 003).
+# Function attrs that make a vector function run on every AIV lane (docs/passes/split_vector_kernel.md, docs/passes/lower_auto_vector_split.md).
 LANE_ATTRS = ("split_aiv", "dual_aiv_dispatch")
 _FORKING_TYPES = (FunctionType.InCore, FunctionType.Opaque, FunctionType.Inline)
 

@@ -1,5 +1,5 @@
 """Pipe setup of a core group: the slot buffers and each side's `*_initialize_pipe`, and the checks
-the hardware would enforce on them (API.md 3.4, Appendix A.5; seed 003, "留意跨核 ring 的开销").
+the hardware would enforce on them (docs/passes/expand_mixed_kernel.md, pipe setup).
 
 * `reserve_buffer(name, size, base)` allocates a named buffer; its result is the buffer's address
   (`base`, or for base=-1 / pl.AUTO an address derived from the name alone).
@@ -25,7 +25,7 @@ from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.visitor import IRVisitor
 
 C2V, V2C = "C2V", "V2C"
-DIR_MASK_BITS = {C2V: 1, V2C: 2}  # dir_mask of the pipe setup ops (API.md 3.4)
+DIR_MASK_BITS = {C2V: 1, V2C: 2}  # dir_mask of the pipe setup ops (docs/reference/ops.md)
 AIC, AIV = "AIC", "AIV"
 # The side that consumes a direction holds its slot buffer (C2V: the AIV's UB, V2C: the AIC's L1).
 CONSUMER = {C2V: AIV, V2C: AIC}
@@ -145,7 +145,7 @@ class PipeTable:
 
 
 def check_fits(op: str, fifo: str, what: str, nbytes: int, setup: PipeSetup, span: Any) -> None:
-    """slot_size covers every tile moved through the pipe (seed 003: a slot holds the full tile)."""
+    """slot_size covers every tile moved through the pipe (docs/passes/lower_auto_vector_split.md: a slot holds the full tile)."""
     if nbytes > setup.slot_size:
         raise MachineError(f"{op} on FIFO {fifo}: the {what} tile is {nbytes} bytes but pipe {setup.pipe}'s "
                            f"slot_size is {setup.slot_size} (set up by {setup.task}): raise slot_size to at least {nbytes} "

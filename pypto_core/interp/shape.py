@@ -1,7 +1,7 @@
 """The core-group model the machine executes: AIV lanes per group and the default FIFO depth.
 
 It comes from the active backend's `core_group` (pypto_core/backend/backend.py: `aiv_lanes`,
-`default_fifo_depth`; DESIGN.md, "Backend"). Without a backend the Ascend shape is used: one AIC
+`default_fifo_depth`; docs/architecture.md, backends). Without a backend the Ascend shape is used: one AIC
 and two AIV lanes per group, two slots per cross-core FIFO. A pipe setup op's `slot_num` overrides
 the depth for its pipe.
 """

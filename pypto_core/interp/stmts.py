@@ -108,7 +108,7 @@ def _return(code: FunctionCode, stmt: S.ReturnStmt, target: YieldTarget) -> Runn
 
 def _yield(code: FunctionCode, stmt: S.YieldStmt, target: YieldTarget) -> Runner:
     values = [compile_expr(code, v) for v in stmt.value]
-    if target is None:  # a yield directly in a function body is its return (API.md 8.3)
+    if target is None:  # a yield directly in a function body is its return (docs/dsl.md, the printed form)
         return lambda fr: Return(tuple(v(fr) for v in values))
     if len(values) != len(target):
         raise MachineError(f"yield of {len(values)} value(s) in a construct that carries {len(target)}",

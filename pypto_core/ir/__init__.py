@@ -1,4 +1,4 @@
-"""The IR: nodes, types, dtypes, spans, walkers, structural equality (DESIGN.md, "Core contracts")."""
+"""The IR: nodes, types, dtypes, spans, walkers, structural equality (docs/architecture.md, the core)."""
 
 from pypto_core.ir.dtypes import DEFAULT_CONST_FLOAT, DEFAULT_CONST_INT, DataType
 from pypto_core.ir.enums import (

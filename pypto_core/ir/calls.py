@@ -1,4 +1,4 @@
-"""The type of a call of a program function, seen from the caller (API.md 2.5 `self.f(...)`)."""
+"""The type of a call of a program function, seen from the caller (docs/dsl.md `self.f(...)`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Element data types (API.md 4.7)."""
+"""Element data types (docs/architecture.md, the core)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class DataType(enum.Enum):
     BF16 = (16, "float", True)
     HF4 = (4, "float", True)
     HF8 = (8, "float", True)
-    # INDEX is the machine word: 64-bit for promotion purposes (API.md 4.7).
+    # INDEX is the machine word: 64-bit for promotion purposes (docs/architecture.md, the core).
     INDEX = (64, "index", True)
     TASK_ID = (64, "task", False)
 
@@ -65,7 +65,7 @@ class DataType(enum.Enum):
         return self._kind == "bool"
 
     def is_index_like(self) -> bool:
-        """INDEX and INT64 are interchangeable for constants and loop variables (API.md 4.6)."""
+        """INDEX and INT64 are interchangeable for constants and loop variables (docs/architecture.md, the core)."""
         return self in (DataType.INDEX, DataType.INT64)
 
     @property

@@ -1,4 +1,4 @@
-"""Enumerations of the IR (API.md 2.4)."""
+"""Enumerations of the IR (docs/dsl.md)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ class MemorySpace(enum.Enum):
     ScalarLocal = 9
 
     def is_cube(self) -> bool:
-        """Cube spaces: everything except Vec and DDR (API.md 3.1)."""
+        """Cube spaces: everything except Vec and DDR (docs/plugins.md, OpDef fields)."""
         return self not in (MemorySpace.Vec, MemorySpace.DDR)
 
 
@@ -140,14 +140,14 @@ class ScopeKind(enum.Enum):
 
 
 class CachePolicy(enum.IntEnum):
-    """GM cache access policy declared with `pl.set_cache_policy` (seed 000, cache policy)."""
+    """GM cache access policy declared with `pl.set_cache_policy` (docs/passes/outline_incore_scopes.md, attributes)."""
 
     DEFAULT = 0
     BYPASS = 1
 
 
 class CastMode(enum.IntEnum):
-    """Rounding modes of `cast` (API.md 3.2): printed as quoted names."""
+    """Rounding modes of `cast` (docs/reference/ops.md): printed as quoted names."""
 
     none = 0
     rint = 1
@@ -158,5 +158,5 @@ class CastMode(enum.IntEnum):
     odd = 6
 
 
-# The enums whose values a Function attr stores as ints (API.md 4.5).
+# The enums whose values a Function attr stores as ints (docs/architecture.md, the core).
 INT_STORED_ENUMS: tuple[type[enum.Enum], ...] = (SplitMode, AtomicType, PipeType, CachePolicy)

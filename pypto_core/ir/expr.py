@@ -1,4 +1,4 @@
-"""IR expressions (API.md 4.3).
+"""IR expressions (docs/architecture.md, the core).
 
 Python `==` on an Expr builds an `Eq` node (as PyPTO's does), so never compare Exprs with `==`
 for identity: use `is`, `same_as`, or `structural_equal`. Hashing is by identity.
@@ -45,7 +45,7 @@ class Expr(IRNode):
 
     fields = (Usual("type"), Ignored("span"))
 
-    # Python operators build IR with the promotion rules of API.md 2.5.
+    # Python operators build IR with the promotion rules of docs/dsl.md.
     def _bin(self, name: str, other: Any, reflected: bool = False) -> Expr:
         from pypto_core.ir import scalar_ops
 
@@ -293,7 +293,7 @@ class Call(Expr):
     def __init__(self, op: Op, args: Sequence[Expr], *rest: Any, kwargs: Any = None, attrs: Any = None,
                  type: Type | None = None, span: Span | None = None) -> None:
         if rest:
-            # Positional forms (API.md 4.3): (op, args, [kwargs, [attrs,]] [type,] span).
+            # Positional forms (docs/architecture.md, the core): (op, args, [kwargs, [attrs,]] [type,] span).
             mappings: list[Any] = []
             for item in rest:
                 if isinstance(item, Span):

@@ -1,4 +1,4 @@
-"""Function and Program (API.md 4.5)."""
+"""Function and Program (docs/architecture.md, the core)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pypto_core.ir.span import Span
 from pypto_core.ir.stmt import SeqStmts, Stmt
 from pypto_core.ir.types import Type
 
-# Level and role every function type implies (API.md 4.5). Opaque/Inline/Spmd keep what was passed.
+# Level and role every function type implies (docs/architecture.md, the core). Opaque/Inline/Spmd keep what was passed.
 DERIVED_LEVEL_ROLE: dict[FunctionType, tuple[Level, Role]] = {
     FunctionType.InCore: (Level.CHIP_DIE, Role.SubWorker),
     FunctionType.AIC: (Level.AIC, Role.SubWorker),
@@ -96,7 +96,7 @@ class Function(IRNode):
 
     @property
     def split(self) -> SplitMode | None:
-        """The function-level split; None when the attr is absent or NONE (0) (API.md 4.5)."""
+        """The function-level split; None when the attr is absent or NONE (0) (docs/architecture.md, the core)."""
         value = self.attrs.get("split")
         if value is None or value == 0:
             return None

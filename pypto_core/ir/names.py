@@ -1,4 +1,4 @@
-"""Names of pass-generated variables: `<base>__<role>[_v<N>]` (API.md 8.7).
+"""Names of pass-generated variables: `<base>__<role>[_v<N>]` (docs/dsl.md, the printed form).
 
 User base names may not contain the delimiter `__`; a name that already has the generated shape
 (e.g. `x__ssa_v3`, `out__store`) is read back as its base so that passes can run on printed output.

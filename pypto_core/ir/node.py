@@ -2,7 +2,7 @@
 
 Each node class lists its fields in `fields = (Def("var"), Usual("value"), ...)`. That single
 declaration creates the slots and drives structural equality, hashing, visiting, mutation and
-the generic rebuild used by mutators (DESIGN.md, "Core contracts: IR").
+the generic rebuild used by mutators (docs/architecture.md, the core).
 
 Roles:
   * Def     - the field binds variables (assign targets, params, loop vars, iter_args, return vars);
@@ -217,7 +217,7 @@ def _compute_extra_slots(cls: type) -> tuple[str, ...]:
 
 
 def snake_case(name: str) -> str:
-    """`InCoreScopeStmt` -> `in_core_scope_stmt` (visitor method names, API.md 4.8)."""
+    """`InCoreScopeStmt` -> `in_core_scope_stmt` (visitor method names, docs/architecture.md, the core)."""
     out: list[str] = []
     for i, ch in enumerate(name):
         if ch.isupper() and i > 0 and (not name[i - 1].isupper() or (i + 1 < len(name) and name[i + 1].islower())):

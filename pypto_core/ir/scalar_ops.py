@@ -1,4 +1,4 @@
-"""Scalar expression builders with dtype promotion (API.md 2.5, 4.3 "Helpers with promotion").
+"""Scalar expression builders with dtype promotion (docs/dsl.md).
 
 Both operands must be scalars; bools are rejected for arithmetic; ints and floats do not mix; the
 wider bit width wins and on a tie the left dtype; the narrower side is wrapped in a Cast, except
@@ -179,7 +179,7 @@ def rebuild(e: E.Expr, *operands: E.Expr) -> E.Expr:
 
 
 def loop_var_dtype(*bounds: E.Expr) -> DataType:
-    """The dtype of a loop variable over these bounds (API.md 2.6): INDEX, INT64 only when every bound is
+    """The dtype of a loop variable over these bounds (docs/dsl.md, loops and carries): INDEX, INT64 only when every bound is
     an INT64 constant, or the one other dtype a non-constant bound has."""
     dtypes = [b.type.dtype for b in bounds if isinstance(b.type, ScalarType)]
     if all(isinstance(b, E.ConstInt) for b in bounds) and dtypes and all(d is DataType.INT64 for d in dtypes):

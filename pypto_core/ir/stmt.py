@@ -1,4 +1,4 @@
-"""IR statements and scopes (API.md 4.4)."""
+"""IR statements and scopes (docs/architecture.md, the core)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ class ContinueStmt(Stmt):
 
 
 class ScopeStmt(Stmt):
-    """Abstract base of scopes: `isinstance(x, ScopeStmt)` works for every kind (API.md 4.4)."""
+    """Abstract base of scopes: `isinstance(x, ScopeStmt)` works for every kind (docs/architecture.md, the core)."""
 
     fields = (Usual("name_hint"), Usual("body"), Usual("attrs"))
     scope_kind: ScopeKind
@@ -199,7 +199,7 @@ class ClusterScopeStmt(ScopeStmt):
 
 
 class SpmdScopeStmt(ScopeStmt):
-    """`with pl.spmd(core_num):` (API.md 4.4): the body runs as `core_num` SPMD blocks. The parser never
+    """`with pl.spmd(core_num):` (docs/architecture.md, the core): the body runs as `core_num` SPMD blocks. The parser never
     builds one (spmd is out of scope); IR built directly and the walkers / printer handle it."""
 
     fields = (Usual("core_num"), Usual("sync_start"))

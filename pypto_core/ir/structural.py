@@ -1,4 +1,4 @@
-"""Structural equality and hashing (API.md 4.6), driven by the field roles of each node class.
+"""Structural equality and hashing (docs/architecture.md, the core), driven by the field roles of each node class.
 
 * Definition sites (Def fields) map variables 1:1 in both directions after checking their types;
   variables inside a parameter's type (dynamic dims) are mapped while that parameter is defined.

@@ -1,4 +1,4 @@
-"""IR types: Unknown, Scalar, Tensor, Tile, Tuple, and the tensor/tile views (API.md 4.2)."""
+"""IR types: Unknown, Scalar, Tensor, Tile, Tuple, and the tensor/tile views (docs/architecture.md, the core)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _contains_var(value: Any) -> bool:
 
 
 class Type(IRNode):
-    """Base of all types. `==` and `hash` on types are structural (API.md 4).
+    """Base of all types. `==` and `hash` on types are structural (docs/architecture.md, the core).
 
     `has_vars` says whether any variable occurs inside (dynamic dims, valid-shape expressions); walkers
     skip the many types that have none.
@@ -144,7 +144,7 @@ class ScalarType(Type):
 
 
 class MemRef(IRNode):
-    """A memory reference attached to a tensor or tile type (printed only; API.md 8.4)."""
+    """A memory reference attached to a tensor or tile type (printed only; docs/dsl.md, the printed form)."""
 
     fields = (Usual("base"), Usual("byte_offset"), Usual("size"), Usual("slots"), Usual("slot"))
 
@@ -154,7 +154,7 @@ class MemRef(IRNode):
 
 
 class TensorView(IRNode):
-    """Layout of a tensor: stride, layout, valid shape and pad (API.md 4.2)."""
+    """Layout of a tensor: stride, layout, valid shape and pad (docs/architecture.md, the core)."""
 
     fields = (Usual("stride"), Usual("layout"), Usual("valid_shape"), Usual("pad"))
 
@@ -176,7 +176,7 @@ class TensorView(IRNode):
 
 
 class TileView(IRNode):
-    """Layout and valid region of a tile (API.md 2.3). An empty valid_shape means 'the whole tile'."""
+    """Layout and valid region of a tile (docs/dsl.md, functions). An empty valid_shape means 'the whole tile'."""
 
     fields = (Usual("valid_shape"), Usual("stride"), Usual("start_offset"), Usual("blayout"),
               Usual("slayout"), Usual("fractal"), Usual("pad"), Usual("compact"))
@@ -211,7 +211,7 @@ class TensorType(Type):
             raise TypeError(f"TensorType needs a DataType, got {dtype!r}")
         dims = as_dims(shape)
         if tensor_view is not None and tensor_view.valid_shape and dims_equal(tensor_view.valid_shape, dims):
-            # A valid_shape equal to the shape says nothing (the printer omits it, API.md 8.4).
+            # A valid_shape equal to the shape says nothing (the printer omits it, docs/dsl.md, the printed form).
             tensor_view = tensor_view.with_fields(valid_shape=())
         self._init(shape=dims, dtype=dtype, memref=memref, tensor_view=tensor_view)
 
@@ -228,7 +228,7 @@ def _static_dims(shape: Sequence[Expr]) -> list[int] | None:
 
 
 def implicit_layout(shape: Sequence[Expr], memory_space: MemorySpace | None) -> tuple[TileLayout, TileLayout, int]:
-    """(blayout, slayout, fractal) a tile has when no view is given (API.md 2.3)."""
+    """(blayout, slayout, fractal) a tile has when no view is given (docs/dsl.md, functions)."""
     dims = _static_dims(shape)
     column_vector = dims is not None and len(dims) == 2 and dims[1] == 1 and dims[0] > 1
     shape_rule = TileLayout.col_major if column_vector else TileLayout.row_major

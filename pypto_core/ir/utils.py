@@ -1,4 +1,4 @@
-"""Small IR utilities every pass uses (API.md 4.8 "Also available")."""
+"""Small IR utilities every pass uses (docs/architecture.md, the core)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def flatten_to_stmts(stmt: S.Stmt | None) -> list[S.Stmt]:
 
 
 def make_body(stmts: Sequence[S.Stmt], span: Span | None = None) -> S.Stmt:
-    """Normalised body: one statement stays bare, several become a flat SeqStmts (API.md 4.4)."""
+    """Normalised body: one statement stays bare, several become a flat SeqStmts (docs/architecture.md, the core)."""
     flat: list[S.Stmt] = []
     for s in stmts:
         if isinstance(s, S.SeqStmts):

@@ -1,4 +1,4 @@
-"""IRVisitor and IRMutator (API.md 4.8), generic over the field declarations of the node classes.
+"""IRVisitor and IRMutator (docs/architecture.md, the core), generic over the field declarations of the node classes.
 
 Override `visit_<snake_case_class>` (e.g. `visit_call`, `visit_assign_stmt`, `visit_in_core_scope_stmt`)
 and call `super().visit_<...>(node)` to recurse. Each default method falls back to the method of the

@@ -1,4 +1,4 @@
-"""`@pl.program` and `@pl.function`: fetch the source, parse its AST, never run the body (API.md 2.1-2.2)."""
+"""`@pl.program` and `@pl.function`: fetch the source, parse its AST, never run the body (docs/dsl.md, functions)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _source_of(obj: Any) -> SourceInfo:
 
 
 def _env_for(obj: Any, frame: FrameType | None) -> Env:
-    """Where the body's outside names are found (API.md 2.1): the decorating frame's locals, the closure
+    """Where the body's outside names are found (docs/dsl.md): the decorating frame's locals, the closure
     cells (of the function, or of every method of a program class), the function's globals, then the
     decorating frame's globals. The values are read, never called (pyvalues.py says which are usable)."""
     scopes: list[Mapping[str, Any]] = []

@@ -1,4 +1,4 @@
-"""Printed variable names (API.md 8.7): disambiguation within a function and program-wide dynamic dims."""
+"""Printed variable names (docs/dsl.md, the printed form): disambiguation within a function and program-wide dynamic dims."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The `pl` printer (API.md section 8). `parse(print(p))` is structurally equal to `p`.
+"""The `pl` printer (docs/dsl.md, the printed form). `parse(print(p))` is structurally equal to `p`.
 
 The raw printer never wraps lines; `format=True` is accepted and treated like `format=False`.
 """
@@ -37,7 +37,7 @@ from pypto_core.ops.registry import find_opdef
 
 INDENT = "    "
 
-# Binding strength, weakest first (API.md 8.6).
+# Binding strength, weakest first (docs/dsl.md, the printed form).
 _PREC = {
     # Xor prints as Python's `^`, so it must bind like `^` (not like `or`) to re-parse as written.
     E.Or: 1, E.And: 3, E.Not: 4, E.Xor: 7,
@@ -257,7 +257,7 @@ class Printer:
         return self.value(value, double_quote=True)
 
     def value(self, value: Any, double_quote: bool) -> str:
-        """An attribute or kwarg value (API.md 8.3 / 8.6)."""
+        """An attribute or kwarg value (docs/dsl.md, the printed form)."""
         if isinstance(value, bool):
             return "True" if value else "False"
         if isinstance(value, enum.Enum):
@@ -486,7 +486,7 @@ class Printer:
         if s.kind is ForKind.Pipeline and "pipeline_stages" in attrs:
             args.append(f"stage={self.value(attrs.pop('pipeline_stages'), True)}")
         if s.iter_args and s.kind is ForKind.Unroll:
-            # The DSL has no spelling for it (API.md 2.6); the round-trip instrument only warns (API.md 5.4).
+            # The DSL has no spelling for it (docs/dsl.md, loops and carries); the round-trip instrument only warns (docs/architecture.md, the pass manager).
             raise ValueError(f"pl.unroll does not support iter_args: the loop over '{self.name(s.loop_var)}' "
                              f"carries {len(s.iter_args)} value(s), which the DSL cannot write")
         if s.iter_args:
@@ -519,14 +519,14 @@ class Printer:
         return f"{indent}with {self.p('at')}({', '.join(parts + self.scope_keywords(s))}):"
 
     def spmd_header(self, s: S.SpmdScopeStmt, indent: str) -> str:
-        """`with pl.spmd(<core_num>[, sync_start=True][, name_hint=...]):` (seed 000 spells `pl.spmd(m // 16)`)."""
+        """`with pl.spmd(<core_num>[, sync_start=True][, name_hint=...]):` (docs/passes/outline_incore_scopes.md spells `pl.spmd(m // 16)`)."""
         parts = [self.expr(s.core_num)]
         if s.sync_start:
             parts.append("sync_start=True")
         return f"{indent}with {self.p('spmd')}({', '.join(parts + self.scope_keywords(s))}):"
 
     def scope_keywords(self, s: S.ScopeStmt) -> list[str]:
-        """The `pl.at(...)` keywords after level/role/optimizations, in API.md 8.5 order."""
+        """The `pl.at(...)` keywords after level/role/optimizations, in docs/dsl.md, the printed form order."""
         attrs = s.attrs
         parts = []
         if s.name_hint:
@@ -736,7 +736,7 @@ def _deferred_kwargs(op_name: str) -> tuple[str, ...]:
 
 def python_print(node: Any, prefix: str = "pl", concise: bool = False, format: bool = True,
                  explicit_layout: bool = False) -> str:
-    """Print a Program, Function, Stmt, Expr or Type as `pl` text (API.md 8.1)."""
+    """Print a Program, Function, Stmt, Expr or Type as `pl` text (docs/dsl.md, the printed form)."""
     printer = Printer(prefix, concise, explicit_layout)
     if isinstance(node, F.Program):
         return printer.program(node)

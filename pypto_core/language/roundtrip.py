@@ -1,4 +1,4 @@
-"""Print -> parse checks: the printer's contract is that its text parses back to the same IR (API.md 8)."""
+"""Print -> parse checks: the printer's contract is that its text parses back to the same IR (docs/dsl.md, the printed form)."""
 
 from __future__ import annotations
 

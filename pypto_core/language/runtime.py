@@ -158,7 +158,7 @@ def max(a: Any, b: Any) -> Any:  # noqa: A001 - DSL name
 
 
 class adir:  # noqa: N801 - DSL spelling `pl.adir.input`
-    """ArgDirection helpers used in call attrs (API.md 8.3)."""
+    """ArgDirection helpers used in call attrs (docs/dsl.md, the printed form)."""
 
     input = ArgDirection.Input
     output = ArgDirection.Output

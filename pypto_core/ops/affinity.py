@@ -1,4 +1,4 @@
-"""Core affinity of calls (API.md 3.1, `ClassifyCallAffinity` / `CombineAffinity`), asked of the registry."""
+"""Core affinity of calls (docs/plugins.md, OpDef fields, `ClassifyCallAffinity` / `CombineAffinity`), asked of the registry."""
 
 from __future__ import annotations
 
@@ -28,14 +28,14 @@ def intrinsic_affinity(call: Expr) -> CoreAffinity:
     if opdef.output_memory is not None and isinstance(call.type, TileType) and call.type.memory_space is not None:
         return _space_affinity(call.type.memory_space)
     for arg in call.args:
-        # The operand's type decides, whatever expression produces it (seed 003, OperandSplitInfo).
+        # The operand's type decides, whatever expression produces it (docs/passes/lower_auto_vector_split.md, which values are split).
         if isinstance(arg.type, TileType) and arg.type.memory_space is not None:
             return _space_affinity(arg.type.memory_space)
     return CoreAffinity.SHARED
 
 
 def stated_lane(call: Expr) -> CoreAffinity | None:
-    """The lane a call states itself (seed 003, "显式声明 lane"), or None.
+    """The lane a call states itself (docs/passes/expand_mixed_kernel.md, regions), or None.
 
     An op registered with a fixed affinity states it (tile.create is SHARED by declaration); an op
     with a lane kwarg (`core_type` of syncall / sync_set / sync_wait) states its lane when the kwarg

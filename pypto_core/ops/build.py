@@ -186,11 +186,11 @@ shape_text = _shape_text
 
 
 def retype_literal(operand: Expr, dtype: DataType) -> Expr:
-    """A literal scalar operand of a tile/tensor op whose elements are `dtype` (API.md 3.1).
+    """A literal scalar operand of a tile/tensor op whose elements are `dtype` (docs/plugins.md, OpDef fields).
 
     An int literal (an INDEX ConstInt) on an integer operand takes its dtype (`pl.const(2, pl.INT32)`);
     a float literal stays an FP32 constant, printed bare and never re-typed, so a tensor op promotes
-    with FP32 (`pl.add(x_fp16, 1.0)` is FP32). Typed constants and scalar Vars are kept. API.md is
+    with FP32 (`pl.add(x_fp16, 1.0)` is FP32). Typed constants and scalar Vars are kept. PyPTO's reference is
     silent on an int literal on a float operand: it becomes a float constant of that dtype, as before.
     """
     if isinstance(operand, ConstInt) and operand.type.dtype is DataType.INDEX:

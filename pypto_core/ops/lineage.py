@@ -1,4 +1,4 @@
-"""Return lineage: which buffer a tensor value is, traced back through in-place writes (seed 000).
+"""Return lineage: which buffer a tensor value is, traced back through in-place writes (docs/passes/outline_incore_scopes.md).
 
 A call whose result has the type of an argument the registry declares Write/ReadWrite returns that
 argument's buffer (tile.store -> its target, tensor.assemble -> its target); a call of a program

@@ -1,4 +1,4 @@
-"""OpDef: everything the compiler may ask about an op, declared as data (DESIGN.md, "Op registry").
+"""OpDef: everything the compiler may ask about an op, declared as data (docs/architecture.md, the op registry).
 
 Passes never keep lists of op names: they ask an OpDef about argument effects, lane-invariant
 arguments, core affinity, output memory, cross-core role and the traits below.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class Effect(enum.Enum):
-    """What an op does to an argument (seed 000, "写方向")."""
+    """What an op does to an argument (docs/passes/outline_incore_scopes.md, parameters)."""
 
     READ = "Read"
     WRITE = "Write"  # writes a sub-region in place; not a read of the operand
@@ -30,7 +30,7 @@ class Effect(enum.Enum):
 
 
 class LaneCategory(enum.Enum):
-    """Why an operand may stay full width when the vector work is split (seed 003, "条件 2")."""
+    """Why an operand may stay full width when the vector work is split (docs/passes/lower_auto_vector_split.md, when a halved call is sound)."""
 
     SCRATCH = "Scratch"
     INDEX_ADDRESSED_SOURCE = "IndexAddressedSource"
@@ -129,7 +129,7 @@ class OutputMemory:
 
 @dataclass(frozen=True)
 class OpTraits:
-    """Facts the split passes ask about instead of hard-coding op names (seed 003)."""
+    """Facts the split passes ask about instead of hard-coding op names (docs/passes/lower_auto_vector_split.md)."""
 
     # Axes a reduction collapses (col_* -> (0,), row_* -> (1,)); empty for non-reductions.
     reduction_axes: tuple[int, ...] = ()
@@ -145,16 +145,16 @@ class OpTraits:
     shape_args: tuple[int, ...] = ()
     # The op returns the extent of operand 0 along the constant axis operand 1 (tensor.dim).
     extent_query: bool = False
-    # A split region's boundary (seed 003): "c2v" hands a cube tile to the AIV lanes (aiv_shard), "v2c"
+    # A split region's boundary (docs/passes/lower_auto_vector_split.md): "c2v" hands a cube tile to the AIV lanes (aiv_shard), "v2c"
     # hands the lanes' halves back to the cube (aic_gather).
     split_boundary: str | None = None
     # A DMA between a GM tensor and a tile and nothing else (tile.load, tile.store, pld.tile.put): the
-    # transfers the compiler materialises outside split regions (seed 003, "区域外契约").
+    # transfers the compiler materialises outside split regions (docs/passes/lower_auto_vector_split.md, outside the regions).
     gm_transfer: bool = False
     # The op returns the AIV lane index (tile.get_subblock_idx): a region binds its `aiv_id` with it.
     lane_index: bool = False
     # Positional arguments holding the two constant axes the op swaps (tile.transpose: (1, 2)); a swap of
-    # the split axis is a hazard for a split function (seed 003, FindTransposeSplitHazard).
+    # the split axis is a hazard for a split function (docs/passes/lower_auto_vector_split.md, transpose hazard).
     swapped_axes_args: tuple[int, ...] = ()
     # The result may share operand 0's buffer (a view, or a move the backend may elide): a popped tile's
     # FIFO slot stays in use until such results are dead too (ExpandMixedKernel's tfree placement).

@@ -168,7 +168,7 @@ def apply_output_memory(opdef: OpDef, result: Type, args: Sequence[Expr], kwargs
 
 def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | None = None,
                    kwargs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None) -> Call:
-    """Build a Call: look the op up, check its signature, deduce and stamp its type (API.md 3.1).
+    """Build a Call: look the op up, check its signature, deduce and stamp its type (docs/plugins.md, OpDef fields).
 
     Forms: create_op_call(name, args, span) and create_op_call(name, args, kwargs, span).
     """
@@ -179,7 +179,7 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
             kwargs = item
     kw: dict[str, Any] = {}
     if kwargs:
-        # Int-valued enums (SplitMode, AtomicType, PipeType) are stored as plain ints (API.md 3.1).
+        # Int-valued enums (SplitMode, AtomicType, PipeType) are stored as plain ints (docs/plugins.md, OpDef fields).
         for k, v in (kwargs if isinstance(kwargs, Mapping) else dict(kwargs)).items():
             kw[k] = int(v) if isinstance(v, enum.IntEnum) else v
     registry = op_registry()

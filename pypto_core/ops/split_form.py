@@ -1,4 +1,4 @@
-"""How an op that describes a shape or an address is halved along the split axis (seed 003).
+"""How an op that describes a shape or an address is halved along the split axis (docs/passes/lower_auto_vector_split.md).
 
 LowerAutoVectorSplit halves the vector work of a split kernel: each AIV lane computes one half of
 every vector tile along the split axis. Most ops need nothing but halved operands (their result type

@@ -1,4 +1,4 @@
-"""PassContext and running a pass with the active context's instruments (API.md 5.2).
+"""PassContext and running a pass with the active context's instruments (docs/architecture.md, the pass manager).
 
 Contexts form a thread-local stack; the innermost one alone is in force (it hides outer ones). A
 plain call `p(program)` fires that context's instruments around the transform; verification is

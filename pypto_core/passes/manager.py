@@ -1,4 +1,4 @@
-"""The PassManager: runs a configured pipeline (DESIGN.md, "Properties and verifiers").
+"""The PassManager: runs a configured pipeline (docs/architecture.md, properties and verifiers).
 
 1. verifies the input's structural properties, and the source contracts the pipeline uses (unless
    verify = "none");
@@ -9,7 +9,7 @@
    after which the IR broke.
 
 A source contract is a property whose verifier declares `source_contract = True`: it states what the
-program as written must satisfy (AivSplitValid: what a `pl.split_aiv` region may hold, seed 003), so a
+program as written must satisfy (AivSplitValid: what a `pl.split_aiv` region may hold, docs/passes/lower_auto_vector_split.md), so a
 finding on the input is the program's fault, not a pass's. The input is verified for every source
 contract a pass of the pipeline requires, produces or invalidates, with the structural properties;
 otherwise the first check would come after a pass and blame it.

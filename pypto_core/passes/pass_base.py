@@ -1,4 +1,4 @@
-"""The Pass base class (DESIGN.md, "Passes").
+"""The Pass base class (docs/architecture.md, the pass manager).
 
 A pass is a class with a `name` (`ConvertToSSA`), a `factory_name` (`convert_to_ssa`, the name used in
 `pypto.toml`, `--pipeline` and `passes.<factory_name>()`), its required / produced / invalidated
@@ -62,7 +62,7 @@ class Pass:
 
         return run_pass(self, program)
 
-    # -- PyPTO's accessors (API.md 5.1) ----------------------------------------------------------
+    # -- PyPTO's accessors (docs/architecture.md, the pass manager) ----------------------------------------------------------
     def get_name(self) -> str:
         return self.name
 
@@ -81,7 +81,7 @@ class Pass:
 
 
 def _ctx_optional(run: Any) -> Any:
-    """PyPTO calls `p.run(program)` (API.md 5.1); without a context that means "run with instruments"."""
+    """PyPTO calls `p.run(program)` (docs/architecture.md, the pass manager); without a context that means "run with instruments"."""
 
     @functools.wraps(run)
     def run_with_optional_ctx(self: Pass, program: Program, ctx: PassContext | None = None) -> Program:

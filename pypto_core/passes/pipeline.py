@@ -1,4 +1,4 @@
-"""PassPipeline: PyPTO's list of passes run with property verification (API.md 5.2)."""
+"""PassPipeline: PyPTO's list of passes run with property verification (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""IR properties: an open set of names, each with an optional verifier (DESIGN.md, API.md 5.3).
+"""IR properties: an open set of names, each with an optional verifier (docs/architecture.md, properties and verifiers).
 
-`IRProperty.SSAForm` and friends exist from the start (API.md's list, plus the seeds' additions);
+`IRProperty.SSAForm` and friends exist from the start (PyPTO's list, plus the split passes' additions; docs/reference/properties.md);
 plugins may define more with `IRProperty.define(name)`. The canonical order (used when printing a
 set) is the order of definition.
 """

@@ -1,4 +1,4 @@
-"""The property sets PyPTO names (API.md 5.2, 5.3)."""
+"""The property sets PyPTO names (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How much checking `PassPipeline.run` and the PassManager do (API.md 5.2)."""
+"""How much checking `PassPipeline.run` and the PassManager do (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

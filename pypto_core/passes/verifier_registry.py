@@ -1,4 +1,4 @@
-"""Property verifiers and their diagnostics (API.md 5.3).
+"""Property verifiers and their diagnostics (docs/architecture.md, properties and verifiers).
 
 A verifier takes a Program and returns Diagnostics; it never raises for findings. Properties
 without a verifier are "declared but unverified" (`pypto list properties` says so).
@@ -130,7 +130,7 @@ def render_diagnostics(diags: Sequence[Diagnostic]) -> str:
     (`[i] SEVERITY - Rule`, `--> file:line:col`, the source line and a caret), numbered as in the report;
     "" when no span is known.
 
-    `generate_report` keeps PyPTO's report layout (API.md 5.3) and appends this."""
+    `generate_report` keeps PyPTO's report layout (docs/architecture.md, properties and verifiers) and appends this."""
     from pypto_core.diagnostics import render_located
 
     parts = [render_located(f"[{i}] {d.severity.name.upper()} - {d.rule_name}", d.span)

@@ -1,4 +1,4 @@
-"""The hooks a pypto plugin may implement (DESIGN.md, "Plugin host").
+"""The hooks a pypto plugin may implement (docs/architecture.md, plugins via entry points).
 
 Each hook receives a `Registrar` bound to the plugin, so every registration records its owner.
 A plugin implements only the hooks it needs:

@@ -229,7 +229,7 @@ def test_a_no_split_push_of_different_data_on_the_two_lanes_is_reported_at_the_p
             "pushed with different data at element [0, 0]") in text
     assert ("the tile.tpush_to_aic at <string>:28:9 (task main_aiv[lane 0]) and the tile.tpush_to_aic at "
             "<string>:28:9 (task main_aiv[lane 1])") in text
-    assert "let the other lanes push an empty tile (valid_shape [0, 0], seed 002's lane-1 replay)" in text
+    assert "let the other lanes push an empty tile (valid_shape [0, 0], SplitVectorKernel's lane-1 replay)" in text
 
 
 def test_a_no_split_push_of_the_same_data_or_of_an_empty_replay_is_fine():

@@ -1,8 +1,8 @@
-"""The `pl` DSL names and IR builders of the ops_tile plugin (API.md 3.2-3.6), one module per family.
+"""The `pl` DSL names and IR builders of the ops_tile plugin (docs/reference/ops.md), one module per family.
 
 One Python function per op is both the DSL function the parser calls for `pl.tile.load(...)` and
 the IR builder `pypto.ir.op.tile_ops.load`: it takes the op's IR operands positionally, in order,
-and its kwargs by name, so the printed text of a call re-parses to the same call (API.md 8.6).
+and its kwargs by name, so the printed text of a call re-parses to the same call (docs/dsl.md, the printed form).
 """
 
 from __future__ import annotations

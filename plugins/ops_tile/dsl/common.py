@@ -17,7 +17,7 @@ __all__ = ["Builder", "dsl_entry", "dsl_name", "scalar_for", "fill_value", "set_
 
 
 def dsl_name(op_name: str) -> str:
-    """The DSL spelling of an op's last name component: Python keywords get `_` (`pl.tile.and_`, API.md 8.6)."""
+    """The DSL spelling of an op's last name component: Python keywords get `_` (`pl.tile.and_`, docs/dsl.md, the printed form)."""
     import keyword
 
     return op_name + "_" if keyword.iskeyword(op_name) else op_name
@@ -40,7 +40,7 @@ def scalar_for(value: Any, operand: Expr, span: Span | None) -> Expr:
 
 
 def fill_value(value: Any, dtype: DataType, span: Span | None) -> Expr:
-    """The value of `full`: a number becomes a constant of the fill dtype (printed bare, API.md 8.6)."""
+    """The value of `full`: a number becomes a constant of the fill dtype (printed bare, docs/dsl.md, the printed form)."""
     if isinstance(value, Expr) and not isinstance(value, (ConstInt, ConstFloat, ConstBool)):
         return value
     v = value.value if isinstance(value, (ConstInt, ConstFloat, ConstBool)) else value

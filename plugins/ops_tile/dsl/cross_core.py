@@ -1,4 +1,4 @@
-"""DSL / builders of the lane and cross-core ops (API.md 2.9, 3.3, 3.4).
+"""DSL / builders of the lane and cross-core ops (docs/dsl.md, splitting vector work).
 
 The parser turns `pl.aiv_shard(x)` / `pl.aic_gather(x)` into calls of `tile.aiv_shard` /
 `tensor.aiv_shard` (...) with `split=N`; these functions are also `T.aiv_shard(tile, split=...)`.
@@ -98,5 +98,5 @@ TRANSPORT = {"tpush_to_aiv": tpush_to_aiv, "tpush_to_aic": tpush_to_aic, "tpop_f
 TILE = {"get_subblock_idx": get_subblock_idx, "get_block_idx": get_block_idx, "aiv_shard": aiv_shard,
         "aic_gather": aic_gather, **TRANSPORT}
 TENSOR = {"aiv_shard": tensor_aiv_shard, "aic_gather": tensor_aic_gather}
-# API.md 3.4 lists the transport ops among the system ops too; they build the same tile.* calls.
+# docs/reference/ops.md lists the transport ops among the system ops too; they build the same tile.* calls.
 SYSTEM = {"tfree_to_aic": tfree_to_aic, "tfree_to_aiv": tfree_to_aiv, **TRANSPORT}

@@ -1,7 +1,7 @@
 """DSL spellings (OPS.md `py:` lines) of the gather_sort ops (issue 14), and `pl.tile.MaskPattern`.
 
 Each builder accepts both PyPTO's spelling and the printed IR form, so printed text re-parses to the same
-call (API.md 8.6): the printer writes operands positionally in IR order and kwargs by name, e.g.
+call (docs/dsl.md, the printed form): the printer writes operands positionally in IR order and kwargs by name, e.g.
 `pl.tensor.gather(x, index, dim=1)` for PyPTO's `pl.tensor.gather(x, 1, index)`,
 `pl.tile.mgather(mem, idx, scratch, coalesce=1, ...)`, `pl.tile.mrgsort_format2(a, b, tmp, exhausted=True)`.
 An operand's kind tells the forms apart (a dim is an int, an index is a tensor).

@@ -1,4 +1,4 @@
-"""DSL / builders of the system ops: pipe scaffolding, synchronisation, task_invalid (API.md 3.4)."""
+"""DSL / builders of the system ops: pipe scaffolding, synchronisation, task_invalid (docs/reference/ops.md)."""
 
 from __future__ import annotations
 

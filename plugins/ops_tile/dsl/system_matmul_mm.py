@@ -4,7 +4,7 @@
 tile.matmul with the kwargs that differ from their defaults (so PyPTO's plain `tile.matmul(a, b)` stays
 as it is); `c_matrix_nz` picks an Acc layout values do not see and is not recorded on a tile. `pl.matmul_acc
 (acc, lhs, rhs, a_trans=False, b_trans=False, init_cond=None)` likewise (tile or tensor). `pl.tile.matmul` /
-`pl.tile.matmul_acc` accept the same kwargs by name, so printed text re-parses (API.md 8.6).
+`pl.tile.matmul_acc` accept the same kwargs by name, so printed text re-parses (docs/dsl.md, the printed form).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def tensor_matmul_acc(acc: Expr, lhs: Expr, rhs: Expr, a_trans: Any = False, b_t
                       init_cond: Any = None, span: Span | None = None) -> Call:
     """OPS.md: `pl.tensor.matmul_acc(acc, lhs, rhs, a_trans=False, b_trans=False, init_cond=None)`.
 
-    Printed text puts the IR operand init_cond 4th (API.md 8.6): an expression there is init_cond."""
+    Printed text puts the IR operand init_cond 4th (docs/dsl.md, the printed form): an expression there is init_cond."""
     if isinstance(a_trans, Expr) and not isinstance(a_trans, ConstBool) and init_cond is None:
         a_trans, init_cond = False, a_trans
     return create_op_call("tensor.matmul_acc", _acc_args(acc, lhs, rhs, init_cond, span), _trans(a_trans, b_trans),

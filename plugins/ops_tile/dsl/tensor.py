@@ -1,4 +1,4 @@
-"""DSL / builders of the `pl.tensor.*` ops (API.md 3.5). `pl.tensor.add(t, 1.0)` builds `tensor.adds`.
+"""DSL / builders of the `pl.tensor.*` ops (docs/reference/ops.md). `pl.tensor.add(t, 1.0)` builds `tensor.adds`.
 
 PyPTO's tensor set (OPS.md) has no maxs / mins / cmps / relu / rem(s) / sel(s): pypto's old spellings
 stay as aliases building PyPTO's IR (`pl.tensor.maxs(t, s)` -> `tensor.maximum(t, s)`, `cmps` ->
@@ -185,7 +185,7 @@ def _trans_kwargs(**flags: Any) -> dict[str, Any]:
 @dsl_entry
 def matmul(a: Expr, b: Expr, out_dtype: DataType | None = None, a_trans: Any = False, b_trans: Any = False,
            c_matrix_nz: Any = False, span: Span | None = None) -> Call:
-    # Every flag is recorded, in PyPTO's order (API.md 3.5: `pl.tensor.matmul(y, y, a_trans=False, ...)`).
+    # Every flag is recorded, in PyPTO's order (docs/reference/ops.md: `pl.tensor.matmul(y, y, a_trans=False, ...)`).
     kwargs: dict[str, Any] = {} if out_dtype is None else {"out_dtype": to_dtype(out_dtype, "out_dtype")}
     for key, value in (("a_trans", a_trans), ("b_trans", b_trans), ("c_matrix_nz", c_matrix_nz)):
         kwargs[key] = to_bool(value, key)

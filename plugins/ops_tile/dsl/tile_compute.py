@@ -1,6 +1,6 @@
 """DSL / builders of the tile compute ops: element-wise, cast, selects, reductions, broadcasts, the
-matmul family, and the index-addressed ops (API.md 3.3). `pl.tile.add(t, 1.0)` builds `tile.adds`
-(API.md 3.2). gemv's `acc_phase` is recorded only when it is not 'unspecified' (so it is not printed).
+matmul family, and the index-addressed ops (docs/reference/ops.md). `pl.tile.add(t, 1.0)` builds `tile.adds`
+(docs/reference/ops.md). gemv's `acc_phase` is recorded only when it is not 'unspecified' (so it is not printed).
 `pl.tile.maxs` / `mins` are aliases of PyPTO's `tile.maximums` / `minimums`; `high_precision` is recorded
 only when True; cmp's `cmp_type` (PyPTO's name; an int 0..5 or 'eq' ... 'le') is always recorded."""
 
@@ -138,7 +138,7 @@ def _row_reduce(name: str) -> Builder:
 
 def _col_reduce(name: str) -> Builder:
     def build(tile: Expr, tmp: Expr | None = None, span: Span | None = None) -> Call:
-        if isinstance(tmp, Span):  # T.col_max(tile, span) (API.md 3.6)
+        if isinstance(tmp, Span):  # T.col_max(tile, span) (docs/reference/ops.md)
             tmp, span = None, tmp
         return create_op_call(f"tile.{name}", [tile] if tmp is None else [tile, tmp], span=span)
 
@@ -231,7 +231,7 @@ def gather_compare(src: Expr, k: Any, tmp: Expr, span: Span | None = None, *, cm
 @dsl_entry
 def gather_row(dst: Expr, src: Expr, dst_offset: Any, src_offset: Any, shapes: Any, transpose: Any = False,
                span: Span | None = None, *, valid_shape: Any = None) -> Call:
-    """The 6th operand (valid_shape) is printed as a keyword (API.md 8.6)."""
+    """The 6th operand (valid_shape) is printed as a keyword (docs/dsl.md, the printed form)."""
     args = [dst, src, to_tuple(dst_offset, span), to_tuple(src_offset, span), to_tuple(shapes, span)]
     if valid_shape is not None:
         args.append(to_tuple(valid_shape, span))

@@ -1,4 +1,4 @@
-"""DSL / builders of tile.full, create, ci, random (API.md 3.3)."""
+"""DSL / builders of tile.full, create, ci, random (docs/reference/ops.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DSL / builders of tile.load, store, move, extract, read, write (API.md 3.3, 3.6).
+"""DSL / builders of tile.load, store, move, extract, read, write (docs/reference/ops.md).
 
 `pl.tile.load` without target_memory loads into Vec (PyPTO's default); `target_memory=None` is the
 deferred form the printer writes for a load whose space InferTileMemorySpace has not chosen yet."""
@@ -19,7 +19,7 @@ from pypto_plugins.ops_tile.dsl.common import dsl_entry, scalar_for, set_if
 def load(tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
          target_memory: MemorySpace | None = MemorySpace.Vec, clamp: Any = False, span: Span | None = None, *,
          cache: Any = None) -> Call:
-    """`tile.load` always carries four operands: valid_shape defaults to shapes (API.md 3.6).
+    """`tile.load` always carries four operands: valid_shape defaults to shapes (docs/reference/ops.md).
 
     An unwritten target_memory is Vec; `target_memory=None` defers the choice to InferTileMemorySpace."""
     shape_t = to_tuple(shapes, span)
@@ -27,7 +27,7 @@ def load(tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
     kwargs: dict[str, Any] = {} if target_memory is None else {"target_memory": target_memory}
     if to_bool(clamp, "clamp"):
         kwargs["clamp"] = True
-    if cache is not None:  # a pl.set_cache_policy, as ConvertTensorToTileOps writes it (seed 000)
+    if cache is not None:  # a pl.set_cache_policy, as ConvertTensorToTileOps writes it (docs/passes/outline_incore_scopes.md)
         kwargs["cache"] = to_enum_int(cache, CachePolicy, "cache")
     return create_op_call("tile.load", [tensor, to_tuple(offsets, span), shape_t, valid_t], kwargs, span=span)
 

@@ -1,5 +1,5 @@
 """DSL / builders of tile.slice, reshape, reinterpret_view, transpose, transpose_view, set_validshape,
-assemble (API.md 3.3). reinterpret_view's shape is a keyword, as the printer writes it (API.md 8.6)."""
+assemble (docs/reference/ops.md). reinterpret_view's shape is a keyword, as the printer writes it (docs/dsl.md, the printed form)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pypto_plugins.ops_tile.dsl.common import dsl_entry, set_if
 
 
 def slice_args(x: Expr, shape: Any, offset: Any, valid_shape: Any, drop_dims: Any, span: Span | None) -> list[Expr]:
-    """Trailing optional operands only when given; `[]` stands for a skipped valid_shape (API.md 3.3)."""
+    """Trailing optional operands only when given; `[]` stands for a skipped valid_shape (docs/reference/ops.md)."""
     args = [x, to_tuple(shape, span), to_tuple(offset, span)]
     if valid_shape is not None or drop_dims is not None:
         args.append(to_tuple(valid_shape, span) if valid_shape is not None else MakeTuple([], span))

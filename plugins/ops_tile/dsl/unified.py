@@ -1,4 +1,4 @@
-"""Top-level `pl.<op>` names (API.md 3.2): dispatch on the operand kinds to the tile.* / tensor.* form.
+"""Top-level `pl.<op>` names (docs/reference/ops.md): dispatch on the operand kinds to the tile.* / tensor.* form.
 
 A Tensor and a Tile in one call is an error ("cannot mix Tensor and Tile arguments"); two scalars
 in `pl.add` & co. build a scalar expression. Tile-only names reject a tensor with a hint to load it.
@@ -50,7 +50,7 @@ def dispatch_between(name: str, tile_fn: Builder, tensor_fn: Builder, mixed: boo
     return build
 
 
-# Two scalars build a scalar expression (API.md 2.5 promotion rules).
+# Two scalars build a scalar expression (docs/dsl.md promotion rules).
 SCALAR_FORMS = {"add": scalar_ops.add, "sub": scalar_ops.sub, "mul": scalar_ops.mul, "div": scalar_ops.truediv,
                 "maximum": scalar_ops.max_, "minimum": scalar_ops.min_, "rem": scalar_ops.mod, "pow": scalar_ops.pow,
                 "and_": scalar_ops.bit_and, "or_": scalar_ops.bit_or, "xor": scalar_ops.bit_xor,
@@ -167,7 +167,7 @@ UNIFIED: dict[str, Builder] = {
     **{n: reduction_with_tmp(n) for n in (*tc.ROW, *tc.COL)},
     "load": TILE_FNS["load"],  # its first operand is the source tensor
     "create_tensor": TENSOR["create"],
-    "full": TENSOR["full"],  # pl.full is tensor-level; pl.tile.full for tiles (API.md 3.2)
+    "full": TENSOR["full"],  # pl.full is tensor-level; pl.tile.full for tiles (docs/reference/ops.md)
     "dim": TENSOR["dim"],
     "expand_clone": TENSOR["expand_clone"],  # tensor-only (OPS.md)
     **system.PIPE_SETUP,

@@ -1,7 +1,7 @@
 """DSL spellings (OPS.md `py:` lines) of the views_alloc ops (issue 14).
 
 A builder takes the IR operands positionally and the kwargs by name, so the printed text re-parses to the
-same call (API.md 8.6). `tile.alloc`'s memory space is an operand: `pl.Mem.Vec` becomes its int value.
+same call (docs/dsl.md, the printed form). `tile.alloc`'s memory space is an operand: `pl.Mem.Vec` becomes its int value.
 """
 
 from __future__ import annotations

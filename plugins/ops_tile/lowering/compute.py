@@ -1,7 +1,7 @@
 """Tile forms of the tensor compute ops: element-wise, casts, selects, reductions, broadcasts, matmul.
 
 Most map one to one (`tensor.add` -> `tile.add`, same operands and kwargs). The others:
-* a tensor-scalar op promotes (`tensor.adds` of an FP16 tensor and `1.0` is FP32, API.md 3.1) but its
+* a tensor-scalar op promotes (`tensor.adds` of an FP16 tensor and `1.0` is FP32, docs/plugins.md, OpDef fields) but its
   tile form keeps the tile's dtype, and `tile.div` takes one dtype only (OPS.md): a tensor operand
   whose dtype is not the result's is cast to it first (exact for the widening casts promotion makes);
   a tensor.div by a [1, N] / [M, 1] tensor is tile.col_expand_div / row_expand_div (tile.div does not

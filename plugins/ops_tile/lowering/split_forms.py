@@ -1,5 +1,5 @@
 """Split forms (pypto_core.ops.split_form): how the tile ops that describe a shape or a window are halved
-along the split axis, one AIV lane's part each (seed 003, "描述 shape 的算子", "沿 split_dim 折半 tile.load").
+along the split axis, one AIV lane's part each (docs/passes/lower_auto_vector_split.md, ops that describe a shape or an address.
 
 * tile.load: the window's extent on the split axis halves, its offset moves to the lane's part, its
   valid extent becomes the lane's; a window one element deep on that axis is a broadcast read, kept.
@@ -177,7 +177,7 @@ def _view(op: str):
             if len(new_args) > 1:
                 new_args[1] = MakeTuple(shape)
             return ctx.call(op, new_args, dict(call.kwargs)), axis
-        # A full-width source: view it whole, then take this lane's part (seed 003, "无偏移视图").
+        # A full-width source: view it whole, then take this lane's part (docs/passes/lower_auto_vector_split.md, ops that describe a shape or an address).
         axis = axis_for_rank(ctx, len(dst.shape))
         if axis is None or static_int(dst.shape[axis]) == 1:
             return _kept(call, args)

@@ -1,6 +1,6 @@
 """Lane and cross-core ops: subblock/block index, the AIV split boundaries, tpush / tpop / tfree.
 
-IR layouts (API.md 2.9, 3.3, 3.4):
+IR layouts (docs/dsl.md, splitting vector work):
 * `tile.get_subblock_idx()` / `tile.get_block_idx()` -> Scalar[INDEX].
 * `tile.aiv_shard(x)` kwargs `split` (SplitMode int 0/1/2), optional `lane_stride`; `tile.aic_gather(x)`
   kwarg `split`; `tensor.aiv_shard(t)` / `tensor.aic_gather(t)` kwarg `split`.
@@ -10,12 +10,12 @@ IR layouts (API.md 2.9, 3.3, 3.4):
 
 aiv_shard halves the split axis ((n + 1) // 2, dynamic n // 2) and ceil-halves a static valid extent (a
 runtime one gives the whole lane box: the consumers carry each lane's extent),
-lands in Vec, keeps no layout; aic_gather doubles it and lands in Mat (seed 003: the consumer lane's
-space). Both check the boundary valid-region contract (seed 003, CheckSplitBoundaryCarriesValid):
+lands in Vec, keeps no layout; aic_gather doubles it and lands in Mat (docs/passes/lower_auto_vector_split.md: the consumer lane's
+space). Both check the boundary valid-region contract (docs/passes/lower_auto_vector_split.md, lane extents):
 a runtime column extent, a narrowed column on the LEFT_RIGHT split axis, and rows narrowed per lane
 together with narrowed columns are rejected. Hand-written tpush_to_aiv carries the same check.
 
-Choices where API.md is silent: aic_gather doubles a partial valid extent on the split axis (both
+Choices of pypto's own, where PyPTO's documents are silent: aic_gather doubles a partial valid extent on the split axis (both
 lanes carry the operand's extent; the pass retypes localized gathers exactly); lane_stride must be
 positive and at most the lane box; a pop with `shape` and `dtype` kwargs gets a TileType (Vec from
 the AIC, Mat from the AIV), otherwise UnknownType until an annotation gives it one.
@@ -63,7 +63,7 @@ def _split_axis_of_code(code: int) -> int | None:
 
 
 def check_boundary_valid(op: str, shape: Sequence[Expr], valid: Sequence[Expr], axis: int | None) -> None:
-    """The valid region a C->V boundary can carry (seed 003, "跨边界的部分有效操作数"). With split code 0 nothing
+    """The valid region a C->V boundary can carry (docs/passes/lower_auto_vector_split.md, lane extents). With split code 0 nothing
     is cut: the whole tile crosses with the valid region it has, static or runtime."""
     if len(shape) != 2 or axis is None:
         return
@@ -95,7 +95,7 @@ def _halved(shape: Sequence[Expr], valid: Sequence[Expr], axis: int) -> tuple[li
     new_shape, new_valid = list(shape), list(valid)
     new_shape[axis] = ceil_half(shape[axis])
     # A runtime valid extent on the split axis: no split code fits every value, so the boundary moves the
-    # whole lane box and the consumers carry the lane's extent (seed 003, "运行期的切分轴 valid extent 弹出完整 box").
+    # whole lane box and the consumers carry the lane's extent (docs/passes/lower_auto_vector_split.md, lane extents).
     runtime = static_int(valid[axis]) is None and static_int(shape[axis]) is not None
     full = same_dim(valid[axis], shape[axis]) or runtime
     new_valid[axis] = new_shape[axis] if full else ceil_half_extent(valid[axis])
@@ -123,7 +123,7 @@ def deduce_tile_aiv_shard(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Ty
         if axis is None or stride <= 0 or (box is not None and stride > box):
             raise ValueError(f"{op}: lane_stride={stride} needs split=1/2 and 1 <= lane_stride <= the lane box "
                              f"{box}")
-    # The space is left to the registry's output-memory rule (seed 003: OpRegistry::Create fills it).
+    # The space is left to the registry's output-memory rule (docs/passes/lower_auto_vector_split.md: OpRegistry::Create fills it).
     return TileType(shape, src.dtype, None, valid_view(valid, shape, MemorySpace.Vec), None)
 
 

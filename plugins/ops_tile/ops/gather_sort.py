@@ -8,7 +8,7 @@ mask_pattern), `tile.sort32(src, idx)`, `tile.mrgsort_format1(src, block_len)`,
 `tile.mrgsort_format2(src0, src1, tmp_or_src2[, tmp_or_src3[, tmp]])` (the last operand is the scratch whose
 shape is the result's).
 
-Lanes (seed 003): mgather's table and mscatter's destination are GM tensors (not lane operands); the
+Lanes (docs/passes/lower_auto_vector_split.md): mgather's table and mscatter's destination are GM tensors (not lane operands); the
 merge-sort scratch `tmp` is read by the deducer (it is the result shape), so it needs no declaration.
 """
 

@@ -2,7 +2,7 @@
 
 * `MaskPattern` (pl.tile.MaskPattern): pto-isa's gather-mask patterns, written MSB first over a group of
   2 or 4 columns. P0101 keeps the even columns, P1010 the odd ones, P0001..P1000 column 0..3 of every 4,
-  P1111 every column. The IR stores the int (API.md 3.1: enum kwargs are ints).
+  P1111 every column. The IR stores the int (docs/plugins.md, OpDef fields: enum kwargs are ints).
 * Sort data: `tile.sort32` writes (value, index) pairs, so a sorted list of n entries is 2n elements of
   the value dtype; merge-sort run lengths (`block_len`) count elements, i.e. 64 = one sort32 block.
 """

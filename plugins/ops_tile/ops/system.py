@@ -1,6 +1,6 @@
 """`system.*` ops: cross-core pipe scaffolding, synchronisation and the invalid task id.
 
-IR layouts (API.md 3.4):
+IR layouts (docs/reference/ops.md):
 * `system.reserve_buffer()` kwargs `name`, `size`, `base` (-1 = AUTO) -> Scalar[INT32].
 * `system.import_peer_buffer()` kwargs `name`, `peer_func` -> Scalar[INT32].
 * `system.aic_initialize_pipe(c2v_buf, v2c_buf)` / `aiv_...` - two INT32 scalar operands (a literal
@@ -11,13 +11,13 @@ IR layouts (API.md 3.4):
   `system.syncall([gm_workspace[, used_cores]])` kwargs `core_type`, `mode`;
   `system.cacheinvalid([t[, shapes, offsets]])`; `system.task_invalid()` -> Scalar[TASK_ID].
 
-Choices where API.md is silent: the buffer / pipe ops have cross-core role PIPE_SETUP; sync ops'
+Choices of pypto's own, where PyPTO's documents are silent: the buffer / pipe ops have cross-core role PIPE_SETUP; sync ops'
 `core_type` is "aic" / "aiv" (syncall: "mix" / "aic_only" / "aiv_only") and decides their affinity
 (their `lane_kwarg`: a call that gives it states its lane);
 soft syncall needs a gm_workspace operand; event ids are integer scalars.
 
 Against OPS.md (issue 14 audit): PyPTO's sync_set / sync_wait carry a static event id as the kwarg
-`event_id` and a runtime one as the optional operand `event_id_dyn`; here (API.md 3.4) the event id is
+`event_id` and a runtime one as the optional operand `event_id_dyn`; here (docs/reference/ops.md) the event id is
 always operand 0, a constant for the static form. The checks follow OPS.md: a constant event id is 0..13,
 a runtime one a Scalar[INDEX] (any integer scalar); ffts_mode 0..2. set_ffts's operand is `workspace`: a
 1-D INT64 tensor of static extent >= 256, read only (OPS.md "declared no writes").
@@ -118,7 +118,7 @@ def deduce_task_invalid(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type
 
 
 def classify_sync(call: Call) -> CoreAffinity:
-    """`core_type="aic"` pins CUBE, `"aiv"` VECTOR; otherwise SHARED (API.md 3.1 rule 3)."""
+    """`core_type="aic"` pins CUBE, `"aiv"` VECTOR; otherwise SHARED (docs/plugins.md, OpDef fields)."""
     return {"aic": CoreAffinity.CUBE, "aiv": CoreAffinity.VECTOR}.get(call.kwargs.get("core_type"),
                                                                       CoreAffinity.SHARED)
 

@@ -1,7 +1,7 @@
-"""Tensor matmul, reductions and row / column broadcasts (API.md 3.2, 3.5; OPS.md "tensor:" sections).
+"""Tensor matmul, reductions and row / column broadcasts (docs/reference/ops.md; OPS.md "tensor:" sections).
 
 IR layouts: `tensor.matmul(lhs, rhs)` kwargs `out_dtype` (when given), `a_trans`, `b_trans`, `c_matrix_nz`
-(always recorded, so they print: API.md 3.5); `tensor.matmul_acc(acc, lhs, rhs[, init_cond])` kwargs
+(always recorded, so they print: docs/reference/ops.md); `tensor.matmul_acc(acc, lhs, rhs[, init_cond])` kwargs
 `a_trans`, `b_trans` (arg 0 ReadWrite); `tensor.row_sum(x)` (row_max, row_min; row_argmax -> INT32)
 reduces axis -1, `tensor.col_sum(x)` (col_max, col_min) axis -2, both with optional kwargs `axis` and
 `keep_dim` (absent: the default axis, keep_dim true; OPS.md); `tensor.row_expand_mul(x, v)` (v [..., M, 1])
@@ -185,7 +185,7 @@ def expand_deducer(op: str, axis: int, same_dtypes: tuple[DataType, ...] | None 
 
 
 _TRANS = (KwargSpec("a_trans", (bool,), False), KwargSpec("b_trans", (bool,), False))
-# PyPTO records tensor.matmul's defaulted flags in the IR (API.md 3.5), so an unwritten one still prints.
+# PyPTO records tensor.matmul's defaulted flags in the IR (docs/reference/ops.md), so an unwritten one still prints.
 _MATMUL_FLAGS = tuple(KwargSpec(n, (bool,), False, recorded=True) for n in ("a_trans", "b_trans", "c_matrix_nz"))
 _WHAT = {"sum": "Sum", "max": "Maximum", "min": "Minimum", "prod": "Product"}
 _VERB = {"add": "plus", "sub": "minus", "mul": "times", "div": "divided by"}

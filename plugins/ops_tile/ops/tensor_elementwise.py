@@ -1,4 +1,4 @@
-"""Element-wise tensor ops (API.md 3.5, OPS.md "tensor: Elementwise"): tensor.add/sub/... (two tensors),
+"""Element-wise tensor ops (docs/reference/ops.md, OPS.md "tensor: Elementwise"): tensor.add/sub/... (two tensors),
 tensor.adds/... (tensor and scalar), unary ops, tensor.cmp (kwarg `cmp_type`) and tensor.cast (kwargs
 `target_type`, `mode` int 0..6). The op names and dtype rules are the tile family's (tile_elementwise).
 
@@ -9,14 +9,14 @@ ops only; the DSL builds `tensor.maximum(x, 0)` for `pl.relu` of a tensor and `t
 `tensor.pow` and the unary ceil / floor / sigmoid / square / tanh are pypto extensions (no PyPTO op).
 
 Dtypes (OPS.md `result:` lines): a tensor-scalar op promotes (tensor dtype, scalar dtype) like a
-binary op (`pl.add(x_fp16, 1.0)` is FP32, API.md 3.1), except `tensor.subs` ("scalar does not
+binary op (`pl.add(x_fp16, 1.0)` is FP32, docs/plugins.md, OpDef fields), except `tensor.subs` ("scalar does not
 promote") and the bitwise ones, which keep the tensor's dtype. `tensor.div` takes INT16 / INT32 /
 FP16 / FP32 operands; exp / sqrt / recip / rsqrt of an integer tensor are FP32; log takes FP16 / FP32;
 `high_precision` (div, log, recip, rsqrt) needs floats where OPS.md says so; `tensor.cast` must change
 the dtype. Tensor-scalar, unary and cast results are "fresh, valid<-lhs": a new packed tensor keeping
 only the operand's valid region.
 
-Choice where API.md is silent: `tensor.add` takes two tensors; a scalar operand is `tensor.adds`
+A choice of pypto's own, where PyPTO's documents are silent: `tensor.add` takes two tensors; a scalar operand is `tensor.adds`
 (the DSL builds that for `pl.add(t, 1.0)`), so the printer's `pl.tensor.adds` spelling always
 re-parses to the op it came from.
 """

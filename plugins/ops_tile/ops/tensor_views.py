@@ -1,4 +1,4 @@
-"""Tensor creation, views and element access (API.md 3.5).
+"""Tensor creation, views and element access (docs/reference/ops.md).
 
 IR layouts:
 * `tensor.create(shape)` kwargs `dtype`, `layout` (+ `manual_dep`, `init_value` when given).
@@ -14,7 +14,7 @@ IR layouts:
 a [M, N] tensor is `Tensor[[N, M], dtype, TensorView(stride=[1, N], layout=DN)]` (issue 13). An
 optional 4th operand gives the valid shape in the result's order.
 
-Choices where API.md is silent: a non-ND `layout` of tensor.create is recorded in the TensorView;
+Choices of pypto's own, where PyPTO's documents are silent: a non-ND `layout` of tensor.create is recorded in the TensorView;
 tensor.slice past the source's end is an error unless `clamp=True`, which narrows the valid region
 instead; drop_dims removes extent-1 dims (no 2-D clamp for tensors); tensor.write returns the
 tensor's type so that it can be rebound; tensor.assemble writes the whole source.
@@ -348,7 +348,7 @@ OPDEFS = [
     OpDef("tensor.assemble", deduce_assemble, args=(ArgSpec("target"), ArgSpec("source"), ArgSpec("offset")),
           kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),), effects=write_effects,
           traits=OpTraits(shape_args=(2,)), doc="Write a tensor into a window of another tensor."),
-    # OPS.md declares no effect; seed 000 ("写方向") lists it among the ops that write a captured tensor:
+    # OPS.md declares no effect; PyPTO's outliner counts it among the ops that write a captured tensor (docs/passes/outline_incore_scopes.md, parameters):
     # it writes its target (arg 1) whole, without reading it.
     OpDef("tensor.expand_clone", deduce_expand_clone, args=(ArgSpec("input"), ArgSpec("target")),
           effects={1: Effect.WRITE}, tile_form=TileForm(lower=_expand_clone_in_gm, gm_access=True),

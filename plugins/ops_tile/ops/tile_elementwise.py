@@ -1,22 +1,22 @@
 """Element-wise tile ops: binary (broadcasting), tile-scalar, unary, cast and the selects.
 
-IR layouts (API.md 3.3): `tile.add(lhs, rhs)`, `tile.adds(lhs, scalar)`, `tile.exp(x)`,
+IR layouts (docs/reference/ops.md): `tile.add(lhs, rhs)`, `tile.adds(lhs, scalar)`, `tile.exp(x)`,
 `tile.recip(x)` / `tile.log(x)` / `tile.div(a, b)` (+ kwarg `high_precision`), `tile.rsqrt(x[, tmp])`,
 `tile.cast(x)` (kwargs `target_type`, `mode` int 0..6), `tile.cmp(lhs, rhs)` / `tile.cmps(lhs, scalar)`
 (kwarg `cmp_type` 0..5 = eq, ne, lt, gt, ge, le), `tile.sel(mask, lhs, rhs, tmp)`,
 `tile.sels(mask, src, tmp, scalar)`. The tile-scalar max / min are PyPTO's `tile.maximums` /
 `tile.minimums` (the DSL keeps `pl.tile.maxs` / `mins` as aliases).
-`and`, `or` and `not` print as `pl.tile.and_` / `or_` / `not_` (API.md 8.6).
+`and`, `or` and `not` print as `pl.tile.and_` / `or_` / `not_` (docs/dsl.md, the printed form).
 Every tile operand is declared Vec (`input_memory`, OPS.md `mem:` lines) and the result is Vec
 (VECTOR affinity through the Vec output rule). The deducers accept an operand in any space:
 InferTileMemorySpace moves misplaced operands and TileMemoryInferred reports what it could not.
 
-Lanes (seed 003, "条件 2"): `tile.rsqrt`'s tmp must have exactly the input's shape, so the deducer
+Lanes (docs/passes/lower_auto_vector_split.md, when a halved call is sound): `tile.rsqrt`'s tmp must have exactly the input's shape, so the deducer
 decides it and it carries no declaration. The `tmp` of sel / sels is Scratch. The masks of
 sel / sels stay undeclared on purpose: the deducer cannot see them (sel only checks that the mask
 is a tile; sels that it covers src's valid rows), and an unclassified operand is lane data.
 
-Dtypes (OPS.md `result:` lines): a tile-scalar op keeps the tile's dtype (API.md 3.1: FP16 tile +
+Dtypes (OPS.md `result:` lines): a tile-scalar op keeps the tile's dtype (docs/plugins.md, OpDef fields: FP16 tile +
 `1.0` is FP16); `tile.div` takes two tiles of one dtype in INT16 / INT32 / FP16 / FP32 with identical
 shapes and valid shapes (no broadcast); `tile.cast` must change the dtype.
 
@@ -24,8 +24,8 @@ Masks (OPS.md tile.cmp / tile.sel): cmp / cmps yield a PACKED predicate, a UINT8
 is roundup(ceil(N / 8), 32) bytes (bit i of a row, LSB first, is element i, as pto-isa); sel / sels read
 the bytes of any mask tile as those bits, whatever its carrier dtype.
 
-Choices where API.md is silent: bitwise / shift ops need integer (or BOOL) elements; a result keeps the
-whole view (layout and valid region) of the first operand whose shape is the result's (Appendix A.4
+Choices of pypto's own, where PyPTO's documents are silent: bitwise / shift ops need integer (or BOOL) elements; a result keeps the
+whole view (layout and valid region) of the first operand whose shape is the result's (docs/passes/lower_auto_vector_split.md, example
 prints `tile.add` keeping col_major).
 """
 

@@ -1,13 +1,13 @@
 """Tiles built from nothing but their own attributes: tile.full / create / ci / random.
 
-IR layouts (API.md 3.3):
+IR layouts (docs/reference/ops.md):
 * `tile.full(shape, value)` - kwarg `dtype`; printed `pl.tile.full(shape, dtype=.., value=..)`.
 * `tile.create(shape)` - kwargs `dtype`, `target_memory` (+ `transpose`, `flat_layout` when given).
   Without `target_memory` the space is deferred to InferTileMemorySpace (printed `target_memory=None`).
 * `tile.ci(start, shape)` - kwargs `dtype`, `descending`.
 * `tile.random(k0, k1, c0, c1, c2, c3, shape[, valid_shape])` - kwargs `dtype`, `rounds`.
 
-All are pure generators (seed 003, "纯生成算子"); ci/random are positional generators; full and
+All are pure generators (docs/passes/lower_auto_vector_split.md, when a halved call is sound); ci/random are positional generators; full and
 create describe a shape. OPS.md rules: `ci` takes INT16/INT32/UINT16/UINT32 (default INT32), a start of
 that dtype and a one-row shape; `random` takes six INT32 scalars, INT32/UINT32 and 7 or 10 rounds;
 `create` rejects LeftScale/RightScale, and `transpose` (2-D Mat) / `flat_layout` (Mat) are checked.

@@ -1,12 +1,12 @@
 """Index-addressed tile ops: gather, gatherb, scatter, scatter_update, gather_compare, gather_row.
 
-IR layouts (API.md 3.3): `tile.gather(src, indices, tmp)`, `tile.gatherb(src, offset)` (kwarg
+IR layouts (docs/reference/ops.md): `tile.gather(src, indices, tmp)`, `tile.gatherb(src, offset)` (kwarg
 `output_dtype`), `tile.scatter(dst, src, indexes)`, `tile.scatter_update(input, index, src)` (kwarg
 `dim`), `tile.gather_compare(src, kvalue, tmp)` (kwargs `cmp_mode`, `offset`,
 `out_cols`, `count_dtype`; a tuple result),
 `tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape])` (kwarg `transpose`).
 
-Lanes (seed 003, the Scratch / IndexAddressedSource / AbsoluteIndexedDestination table): the
+Lanes (docs/passes/lower_auto_vector_split.md, the Scratch / IndexAddressedSource / AbsoluteIndexedDestination table): the
 table of gather / gatherb is an IndexAddressedSource, the destination of scatter / scatter_update an
 AbsoluteIndexedDestination (kept even where the deducer reads it: the property is not a shape
 relation), tmp operands are Scratch. scatter_update checks the relations the tensor path asserts
@@ -195,7 +195,7 @@ def deduce_gather_row(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     dst = require_tile(op, args[0], "dst")
     check_gather_row(op, dst, args, kwargs)
     if len(args) > 5:
-        # Kept from issue 8 (API.md 8.6): the 6th operand narrows the result's valid region; the machine's
+        # Kept from issue 8 (docs/dsl.md, the printed form): the 6th operand narrows the result's valid region; the machine's
         # gather_row (semantics/memory.py) bounds the transfer through it. OPS.md: "result = dst's type".
         view = dst.effective_view().with_fields(valid_shape=tuple(tuple_elements(args[5])))
         return TileType(dst.shape, dst.dtype, None, view, dst.memory_space)  # type: ignore[arg-type]

@@ -1,7 +1,7 @@
 """Cube matmul family (OPS.md "tile: Matmul"): matmul, matmul_acc, matmul_bias, gemv, gemv_acc,
 gemv_bias, batch_matmul and batch_matmul_acc.
 
-Left [M, K] x Right [K, N] -> Acc [M, N] (API.md 3.2/3.3). The accumulator dtype is FP32 for float
+Left [M, K] x Right [K, N] -> Acc [M, N] (docs/reference/ops.md). The accumulator dtype is FP32 for float
 inputs and INT32 for integer inputs. The `_acc` forms accumulate into `acc` (arg 0 ReadWrite); the
 `_bias` forms add a [1, N] Bias row. gemv multiplies one row: [1, K] x [K, N] -> an Acc tile of 16
 rows (the cube's fractal height) whose row 0 is valid. batch_matmul broadcasts the leading dims.
@@ -17,7 +17,7 @@ none, prints unchanged). `a_trans`: lhs holds [K, M] and Left x Right multiplies
 holds [N, K]. `out_dtype` is the dtype the Acc result is converted to (FP32 / FP16 / BF16 for float
 operands, INT32 for integer ones). matmul_bias, gemv* and batch_matmul* have no such kwargs in OPS.md.
 
-Choices where API.md is silent: lhs and rhs must share a dtype; matmul's valid region is [lhs valid
+Choices of pypto's own, where PyPTO's documents are silent: lhs and rhs must share a dtype; matmul's valid region is [lhs valid
 rows, rhs valid cols] (compact=normal when the rows are narrowed, OPS.md); matmul_acc returns acc's
 type (OPS.md: in Acc; InferTileMemorySpace moves it there); gemv_acc the gemv result's; init_cond (when given) is a BOOL scalar; a
 bias must be [1, N] with the accumulator dtype; gemv's `acc_phase` is recorded for codegen and does not

@@ -1,8 +1,8 @@
 """Data movement between tensors and tiles: tile.load / store / move / extract / read / write.
 
-IR layouts (API.md 3.3):
+IR layouts (docs/reference/ops.md):
 * `tile.load(t, offsets, shapes, valid_shape)` - always 4 args; kwargs `target_memory` (Vec/Mat; absent =
-  chosen by InferTileMemorySpace), `clamp`, `cache` (a CachePolicy int, seed 000). With N-D offsets and
+  chosen by InferTileMemorySpace), `clamp`, `cache` (a CachePolicy int, docs/passes/outline_incore_scopes.md). With N-D offsets and
   shapes but 2-D valid extents (FlattenTileNdTo2D's form) the tile is 2-D: the leading dims merged.
   Without `target_memory` the space is deferred: the result has none until InferTileMemorySpace
   picks one (printed `target_memory=None`, KwargSpec.deferred).
@@ -11,8 +11,8 @@ IR layouts (API.md 3.3):
 * `tile.extract(src, row, col, shape)` - kwarg `target_memory`.
 * `tile.read(tile, indices)` -> Scalar; `tile.write(tile, indices, value)` -> the tile's type.
 
-Choices where API.md is silent:
-* tile.move to Vec keeps the blayout/slayout of a source that carries a view (Appendix A.4: a Mat
+Choices of pypto's own, where PyPTO's documents are silent:
+* tile.move to Vec keeps the blayout/slayout of a source that carries a view (docs/passes/lower_auto_vector_split.md, example: a Mat
   tile with a valid region moved to Vec prints `blayout=col_major, slayout=row_major`); a source
   with the implicit view, and any cube target, take the target's implicit layout.
 * tile.extract reads a window of a tile; its result takes the target space's implicit layout.
@@ -149,7 +149,7 @@ def deduce_move(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 
 def classify_move(call: Call) -> CoreAffinity:
-    """Crossing cube <-> vector is MIXED; otherwise the side of the source (API.md 3.1 rule 2)."""
+    """Crossing cube <-> vector is MIXED; otherwise the side of the source (docs/plugins.md, OpDef fields)."""
     src = call.args[0].type
     dst = call.kwargs.get("target_memory")
     src_space = getattr(src, "memory_space", None)
@@ -193,7 +193,7 @@ OPDEFS = [
         args=(ArgSpec("tensor"), ArgSpec("offsets"), ArgSpec("shapes"), ArgSpec("valid_shape", optional=True)),
         kwargs=(KwargSpec("target_memory", _MEMORY, None, choices=(MemorySpace.Vec, MemorySpace.Mat), deferred=True),
                 KwargSpec("clamp", (bool,), False),
-                # seed 000: a pl.set_cache_policy of the parameter, set by ConvertTensorToTileOps.
+                # docs/passes/outline_incore_scopes.md: a pl.set_cache_policy of the parameter, set by ConvertTensorToTileOps.
                 KwargSpec("cache", (int,), int(CachePolicy.DEFAULT), choices=tuple(int(c) for c in CachePolicy))),
         output_memory=OutputMemory(from_kwarg="target_memory"),
         traits=OpTraits(read_address_args=(1,), shape_args=(1, 2, 3), gm_transfer=True),

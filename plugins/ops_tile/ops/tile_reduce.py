@@ -1,12 +1,12 @@
 """Row / column reductions and row / column broadcasts of Vec tiles (rank >= 2).
 
-IR layouts (API.md 3.3): `tile.col_sum(x[, tmp])` (col_max, col_min) -> [1, ...]; `tile.row_sum(x, tmp)`
+IR layouts (docs/reference/ops.md): `tile.col_sum(x[, tmp])` (col_max, col_min) -> [1, ...]; `tile.row_sum(x, tmp)`
 (row_max, row_min) -> [..., 1]; `tile.row_argmax(x, tmp)` -> [..., 1] INT32; `tile.row_expand_mul(x, v)`
 with v [M, 1] (also _add/_sub/_div) and `tile.col_expand_mul(x, v)` with v [1, N] -> x's shape.
 The ops PyPTO adds to these families (row_prod, the arg-reductions, row/col_expand(_max/_min/_expdif))
 are in ops/broadcast_reduce.py; they share the deducers below.
 
-Lanes (seed 003): the tmp of row_sum / row_max / row_min / col_* is Scratch (the deducer never reads
+Lanes (docs/passes/lower_auto_vector_split.md): the tmp of row_sum / row_max / row_min / col_* is Scratch (the deducer never reads
 its shape); row_argmax requires a tmp of exactly the source's shape, so the deducer decides it and it
 has no declaration.
 

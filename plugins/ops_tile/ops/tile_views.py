@@ -1,17 +1,17 @@
 """Ops that re-shape or re-view a tile: slice, reshape, reinterpret_view, transpose, transpose_view,
 set_validshape, and assemble (the write-side of slice). All keep the input's memory space.
 
-IR layouts (API.md 3.3):
+IR layouts (docs/reference/ops.md):
 * `tile.slice(tile, shape, offset[, valid_shape[, drop_dims]])` - trailing optional args only when
   given, `[]` as a placeholder; kwarg `pad_value`.
 * `tile.reshape(tile, shape)`; `tile.reinterpret_view(tile[, shape])` with kwarg `dtype`.
 * `tile.transpose(tile, axis1, axis2[, tmp])`; `tile.transpose_view(tile)`.
 * `tile.set_validshape(tile, rows, cols)`; `tile.assemble(target, source, offset)` (kwarg `atomic`).
 
-Choices where API.md is silent:
+Choices of pypto's own, where PyPTO's documents are silent:
 * slice: the valid region is the requested one (or the shape) clipped to the source's valid region
   from the offset, for static dims; a window past the source's end is an error. drop_dims must name
-  extent-1 dims; the result is clamped to >= 2-D by prepending 1s (seed 003, "带 drop_dims").
+  extent-1 dims; the result is clamped to >= 2-D by prepending 1s (docs/passes/lower_auto_vector_split.md, ops that describe a shape or an address).
 * reshape of a partially valid tile is only allowed when it just inserts/removes unit dims
   ([N, 1] <-> [1, N]); the valid extents move with their dims. Otherwise it is an error.
 * reinterpret_view without `shape` rescales the last dim by the dtype width ratio; with `shape`

@@ -1,7 +1,7 @@
-"""Tile views of results: which layout and valid region an op's result carries (API.md 2.3, 3.3).
+"""Tile views of results: which layout and valid region an op's result carries (docs/dsl.md, functions).
 
 An op whose result has its operand's shape keeps the operand's whole view (layout and valid
-region): API.md Appendix A.4 shows `tile.move` Mat -> Vec and `tile.add` keeping
+region): docs/passes/lower_auto_vector_split.md, example shows `tile.move` Mat -> Vec and `tile.add` keeping
 `blayout=col_major, slayout=row_major`. An op that builds a new shape starts from the implicit
 layout of that shape and only records a valid region.
 """

@@ -1,4 +1,4 @@
-"""tile.cast / tensor.cast(x, target_type=, mode=) with the rounding modes of API.md 3.2:
+"""tile.cast / tensor.cast(x, target_type=, mode=) with the rounding modes of docs/reference/ops.md:
 0 none, 1 rint, 2 round, 3 floor, 4 ceil, 5 trunc, 6 odd.
 
 * float -> int: round by the mode (none = rint: ties to even; round = ties away from zero), then

@@ -1,10 +1,10 @@
 """Lanes and cross-core transfers: tile.get_subblock_idx, the split boundaries aiv_shard /
 aic_gather, tpush / tpop / tfree, and the pipe setup and sync ops of `system.*`.
 
-The FIFO protocol and where each lane's rows / columns sit in a slot (the split codes of seed 003)
+The FIFO protocol and where each lane's rows / columns sit in a slot (the split codes of docs/passes/lower_auto_vector_split.md)
 belong to the machine model: pypto_core/interp/fifo.py. aiv_shard gives lane L the window starting
 at L * S on the split axis (S = lane_stride, else the lane box); aic_gather puts lane l's valid
-part at l * box (seed 003, "gather 的限制源自几何").
+part at l * box (docs/passes/lower_auto_vector_split.md, split codes).
 
 The pipe setup ops build the core group's buffers and pipe setups (pypto_core/interp/pipes.py), which
 every push / pop is checked against. The sync ops (`syncall`, `sync_set` / `sync_wait`, ...) are no-ops:

@@ -1,6 +1,6 @@
 """Index-addressed ops: tile.gather / gatherb / scatter / scatter_update / gather_compare.
 
-Conventions (where API.md is silent; see also ops/tile_index.py):
+Conventions (pypto's own where PyPTO's documents are silent; see also ops/tile_index.py):
 * gather(src, indices, tmp): dst[i] = src.flat[indices[i]] (row-major flat index into src);
 * gatherb(src, offset): block k of result row i is the 32 bytes of src at byte offset offset[i, k]
   (TGATHERB), read as output_dtype;

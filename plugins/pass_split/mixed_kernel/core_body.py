@@ -63,7 +63,7 @@ class CoreBody:
         if isinstance(s, (S.AssignStmt, S.EvalStmt)):
             return self.simple(s)
         if isinstance(s, S.ReturnStmt):
-            return [] if self.side is Side.AIC else [s]  # the AIC function returns nothing (API.md A.5)
+            return [] if self.side is Side.AIC else [s]  # the AIC function returns nothing (docs/passes/expand_mixed_kernel.md, example)
         if isinstance(s, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
             return [s.with_fields(body=make_body(self.block(s.body), s.body.span))]
         if isinstance(s, S.IfStmt):

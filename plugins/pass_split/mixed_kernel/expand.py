@@ -1,7 +1,7 @@
 """One InCore function through ExpandMixedKernel (issue 11, items 1-7).
 
 * not mixed: it becomes an AIC (a CUBE rollup) or an AIV function; a pure-vector function that is not
-  split_aiv drops its function-level split (seed 003, "作用范围": it keeps its unsplit behaviour);
+  split_aiv drops its function-level split (docs/passes/lower_auto_vector_split.md, scope: it keeps its unsplit behaviour);
 * mixed: `F_aic` (no return value) and `F_aiv` built from the same body, each keeping its own side's
   statements, with transfers, fences, tfrees and the pipe setup; the caller builds the Group.
 """
@@ -47,7 +47,7 @@ def retyped_single_core(func: F.Function, affinity: CoreAffinity) -> F.Function:
     kind = FunctionType.AIC if affinity is CoreAffinity.CUBE else FunctionType.AIV
     attrs = dict(func.attrs)
     if kind is FunctionType.AIV and not attrs.get("split_aiv"):
-        attrs.pop("split", None)  # a pure-vector pl.split function keeps its unsplit behaviour (seed 003)
+        attrs.pop("split", None)  # a pure-vector pl.split function keeps its unsplit behaviour (docs/passes/lower_auto_vector_split.md)
     return F.Function(func.name, func.param_items(), func.return_types, consumed.body, func.span, kind,
                       attrs=attrs, requires_runtime_binding=func.requires_runtime_binding)
 
@@ -80,7 +80,7 @@ class _Boundaries(IRVisitor):
 
 
 def _check_function_split_hazard(func: F.Function, consumed: ConsumedBody) -> None:
-    """The function-level split's transpose hazard, over the vector side's calls (seed 003)."""
+    """The function-level split's transpose hazard, over the vector side's calls (docs/passes/lower_auto_vector_split.md)."""
     mode = func.split
     if mode is None or mode is SplitMode.NONE or consumed.region_modes:
         return
@@ -123,7 +123,7 @@ def expand_mixed(func: F.Function, backend: Any) -> Expanded:
             bodies[side] = pipe_setup.with_setup(side, bodies[side], setup)
     aiv_attrs = dict(func.attrs)
     if (backend.requires_no_split_dual_aiv_dispatch and func.split is None and not func.attrs.get("split_aiv")):
-        aiv_attrs["dual_aiv_dispatch"] = True  # seed 002: both AIV lanes run the unsplit kernel
+        aiv_attrs["dual_aiv_dispatch"] = True  # docs/passes/split_vector_kernel.md: both AIV lanes run the unsplit kernel
     span = func.span
     aic = F.Function(f"{func.name}_aic", func.param_items(), [], make_body(bodies[Side.AIC], span), span,
                      FunctionType.AIC, attrs=func.attrs)

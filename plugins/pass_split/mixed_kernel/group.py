@@ -1,4 +1,4 @@
-"""The Group function of an expanded kernel (issue 11, item 1; API.md A.5): `F` calls `F_aic` then `F_aiv`
+"""The Group function of an expanded kernel (issue 11, item 1; docs/passes/expand_mixed_kernel.md, example): `F` calls `F_aic` then `F_aiv`
 with its own parameters and returns what F returned -- the parameters its results alias (traced through
 stores, copies, carries and merges), else the AIV function's results. A Group that already called F calls
 the pair in place instead.

@@ -1,4 +1,4 @@
-"""InCore functions that call a mixed kernel (fuzz finding 3; API.md A.5, seed 002).
+"""InCore functions that call a mixed kernel (fuzz finding 3; docs/passes/expand_mixed_kernel.md, example, docs/passes/split_vector_kernel.md).
 
 A `with pl.at(level=CORE_GROUP)` scope whose body calls an InCore kernel outlines to an InCore function
 holding that call. When the callee is mixed it becomes a core group (an AIC + an AIV function launched

@@ -1,4 +1,4 @@
-"""Pipe setup of an expanded kernel (issue 11, item 5; API.md A.5).
+"""Pipe setup of an expanded kernel (issue 11, item 5; docs/passes/expand_mixed_kernel.md, example).
 
 For each direction the kernel uses, its consumer reserves the slot buffer and its producer imports it:
 

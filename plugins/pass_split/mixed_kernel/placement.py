@@ -1,4 +1,4 @@
-"""Region consumption (seed 003, "ExpandMixedKernel 消费区域放置"): each `pl.split_aiv` wrapper is erased once
+"""Region consumption (docs/passes/expand_mixed_kernel.md, regions): each `pl.split_aiv` wrapper is erased once
 and the statements it held are placed through a pass-local map, never serialised into the IR.
 
 | what the region holds                               | placed on      |
@@ -9,7 +9,7 @@ and the statements it held are placed through a pass-local map, never serialised
 | a MIXED boundary (aiv_shard / aic_gather)           | both ends      |
 
 CUBE work inside a region was already rejected (AivSplitLoweredValid). Before a region is erased its
-mode is checked for the transpose hazard (seed 003, FindTransposeSplitHazard).
+mode is checked for the transpose hazard (docs/passes/lower_auto_vector_split.md, transpose hazard).
 """
 
 from __future__ import annotations

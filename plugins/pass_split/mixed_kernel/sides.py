@@ -1,4 +1,4 @@
-"""The two cores of a core group and the sides an affinity puts a statement on (API.md 3.1)."""
+"""The two cores of a core group and the sides an affinity puts a statement on (docs/plugins.md, OpDef fields)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pto-isa split code of a transfer (seed 003, "split 模式与 pto-isa split code"; ShardSplitCode /
+"""The pto-isa split code of a transfer (docs/passes/lower_auto_vector_split.md, split codes; ShardSplitCode /
 GatherSplitCode).
 
 A boundary carries the MODE the author chose (0 / 1 / 2); its transfer pair carries a CODE 0..4 derived

@@ -97,7 +97,7 @@ def is_nz(t: Type) -> bool:
 
 
 def fractal_adapter(tile: E.Expr, name: str, span: Span) -> S.AssignStmt:
-    """The Ascend950 V->C adapter: the pushed tile moved to an NZ Vec layout (API.md 6)."""
+    """The Ascend950 V->C adapter: the pushed tile moved to an NZ Vec layout (docs/architecture.md, backends)."""
     call = create_op_call("tile.move", [tile], {"target_memory": MemorySpace.Vec, "blayout": TileLayout.col_major,
                                                 "slayout": TileLayout.row_major}, span=span)
     return S.AssignStmt(E.Var(name, call.type, span), call, span)

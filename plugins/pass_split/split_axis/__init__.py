@@ -1,2 +1,2 @@
-"""The split-axis machinery of seed 003, shared by LowerAutoVectorSplit's two paths, ExpandMixedKernel,
+"""The split-axis machinery of docs/passes/lower_auto_vector_split.md, shared by LowerAutoVectorSplit's two paths, ExpandMixedKernel,
 SplitVectorKernel and the AivSplitValid verifier. One module per job."""

@@ -1,4 +1,4 @@
-"""The two questions that decide whether a halved call is sound (seed 003, "折半结果的可靠性由两个条件共同保证").
+"""The two questions that decide whether a halved call is sound (docs/passes/lower_auto_vector_split.md, when a halved call is sound).
 
 Condition 1 asks the op itself: with its operands rewritten (split ones halved), does its deducer give
 the physical shape of the halved result? A deducer error counts as "no", and its message is quoted.

@@ -1,8 +1,8 @@
-"""Which values are split across the AIV lanes, and on which axis (seed 003, OperandSplitInfo).
+"""Which values are split across the AIV lanes, and on which axis (docs/passes/lower_auto_vector_split.md, which values are split).
 
 One answer for every asker: a bound variable and an inline tuple projection (`pair[0]`) are treated
 alike, because each place that asked only about variables got projections wrong in its own way
-(seed 003's table: store offsets, the absolute-index gate, slice offsets, loop inits, yields, ...).
+(docs/passes/lower_auto_vector_split.md, which values are split: store offsets, the absolute-index gate, slice offsets, loop inits, yields, ...).
 """
 
 from __future__ import annotations

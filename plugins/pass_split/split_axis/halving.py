@@ -1,8 +1,8 @@
-"""Halving a tile type along a split axis (seed 003, HalveTileShape).
+"""Halving a tile type along a split axis (docs/passes/lower_auto_vector_split.md, what it does).
 
 The physical extent becomes the lane box ceil(n / 2) (a dynamic n: n // 2); the valid extent becomes
 this lane's part (lanes.LanePartition.lane_valid). Layout, pad and the other axes are kept: a result
-keeps the view it had (Appendix A.4's `y` keeps col_major / row_major).
+keeps the view it had (in the example of docs/passes/lower_auto_vector_split.md, `y` keeps col_major / row_major).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Where each AIV lane's part of a split axis lies (seed 003, "跨边界的部分有效操作数", "把 ragged 边界在两个
-lane 之间均分").
+"""Where each AIV lane's part of a split axis lies (docs/passes/lower_auto_vector_split.md, lane
+extents).
 
 Lane L owns [L*S, L*S + S) of the split axis, S the stride: the lane box ceil(box / 2) (box partition)
 or ceil(V / 2) for a ragged boundary (balanced partition). The physical box is ceil(box / 2) either way.
 Lane L's valid extent of a full valid extent V is clamp(V - L*S, 0, S), written
-`min(max(V, L*S) - L*S, S)` (Appendix A.4); a full, even axis needs no expression (both lanes hold S).
+`min(max(V, L*S) - L*S, S)` (docs/passes/lower_auto_vector_split.md, example); a full, even axis needs no expression (both lanes hold S).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class LanePartition:
         return E.Mul(self.subblock, self.stride(extent), DataType.INDEX)
 
     def lane_offset(self, offset: E.Expr, extent: E.Expr) -> E.Expr:
-        """offset + subblock_idx * S (kept as written: `0 + subblock_idx * 64`, Appendix A.4)."""
+        """offset + subblock_idx * S (kept as written: `0 + subblock_idx * 64`, docs/passes/lower_auto_vector_split.md, example)."""
         return E.Add(offset, self.lane_start(extent), DataType.INDEX)
 
     def lane_valid(self, valid: E.Expr, extent: E.Expr) -> E.Expr:
@@ -64,7 +64,7 @@ def lane_extents(valid: int, stride: int) -> tuple[int, int]:
 
 def placeable(e0: int, e1: int) -> bool:
     """pto-isa places lane 1's data from its own extent: e0 == e1 (even code), e0 == e1 + 1 (odd code), or
-    lane 1 empty (seed 003, "两个 lane 的 extent 必须可摆放")."""
+    lane 1 empty (docs/passes/lower_auto_vector_split.md, lane extents)."""
     return e0 == e1 or e0 == e1 + 1 or e1 == 0
 
 

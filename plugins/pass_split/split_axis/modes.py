@@ -1,4 +1,4 @@
-"""Split modes, their axes and the pto-isa split codes (seed 003, "拆分轴分派", "split 模式与 pto-isa split code")."""
+"""Split modes, their axes and the pto-isa split codes (docs/passes/lower_auto_vector_split.md, what it does, split codes)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Facts about `pl.split_aiv` regions the split passes share: a region's lane variable, whether its body
-is already per-lane, and the transpose hazard (seed 003)."""
+is already per-lane, and the transpose hazard (docs/passes/lower_auto_vector_split.md)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def lane_values(region: S.SplitAivScopeStmt) -> frozenset[int]:
 
 def lane_addressed(call: E.Call, lanes: frozenset[int]) -> bool:
     """An address-carrying op whose read address uses the lane index (or a scalar derived from it): the
-    author placed it per lane (seed 003: only the read offsets count, not a shape, a valid shape or a
+    author placed it per lane (docs/passes/lower_auto_vector_split.md: only the read offsets count, not a shape, a valid shape or a
     destination slot)."""
     opdef = opdef_of(call)
     if opdef is None or not lanes:
@@ -99,7 +99,7 @@ def has_explicit_lanes(region: S.SplitAivScopeStmt) -> bool:
 
 
 def check_transpose_hazard(calls: list[E.Call], mode: SplitMode, where: str) -> None:
-    """A transpose that swaps the split axis would move each lane's half onto the other axis (seed 003,
+    """A transpose that swaps the split axis would move each lane's half onto the other axis (docs/passes/lower_auto_vector_split.md,
     FindTransposeSplitHazard): a located error naming the op and the mode."""
     if mode is SplitMode.NONE:
         return

@@ -1,4 +1,4 @@
-"""Halving the vector work of a split function, one AIV lane's part (seed 003, split_axis::ProcessStmts).
+"""Halving the vector work of a split function, one AIV lane's part (docs/passes/lower_auto_vector_split.md, what it does).
 
 The walk keeps, for every value it rewrites, which axis it is split on (facts.SplitFacts). A vector
 call is halved: an op whose operands describe its shape or window rewrites them with its registry split
@@ -159,7 +159,7 @@ class Splitter(BodyRewriter):
         return lane_one_may_be_empty(t.valid_shape[axis])
 
     def _absolute_index_gate(self, opdef: OpDef, call: E.Call, args: list[E.Expr], split: list[int | None]) -> None:
-        """seed 003: an operand addressed by absolute indices must keep its full width (checked first)."""
+        """docs/passes/lower_auto_vector_split.md: an operand addressed by absolute indices must keep its full width (checked first)."""
         for i, axis in enumerate(split):
             category = absolute_index_category(opdef, i)
             if category is not None and axis is not None:
@@ -229,7 +229,7 @@ class Splitter(BodyRewriter):
         return accepted
 
     def _halve_tuple(self, opdef: OpDef, call: E.Call, args: list[E.Expr], t: TupleType) -> E.Expr:
-        """Each element moves along its own axis, read off the op's deducer (seed 003, "tuple 结果")."""
+        """Each element moves along its own axis, read off the op's deducer (docs/passes/lower_auto_vector_split.md, which values are split)."""
         deduced, message = deduce_halved(opdef, args, call.kwargs)
         if not isinstance(deduced, TupleType):
             raise self.reject(f"{call.op.name} rejects one lane's operands ({message}); halve them consistently")
@@ -271,7 +271,7 @@ class Splitter(BodyRewriter):
         return out
 
     def after_loop_body(self, s: S.ForStmt | S.WhileStmt, iter_args: list[E.IterArg], body: S.Stmt) -> S.Stmt:
-        """The backedge: a carry is split exactly when the value yielded into it is (seed 003, "循环回边")."""
+        """The backedge: a carry is split exactly when the value yielded into it is (docs/passes/lower_auto_vector_split.md, which values are split)."""
         last = trailing_yield(body)
         if last is None:
             return body
@@ -306,7 +306,7 @@ class Splitter(BodyRewriter):
 
 
 def guard_empty_lane(s: S.AssignStmt, facts: SplitFacts, fresh: Callable[[str], str]) -> S.Stmt | None:
-    """A store from a lane whose extent can be 0 runs only when it holds rows (seed 003, "空 lane 的 store"):
+    """A store from a lane whose extent can be 0 runs only when it holds rows (docs/passes/lower_auto_vector_split.md, lane extents):
     `if extent > 0: stored = store(...) else: the target as it was`. None when no guard is needed."""
     value = s.value
     if not isinstance(value, E.Call) or not isinstance(value.type, TensorType):
@@ -346,5 +346,5 @@ class _CubeUse(IRVisitor):
 
 
 def check_no_cube_tile_halved(body: S.Stmt, facts: SplitFacts, func: F.Function) -> None:
-    """seed 003, CheckNoCubeTileHalved: the backstop for the affinity gate."""
+    """docs/passes/lower_auto_vector_split.md, when a halved call is sound: the backstop for the affinity gate."""
     _CubeUse(facts, func).visit_stmt(body)

@@ -1,4 +1,4 @@
-"""Lane 1's replay of an unsplit AIV body (seed 002, BuildNoSplitLane1ReplayStmts): lane 1 runs the same
+"""Lane 1's replay of an unsplit AIV body (docs/passes/split_vector_kernel.md, what it does): lane 1 runs the same
 statements so that the AIC <-> AIV handshake stays symmetric, but computes on empty tiles and writes nothing.
 
 * a GM store (registry: a `gm_transfer` op writing a tensor) is dropped; its result means its target;
@@ -12,7 +12,7 @@ statements so that the AIC <-> AIV handshake stays symmetric, but computes on em
 * a scope statement (any `ScopeStmt`, e.g. a `with pl.at(level=...)` hierarchy scope left in the function) is
   the same scope around lane 1's replay of its body. The replacement map is not forked: what a scope
   defines stays visible after it. Passing a scope through verbatim would redefine every variable of lane 0
-  (SSAForm), re-read lane 0's tiles and loop variables, and let lane 1 write GM (fuzz finding, seed 002).
+  (SSAForm), re-read lane 0's tiles and loop variables, and let lane 1 write GM (fuzz finding, docs/passes/split_vector_kernel.md).
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _store_target(value: E.Expr) -> E.Expr | None:
 
 
 def _empty_create(t: TileType, span: object) -> E.Call:
-    """`tile.create(shape, dtype=..., target_memory=...)` typed with nothing valid (seed 002, Example 2)."""
+    """`tile.create(shape, dtype=..., target_memory=...)` typed with nothing valid (docs/passes/split_vector_kernel.md, what it does)."""
     call = create_op_call("tile.create", [to_tuple(list(t.shape))], {"dtype": t.dtype, "target_memory": t.memory_space},
                           span=span)  # type: ignore[arg-type]
     return call.with_fields(type=empty_tile_type(t))  # type: ignore[return-value]

@@ -1,4 +1,4 @@
-"""The no-split dual-AIV dispatch (seed 002, ProcessNoSplitDualAivFunction): on a backend that requires it,
+"""The no-split dual-AIV dispatch (docs/passes/split_vector_kernel.md, what it does): on a backend that requires it,
 an AIV function marked `dual_aiv_dispatch` runs on both AIV lanes, lane 0 doing the real work and lane 1 a
 replay on empty tiles (lane_replay.py), so the cube sees the same handshakes from both lanes.
 
@@ -93,7 +93,7 @@ def dual_dispatch_body(func: F.Function) -> F.Function:
             if not (isinstance(v, E.Var) and id(v) in defined.ids):
                 returns.append(v)  # a parameter, or a value of the prefix: the same on both lanes
             elif root is not None and id(root) in params:
-                returns.append(root)  # the buffer a store wrote (seed 002: lane 1 passes the target through)
+                returns.append(root)  # the buffer a store wrote (docs/passes/split_vector_kernel.md: lane 1 passes the target through)
             else:
                 rv = E.Var(fresh(user_base(v)), v.type, v.span)
                 merged.append(rv)

@@ -1,4 +1,4 @@
-"""LowerAutoVectorSplit's AUTO path (seed 003, "算法"): a mixed InCore function with a function-level
+"""LowerAutoVectorSplit's AUTO path (docs/passes/lower_auto_vector_split.md, what it does): a mixed InCore function with a function-level
 split becomes the explicit split_aiv form.
 
 1. `subblock_idx = tile.get_subblock_idx()` at the top (a fresh name if taken);
@@ -70,7 +70,7 @@ def all_calls(body: S.Stmt) -> list[E.Call]:
 
 
 def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
-    """seed 003, ResolveLaneStride: balance a ragged boundary only when that is both needed and safe."""
+    """docs/passes/lower_auto_vector_split.md, lane extents: balance a ragged boundary only when that is both needed and safe."""
     boundaries: set[tuple[int | None, int | None]] = set()
     for call in all_calls(body):
         side = crossing(call)
@@ -126,7 +126,7 @@ class AutoSplitter(Splitter):
         lane_extent = self.partition.lane_valid(full.valid_shape[self.dim], full.shape[self.dim])
         # A runtime extent: the pop moves the whole box (pto-isa places lane 1's data by the popped tile's own
         # extent, and no split code fits every runtime value); the consumers, halved from their full-width
-        # types, carry the lane's extent (seed 003, "运行期的切分轴 valid extent 弹出完整 box").
+        # types, carry the lane's extent (docs/passes/lower_auto_vector_split.md, lane extents).
         runtime = static_int(full.valid_shape[self.dim]) is None
         valid[self.dim] = t.shape[self.dim] if runtime else lane_extent
         view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
@@ -135,7 +135,7 @@ class AutoSplitter(Splitter):
         return shard
 
     def _check_placeable(self, full: TileType) -> None:
-        """Lane 1's data sits where its own extent says (seed 003, "两个 lane 的 extent 必须可摆放")."""
+        """Lane 1's data sits where its own extent says (docs/passes/lower_auto_vector_split.md, lane extents)."""
         v, box = static_int(full.valid_shape[self.dim]), static_int(full.shape[self.dim])
         stride = static_int(self.partition.stride(full.shape[self.dim]))
         if v is None or box is None or stride is None:

@@ -1,5 +1,5 @@
-"""Regions written per lane (seed 003, "数据并行 · 显式边界体", "显式边界区域内允许出现哪些算子",
-"跨边界的部分有效操作数"): checked, their boundaries localised, their body otherwise passed through.
+"""Regions written per lane (docs/passes/lower_auto_vector_split.md, the region path,
+lane extents): checked, their boundaries localised, their body otherwise passed through.
 
 `check_per_lane_body` is ValidateMixedExplicitRegion with AnalyzeSplitBody's carry rules: a forward scan
 in program order marks the per-lane values. Accepted vector ops: one that (transitively) consumes a
@@ -56,7 +56,7 @@ class _Carry:
 
 class _PerLaneScan:
     """The forward scan. Values are per lane, neutral (a pure generator's result: per lane for itself
-    only, seed 003), or full width (everything else)."""
+    only, docs/passes/lower_auto_vector_split.md), or full width (everything else)."""
 
     def __init__(self, lanes: frozenset[int]) -> None:
         self.lanes = lanes
@@ -160,12 +160,12 @@ class _PerLaneScan:
                 self.neutral.add(id(rv))
 
     def _body_to_fixpoint(self, s: S.ForStmt | S.WhileStmt) -> tuple[E.Expr, ...]:
-        """Scan the body until no carry changes. Seed 003 ("中性初值可以在循环体中变为按 lane 的值"): a neutral
+        """Scan the body until no carry changes. A neutral
         initial value may become per lane in the body. A carry that starts neutral (a generator) and is
         given a per-lane value back accumulates per-lane values, so it is per lane itself, its uses in the
         body too: the body is scanned again with it (the findings of the earlier scan are dropped). Its
         exit after zero iterations is the generator's value, which is per lane for itself, so the exit is
-        per lane as well (seed 003 keeps carry and exit neutral instead; this scan has no neutral consumer
+        per lane as well (PyPTO's LowerAutoVectorSplit keeps carry and exit neutral instead; this scan has no neutral consumer
         state, so a neutral exit would make its store full width)."""
         while True:
             reported, mismatched = len(self.full_width), len(self.carry_mismatches)
@@ -270,7 +270,7 @@ class LocalizeBoundaries(BodyRewriter):
         valid = list(t.valid_shape)
         lane_extent = self.partition.lane_valid(v, box)
         if static_int(v) is None:
-            # A runtime extent: the pop moves the whole box, the first consumer narrows (seed 003).
+            # A runtime extent: the pop moves the whole box, the first consumer narrows (docs/passes/lower_auto_vector_split.md).
             valid[self.dim] = t.shape[self.dim]
         else:
             valid[self.dim] = lane_extent

@@ -1,4 +1,4 @@
-"""LowerAutoVectorSplit's region path (seed 003, "显式 SplitAivScopeStmt 区域路径"): each `pl.split_aiv` region
+"""LowerAutoVectorSplit's region path (docs/passes/lower_auto_vector_split.md, the region path): each `pl.split_aiv` region
 of an InCore function is lowered in place, its wrapper kept, and the function is marked `split_aiv`.
 
 The walk recurses through loops, ifs and statement blocks but never into another scope; statements
@@ -13,13 +13,13 @@ outside every region stay as written. Per region mode and body:
   so that no halved value leaks out of the region.
 A value a full-width region halved that a later full-width region uses is carried as the halved value:
 each lane consumes its own half. The later region must split the same way (same mode, and the region
-path always uses the box partition: seed 003, "显式 pl.split_aiv 区域永远不做均分"); a region of another mode,
+path always uses the box partition: docs/passes/lower_auto_vector_split.md, the region path); a region of another mode,
 a region written per lane (its body, passed through, was written for the whole value), or a use outside
 every region, is an error naming the value and both places.
 A region left behind another scope, and a scope inside a region, are errors (the rescan).
 
-A body already per lane is my reading of seed 003's "显式边界" form: a region whose reads are addressed
-by `aiv_id` (Appendix A.3) is the author's per-lane code, and halving it again would split it twice.
+A body already per lane is my reading of the per-lane form (docs/passes/lower_auto_vector_split.md, the region path): a region whose reads are addressed
+by `aiv_id` (docs/dsl.md, splitting vector work) is the author's per-lane code, and halving it again would split it twice.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wrapping an AUTO-lowered function's vector phase in a region (seed 003, "共享函数体检查与 AUTO 区域";
+"""Wrapping an AUTO-lowered function's vector phase in a region (docs/passes/lower_auto_vector_split.md, what it does;
 the `synthesize_regions` option of LowerAutoVectorSplit, off by default).
 
 Only a single straight-line vector phase is wrapped: the function body has no control flow and its

@@ -1,9 +1,9 @@
 """AivSplitValid: what a `pl.split_aiv` region may hold and how tiles cross its boundary.
 
-Checks (a)-(h) are API.md 5.3's AivSplitValid bullet. The contract outside the regions of a function
-that has at least one (manual mode) is seed 003's "区域外契约" table: vector work goes in a region,
+Checks (a)-(h) are what a region may hold (docs/dsl.md, splitting vector work). The contract outside the regions of a function
+that has at least one (manual mode) is docs/passes/lower_auto_vector_split.md, outside the regions: vector work goes in a region,
 tile.load / tile.store may stay outside, cube work stays outside, the boundary ops are the region's
-own. Checks (i) and (j) are seed 003's "检查 (i) 与 (j)": LowerAutoVectorSplit's forward scan of an
+own. Checks (i) and (j) exist because LowerAutoVectorSplit's forward scan of an
 explicit-boundary region only sees the shards made in that region, so a shard reaching it from a
 sibling region or through a loop carry is rejected here, long before that scan would misreport it.
 
@@ -19,7 +19,7 @@ The checks run on every kernel body: an InCore / AIC / AIV function, and, before
 each `pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque or Orchestration function (the kernel it
 will become: its live-in values are the parameters, and the outliner marks it split_aiv). So a
 program that breaks a check is reported on the program as written, where the pipeline's input
-verification makes it the program's fault, not a pass's (seed 003: AivSplitValid rejects these
+verification makes it the program's fault, not a pass's (docs/passes/lower_auto_vector_split.md: AivSplitValid rejects these
 programs passes before LowerAutoVectorSplit).
 """
 
@@ -49,7 +49,7 @@ RULE = "AivSplitValid"
 
 # Functions whose bodies may hold regions: InCore kernels, and the AIC / AIV halves of a split one.
 _CHECKED_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
-# Functions whose InCore scopes OutlineIncoreScopes outlines into kernels (seed 000).
+# Functions whose InCore scopes OutlineIncoreScopes outlines into kernels (docs/passes/outline_incore_scopes.md).
 _OUTLINED_TYPES = (FunctionType.Opaque, FunctionType.Orchestration)
 
 Region = S.SplitAivScopeStmt
@@ -72,7 +72,7 @@ def boundary_crossing(call: E.Expr) -> Crossing | None:
 
 def boundary_operand_spaces(opdef: OpDef, crossing: Crossing) -> tuple[MemorySpace, ...]:
     """Where a boundary's operand must be: the registry's input_memory when it states one, else the
-    producing side's space (seed 003: aiv_shard "要求操作数位于 Acc（cube 产出）"; aic_gather gathers Vec)."""
+    producing side's space (docs/passes/lower_auto_vector_split.md: aiv_shard takes its operand in Acc, the cube's output; aic_gather gathers Vec)."""
     declared = opdef.accepted_spaces(0)
     if declared:
         return declared
@@ -81,14 +81,14 @@ def boundary_operand_spaces(opdef: OpDef, crossing: Crossing) -> tuple[MemorySpa
 
 def is_gm_transfer(call: E.Call) -> bool:
     """A DMA between a GM tensor and a tile, and nothing else (`traits.gm_transfer`): the loads and stores
-    the compiler materialises outside the regions (seed 003, "区域外契约"; API.md 5.3 (e)-(g))."""
+    the compiler materialises outside the regions (docs/passes/lower_auto_vector_split.md, outside the regions)."""
     opdef = opdef_of(call)
     return opdef is not None and opdef.traits.gm_transfer
 
 
 def side(call: E.Call) -> CoreAffinity:
     """The core a call runs on. A cross-side tile.move (MIXED) counts on the side its result lands
-    (API.md 5.3 (f)/(g)); the boundary ops stay MIXED."""
+    (docs/passes/lower_auto_vector_split.md, outside the regions); the boundary ops stay MIXED."""
     affinity = intrinsic_affinity(call)
     if affinity is CoreAffinity.MIXED and boundary_crossing(call) is None:
         space = getattr(call.type, "memory_space", None)
@@ -359,7 +359,7 @@ class _Checker:
         self.out = out
         self.rule = rule
         # After LowerAutoVectorSplit (AivSplitLoweredValid): a split_aiv function with no region is the
-        # flat lowered form, whose boundary ops stand in the body itself (seed 003, "flat lowered 形式").
+        # flat lowered form, whose boundary ops stand in the body itself (docs/passes/lower_auto_vector_split.md, outside the regions).
         self.flat_lowered = rule != RULE and bool(kernel.attrs.get("split_aiv"))
         self.facts = _Scan(kernel.params, kernel.body).facts
         self.where = kernel.where
@@ -395,7 +395,7 @@ class _Checker:
         if _is_data_parallel(region):
             self.check_split_axis_reduction(call, region)  # type: ignore[arg-type]
         if is_gm_transfer(call):
-            return  # a DMA runs on the core its tile is on, in a region or not (seed 003, "区域外契约")
+            return  # a DMA runs on the core its tile is on, in a region or not (docs/passes/lower_auto_vector_split.md, outside the regions)
         call_side = side(call)
         if region is not None and call_side is CoreAffinity.CUBE:
             self.check_cube_in_region(call, region)
@@ -453,7 +453,7 @@ class _Checker:
             return
         wanted = boundary_operand_spaces(opdef, crossing)
         if self.rule != RULE and crossing is Crossing.C2V:
-            # Lowered forms: the AUTO path turns any cube -> vector move into a shard (Appendix A.4 shards
+            # Lowered forms: the AUTO path turns any cube -> vector move into a shard (the example of docs/passes/lower_auto_vector_split.md shards
             # a Mat tile), in the flat form or in a region it synthesised.
             wanted = tuple(m for m in MemorySpace if m.is_cube())
         if operand.memory_space is not None and operand.memory_space not in wanted:
@@ -554,11 +554,11 @@ def verify_aiv_split_valid(program: Program | Function) -> list[Diagnostic]:
 
 # A contract on the program as written (pypto_core/passes/manager.py): the pipeline verifies its input
 # for it, so a region the program got wrong is reported on the program, not after the pass that outlined
-# its kernel (seed 003: AivSplitValid enforces the region contract long before LowerAutoVectorSplit).
+# its kernel (docs/passes/lower_auto_vector_split.md: AivSplitValid enforces the region contract long before LowerAutoVectorSplit).
 verify_aiv_split_valid.source_contract = True  # type: ignore[attr-defined]
 
 
 def verify_aiv_split_lowered_valid(program: Program | Function) -> list[Diagnostic]:
-    """AivSplitLoweredValid (seed 003): the same checks after LowerAutoVectorSplit, which keeps the regions
+    """AivSplitLoweredValid (docs/passes/lower_auto_vector_split.md): the same checks after LowerAutoVectorSplit, which keeps the regions
     it lowers in place and leaves AUTO functions in the flat lowered form (boundary ops outside regions)."""
     return _verify(program, "AivSplitLoweredValid")

@@ -1,4 +1,4 @@
-"""HardSyncallOccupancyValid (API.md 5.1: produced by ExpandMixedKernel). A hard `system.syncall` is a
+"""HardSyncallOccupancyValid (docs/architecture.md, the pass manager: produced by ExpandMixedKernel). A hard `system.syncall` is a
 hardware barrier: it completes only when every core it names arrives, so each of them must reach it the
 same number of times. After the expansion that means, for the AIC and AIV functions a Group launches:
 
@@ -9,7 +9,7 @@ same number of times. After the expansion that means, for the AIC and AIV functi
 * in an AIV function, no hard syncall is under a condition that reads the lane index (the other lane
   would never arrive).
 
-No seed describes this property; these are the occupancy rules a demanding user would expect of a hard
+PyPTO's documents do not describe this property; these are the occupancy rules a demanding user would expect of a hard
 barrier (see the issue 11 note). A soft syncall (`mode="soft"`, through a GM workspace) is not checked.
 """
 

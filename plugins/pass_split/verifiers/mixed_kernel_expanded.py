@@ -1,4 +1,4 @@
-"""MixedKernelExpanded (API.md 5.3; issue 11, item 8): after ExpandMixedKernel
+"""MixedKernelExpanded (docs/architecture.md, properties and verifiers; issue 11, item 8): after ExpandMixedKernel
 
 * no InCore function mixes cube and vector work, and no AIC (AIV) function holds vector (cube) work;
 * every cross-core push / pop / free has a pipe setup (`*_initialize_pipe`) in its function whose
@@ -7,7 +7,7 @@
   slot_num, per pipe id);
 * every pop has its tfree (a warning: a hand-written kernel may free later, the machine reports a slot never
   released), and lands where a transfer can write: a C2V pop in Vec, a V2C pop in Mat, Left
-  or Right (the cube buffers a V2C DMA fills, API.md 6 BuildCrossCoreTransferView);
+  or Right (the cube buffers a V2C DMA fills, docs/architecture.md, backends BuildCrossCoreTransferView);
 * a function reserves each slot buffer once, and no more buffers than it sets pipes up.
 
 Which ops are cross-core, and which side they run on, comes from the registry (cross-core role, affinity).

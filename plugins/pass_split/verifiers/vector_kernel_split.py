@@ -1,4 +1,4 @@
-"""VectorKernelSplit (seed 002): the split AIV functions are in their per-lane form and dispatch both lanes.
+"""VectorKernelSplit (docs/passes/split_vector_kernel.md): the split AIV functions are in their per-lane form and dispatch both lanes.
 SplitVectorKernel's exit invariant: every AIV function marked `split_aiv` carries `dual_aiv_dispatch=True`
 (orchestration code generation reads only that attr, never the split mode)."""
 

@@ -16,7 +16,7 @@ to `<x>_<Space>` right before its first consumer and reused by later consumers i
 block. Acc -> Vec moves are written `blayout=row_major, slayout=none_box`. In a function with
 `pl.split_aiv` regions, a move that is vector work (the registry's affinity; a cross-side move counts on
 the side it lands) needed outside every region, of a value a region computed, goes at the end of that
-region instead (seed 003, "区域外契约": the regions place the vector work; only loads and stores stay out). A variable whose space
+region instead (docs/passes/lower_auto_vector_split.md, outside the regions: the regions place the vector work; only loads and stores stay out). A variable whose space
 changes is replaced by a retyped copy (layout refreshed for the space, valid region kept) and every
 call using it is typed again.
 """
@@ -73,7 +73,7 @@ class Placement(BodyRewriter):
         self.forced = forced
         self.changed = False  # a loop forced a new space: walk again
         self.moves: list[dict[tuple[int, MemorySpace], E.Var]] = [{}]
-        # Manual mode (seed 003): the region each region-made variable comes from, and the vector moves
+        # Manual mode (docs/passes/lower_auto_vector_split.md): the region each region-made variable comes from, and the vector moves
         # of such variables that the code after the regions needs, appended to their region by `finish`.
         self.manual = has_region(func.body)
         self.region_depth = 0

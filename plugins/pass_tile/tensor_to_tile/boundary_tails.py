@@ -1,10 +1,10 @@
-"""The vector tail of a cube op's tile form, moved past a region's shard (seed 003, "区域外契约").
+"""The vector tail of a cube op's tile form, moved past a region's shard (docs/passes/lower_auto_vector_split.md, outside the regions).
 
 A tensor op computed on the cube can lower to the cube op and a vector op applied to its result: an FP16
 `pl.matmul` is `tile.matmul` (the FP32 accumulator, Acc) and a `tile.cast` to FP16 (Vec). In a function
 with `pl.split_aiv` regions that cast would stand outside every region (vector work the regions must
 place, AivSplitValid (e)), and the region's `pl.aiv_shard` would receive a Vec tile instead of the
-cube's accumulator ((d): a shard "要求操作数位于 Acc（cube 产出）"). So a shard of such a value shards the
+cube's accumulator ((d): a shard takes its operand in Acc, the cube's output). So a shard of such a value shards the
 accumulator itself and applies the tail to its result, inside the region: each lane converts its own
 half. The tail is moved only when it is element-wise on the shard (its type rule keeps the shard's
 shape); the full-width tail is dropped once no one uses it.
@@ -99,7 +99,7 @@ def drop_unused(body: S.Stmt, candidates: set[int]) -> S.Stmt:
 
 # -- outside every region: the cube converts its accumulator on the way to GM ---------------------------------
 #
-# Seed 003 ("区域外契约"): once a function has a pl.split_aiv region, the regions place its vector work, and
+# docs/passes/lower_auto_vector_split.md, outside the regions: once a function has a pl.split_aiv region, the regions place its vector work, and
 # what stays outside them is cube work, tile.load / tile.store and scalars. A cube op written outside every
 # region (`c = pl.matmul(full, b)` on a gathered tile) is cube work as a whole, so the tail its tile form
 # appends (the cast of the FP32 accumulator to the tensor op's FP16 / BF16) must not become vector work
@@ -214,7 +214,7 @@ def fold_tails_outside_regions(body: S.Stmt, tails: dict[int, tuple[E.Var, E.Cal
             raise UserError(f"{pass_name}: in InCore function '{func_name}', '{var.name_hint}' is computed on the "
                             f"cube outside every pl.split_aiv region, and its tile form ends in {tail.op.name} of "
                             f"the cube's {product.type.dtype.name} result: vector work, which the regions place "  # type: ignore[attr-defined]
-                            f"(seed 003); the cube converts its result only on the way to GM, but {user} uses "
+                            f"(docs/passes/lower_auto_vector_split.md); the cube converts its result only on the way to GM, but {user} uses "
                             f"it: store it (pl.assemble into an output), or hand it to a region with pl.aiv_shard "
                             f"and compute with it there", definition.span)
         for (call, _), new in zip(sites, rebuilt):

@@ -5,7 +5,7 @@ memory (GM): parameters, and what a store into one of them returns. Each tensor 
 registry tile form (pypto_core.ops.tile_form), which asks this object for the tiles of its operands:
 
 * a parameter that the function never writes (direction In) is loaded whole once, at the top of the
-  function, so the load sits outside every loop and `pl.split_aiv` region (seed 003, "区域外契约");
+  function, so the load sits outside every loop and `pl.split_aiv` region (docs/passes/lower_auto_vector_split.md, outside the regions);
 * any other GM tensor (a written parameter, a store's result, a carried output) is loaded right
   before the statement that reads it: a store may have changed the buffer since.
 
@@ -166,7 +166,7 @@ class FunctionLowering(BodyRewriter):
 
     def _shard_before_tail(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr | None:
         """shard(tail(product)) -> tail(shard(product)): the shard takes the cube's tile and the vector
-        tail runs per lane in the region (seed 003: aiv_shard's operand is the cube result, in Acc)."""
+        tail runs per lane in the region (docs/passes/lower_auto_vector_split.md: aiv_shard's operand is the cube result, in Acc)."""
         _, tail = self.cube_tails[id(args[0])]
         product = tail.args[0]
         shard = self._rewrite(call, [product, *args[1:]])

@@ -2,8 +2,8 @@
 
 An op the registry declares as writing a tensor operand (Effect.WRITE / READ_WRITE: tensor.assemble,
 tensor.write, a tile.store into a kernel tensor, ...) updates that tensor in place; its SSA result is
-the same buffer after the write (seed 000, "写方向": "SSA 下写后状态会绑定到一个新 Var ... 它指向同一块
-buffer"), so a later read of the old name, or of a `k = m` alias of it, sees the write. Once the tensor is
+the same buffer after the write (docs/passes/outline_incore_scopes.md, parameters: in SSA the state after a write binds a new Var
+for the same buffer), so a later read of the old name, or of a `k = m` alias of it, sees the write. Once the tensor is
 a tile, the write is a value (tile.assemble / tile.write return a new tile), and the old name would keep
 the value from before it. So after such a write, later reads of the target (and its aliases) in the same
 block, and in the blocks nested after it, read the result instead.

@@ -1,4 +1,4 @@
-"""`parse(code, filename)`: DSL text to IR, without executing the text (API.md 2.12)."""
+"""`parse(code, filename)`: DSL text to IR, without executing the text (docs/dsl.md, the text path)."""
 
 from typing import Any
 

@@ -1,4 +1,4 @@
-"""Type annotations: `pl.Tensor[...]`, `pl.Tile[...]`, `pl.Scalar[...]`, `pl.Tuple[...]`, `pl.Out[...]` (API.md 2.3)."""
+"""Type annotations: `pl.Tensor[...]`, `pl.Tile[...]`, `pl.Scalar[...]`, `pl.Tuple[...]`, `pl.Out[...]` (docs/dsl.md, functions)."""
 
 from __future__ import annotations
 

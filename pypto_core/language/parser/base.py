@@ -213,7 +213,7 @@ class ParserBase:
         if base is _PYPTO_MODULE and parts[:1] == ["language"] and len(parts) > 1:
             return ".".join(parts[1:])
         # `pld.system.notify` names the DSL entry "pld.system.notify"; so does its printed spelling
-        # `system.notify`, which drops the prefix (API.md 8.6) and starts at a name bound to nothing.
+        # `system.notify`, which drops the prefix (docs/dsl.md, the printed form) and starts at a name bound to nothing.
         if base is _PLD_MODULE and parts:
             return "pld." + ".".join(parts)
         if base is MISSING and parts and f"pld.{cur.id}.{'.'.join(parts)}" in self.dsl_names:

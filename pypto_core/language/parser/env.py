@@ -1,7 +1,7 @@
 """Name resolution outside the DSL body: closure values for decorators, static values for text.
 
 `static_value` evaluates an expression from its AST and an `Env` without calling anything the text
-defines (API.md 2.1, 2.12); `module_constants` uses it to read a text file's module-level constants.
+defines (docs/dsl.md); `module_constants` uses it to read a text file's module-level constants.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class Unresolved:
 class Env:
     """Maps Python names to values (closure, module globals, or statically read module constants).
 
-    `unresolved` names the text path saw assigned but could not evaluate (API.md 2.12): using one is a
+    `unresolved` names the text path saw assigned but could not evaluate (docs/dsl.md, the text path): using one is a
     located error that says why, instead of "undefined"."""
 
     def __init__(self, scopes: list[Mapping[str, Any]], unresolved: Mapping[str, Unresolved] | None = None) -> None:

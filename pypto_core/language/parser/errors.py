@@ -1,6 +1,6 @@
-"""Parser exceptions (API.md 7). Each carries `.message`, a span, and renders the source with a caret.
+"""Parser exceptions (docs/dsl.md, errors). Each carries `.message`, a span, and renders the source with a caret.
 
-They subclass ValueError: a DSL mistake is a user error (DESIGN.md, "Diagnostics").
+They subclass ValueError: a DSL mistake is a user error (docs/dsl.md, errors).
 """
 
 from __future__ import annotations

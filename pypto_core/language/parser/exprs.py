@@ -299,7 +299,7 @@ class ExprParser(SliceParser):
             if kw.arg is None:
                 self.fail(UnsupportedFeatureError, "**kwargs is not supported in a pl call", kw)
             if kw.arg == "attrs" and isinstance(kw.value, ast.Dict):
-                continue  # machine attrs of the call (API.md 8.6), applied by call_dsl
+                continue  # machine attrs of the call (docs/dsl.md, the printed form), applied by call_dsl
             kwargs[kw.arg] = self.parse_value(kw.value)
         return args, kwargs
 
@@ -375,7 +375,7 @@ class ExprParser(SliceParser):
         return "; ".join(([f"did you mean pl.{hit[0]}?"] if hit else []) + ([note] if note else [])) or None
 
     def fold_tensor_dim(self, call: E.Expr) -> E.Expr:
-        """In an Orchestration body, `pl.tensor.dim(a, k)` of a pl.dynamic axis is that symbol (seed 000)."""
+        """In an Orchestration body, `pl.tensor.dim(a, k)` of a pl.dynamic axis is that symbol (docs/passes/outline_incore_scopes.md)."""
         if self.func_type is not FunctionType.Orchestration:
             return call
         return fold_dim_of_param(call, self.params, set(map(id, self.program.dynamic_vars.values())))

@@ -119,7 +119,7 @@ class FunctionParser(ScopeParser):
                 self.syntax_error(f"function attribute '{key}' is given twice", k)
             value = self.func_attr_value(key, v)
             if key == "split" and type(value) is int and value == 0:
-                continue  # "no split" has one encoding: no key (seed 000)
+                continue  # "no split" has one encoding: no key (docs/passes/outline_incore_scopes.md)
             attrs[key] = value
 
     def func_attr_value(self, key: str, node: ast.AST) -> Any:
@@ -216,7 +216,7 @@ def _expect(value: Any, cls: type, node: ast.AST, src: SourceInfo) -> Any:
 
 def run_function_parser(fdef: ast.FunctionDef, options: FunctionOptions, src: SourceInfo, env: Env,
                         program: ProgramContext, strict_ssa: bool) -> F.Function:
-    """Parse one function; unexpected failures become a located ParserSyntaxError (API.md 7)."""
+    """Parse one function; unexpected failures become a located ParserSyntaxError (docs/dsl.md, errors)."""
     parser = FunctionParser(src, env, program, fdef.name, options.func_type, strict_ssa)
     try:
         return parser.parse_function(fdef, options)

@@ -51,7 +51,7 @@ class LoopParser(StmtParser):
         attrs: dict[str, Any] = {}
         for kw in call.keywords:
             if kw.arg == "init_values" and kind is ForKind.Unroll:
-                # API.md 2.6: an unrolled loop is copied out, it carries nothing (issue 13, ConvertToSSA item 3).
+                # docs/dsl.md, loops and carries: an unrolled loop is copied out, it carries nothing (issue 13, ConvertToSSA item 3).
                 self.syntax_error("pl.unroll does not accept 'init_values='", kw,
                                   hint="carry values with pl.range(..., init_values=...), or rebind an outer "
                                        "variable in the body of the pl.unroll loop")
@@ -217,7 +217,7 @@ class LoopParser(StmtParser):
             self.emit(S.InCoreScopeStmt(SplitMode.NONE, "", body=region, span=self.span(node)))
 
     def region_boundary(self, path: str, node: ast.Call) -> E.Expr:
-        """`pl.aiv_shard(x)` / `pl.aic_gather(x)` (API.md 2.9)."""
+        """`pl.aiv_shard(x)` / `pl.aic_gather(x)` (docs/dsl.md, splitting vector work)."""
         op = path.rpartition(".")[2]
         if len(node.args) != 1:
             self.syntax_error(f"pl.{op} takes exactly one positional argument", node)

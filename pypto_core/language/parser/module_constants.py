@@ -1,4 +1,4 @@
-"""Module-level constants of a text file, read from its AST: the text path never runs the file (API.md 2.12).
+"""Module-level constants of a text file, read from its AST: the text path never runs the file (docs/dsl.md, the text path).
 
 Read: imports of pypto modules, and `NAME = value`, `NAME: T = value`, `A, B = 1, 2`, `N += 1` whose value
 is a literal, a list or tuple of them (nested), arithmetic or indexing on earlier constants, a `pl.*` enum
@@ -42,7 +42,7 @@ class _ModuleReader:
         self.env = Env([self.values], self.unresolved)
 
     def read(self, tree: ast.Module) -> Env:
-        # A printed Function (API.md 8.3) has no import line; `pl` still means the DSL there, also in the
+        # A printed Function (docs/dsl.md, the printed form) has no import line; `pl` still means the DSL there, also in the
         # `M = pl.dynamic("M")` lines above it. A statement binding `pl` itself replaces this.
         self.values["pl"] = _import("pypto.language")
         for stmt in tree.body:

@@ -1,5 +1,5 @@
 """Names a pl body does not bind: Python values of the enclosing scope, module constants of a text file,
-and the body's own parse-time constants (`dt = pl.FP16`). API.md 2.1, 2.12; the rules are in pyvalues.py."""
+and the body's own parse-time constants (`dt = pl.FP16`). docs/dsl.md; the rules are in pyvalues.py."""
 
 from __future__ import annotations
 

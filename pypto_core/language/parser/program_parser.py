@@ -1,4 +1,4 @@
-"""Programs (a `@pl.program` class) and text parsing without execution (API.md 2.1, 2.12)."""
+"""Programs (a `@pl.program` class) and text parsing without execution (docs/dsl.md)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def parse_program_class(cls: ast.ClassDef, src: SourceInfo, env: Env, strict_ssa
         program.parsed[fdef.name] = func
         if program.forward_call:
             forward.append(func)
-    # A call of a method defined below keeps UnknownType (API.md 2.1) but its arity is checked once every
+    # A call of a method defined below keeps UnknownType (docs/dsl.md) but its arity is checked once every
     # callee is known.
     for func in forward:
         check_call_arity(func, program.parsed, src)

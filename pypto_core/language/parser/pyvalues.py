@@ -1,4 +1,4 @@
-"""Python values from outside a pl body, as the parser uses them (API.md 2.1).
+"""Python values from outside a pl body, as the parser uses them (docs/dsl.md).
 
 When `@pl.program` / `@pl.function` decorates at run time, a name the body does not bind is looked up in
 the decorating frame's locals, the function's closure cells and its globals (decorators.py); the text
@@ -48,7 +48,7 @@ def python_type_name(value: Any) -> str:
 
 
 def unsupported_message(name: str, value: Any, where: str, bad: Any) -> str:
-    """"'x' is a Python dict; ..." naming the variable and the offending type (API.md 7)."""
+    """"'x' is a Python dict; ..." naming the variable and the offending type (docs/dsl.md, errors)."""
     what = f"a Python {python_type_name(value)}"
     if where:
         inner = python_type_name(bad)

@@ -1,4 +1,4 @@
-"""`with pl.at(...)` scopes (API.md 2.8) and `with pl.cluster()`."""
+"""`with pl.at(...)` scopes (docs/dsl.md, scopes) and `with pl.cluster()`."""
 
 from __future__ import annotations
 

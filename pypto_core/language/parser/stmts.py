@@ -1,4 +1,4 @@
-"""Statements: assignments (with the annotation rules of API.md 2.3), yields, returns, if, while, directives."""
+"""Statements: assignments (with the annotation rules of docs/dsl.md, functions), yields, returns, if, while, directives."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ class StmtParser(ExprParser):
         self.emit(S.EvalStmt(expr, self.span(node)))
 
     def static_directive(self, path: str, call: ast.Call) -> None:
-        """`pl.static_assert(cond, "msg")` / `pl.static_print(...)`: evaluated while parsing, no IR (API.md 2.10)."""
+        """`pl.static_assert(cond, "msg")` / `pl.static_print(...)`: evaluated while parsing, no IR (docs/dsl.md)."""
         if path == "static_print":
             print(*(self.static_text(a) for a in call.args))
             return
@@ -175,7 +175,7 @@ class StmtParser(ExprParser):
         return value if isinstance(value, str) else repr(value)
 
     def cache_policy(self, call: ast.Call) -> None:
-        """`pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` is recorded on the enclosing scope (seed 000)."""
+        """`pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` is recorded on the enclosing scope (docs/passes/outline_incore_scopes.md)."""
         if len(call.args) != 2:
             self.syntax_error("pl.set_cache_policy takes a tensor and a pl.CachePolicy", call)
         target = self.parse_value(call.args[0])
@@ -225,7 +225,7 @@ class StmtParser(ExprParser):
             value = self.to_expr(raw, value_node, "the assigned value")
             if annotation is None and isinstance(value, E.Var) and self.is_folded_dim(value_node, value):
                 # `m = pl.tensor.dim(a, 0)` folded onto the pl.dynamic symbol: `m` names the symbol and the
-                # binding disappears (seed 000), as it does when the printed text is parsed again.
+                # binding disappears (docs/passes/outline_incore_scopes.md), as it does when the printed text is parsed again.
                 self.symbols[target.id] = value  # type: ignore[assignment]
                 self.dim_aliases.add(target.id)
                 return
@@ -249,7 +249,7 @@ class StmtParser(ExprParser):
         existing = self.symbols.get(name)
         if isinstance(var_type, T.UnknownType) and existing is not None \
                 and not isinstance(existing.type, T.UnknownType) and annotation is None:
-            # A call of a later method (UnknownType, API.md 2.1) rebinding a typed name: the name's type
+            # A call of a later method (UnknownType, docs/dsl.md) rebinding a typed name: the name's type
             # supplies the call's, as an annotation would, so the printed text (callees first) parses back
             # to the same IR.
             value, var_type = _retyped(value, existing.type), existing.type
@@ -283,7 +283,7 @@ class StmtParser(ExprParser):
         return var
 
     def apply_annotation(self, value: E.Expr, ann: T.Type, node: ast.AST) -> tuple[E.Expr, T.Type]:
-        """Check an assignment annotation against the value; let it add information (API.md 2.3)."""
+        """Check an assignment annotation against the value; let it add information (docs/dsl.md, functions)."""
         inferred = value.type
         if isinstance(inferred, T.UnknownType):
             return _retyped(value, ann), ann
@@ -342,7 +342,7 @@ class StmtParser(ExprParser):
 
     def subscript_assign(self, target: ast.Subscript, value_node: ast.AST, node: ast.stmt) -> None:
         """`dst[0:M, 0:N] = src` / `dst[:] = src` -> `dst = pl.assemble(dst, src, offsets)` (non-strict only,
-        API.md 2.10); a plain index is an offset too."""
+        docs/dsl.md); a plain index is an offset too."""
         if self.strict_ssa:
             self.fail(SSAViolationError, "subscript assignment rebinds its target; it is not allowed in strict SSA",
                       node)
@@ -408,7 +408,7 @@ class StmtParser(ExprParser):
             before = set(self.symbols)
             then_stmts = self.parse_body(node.body)
             # Names the then-branch introduced are not on the else path: there a value of another type
-            # may take the name (a pass's lane-1 replay does, seed 002) instead of being a bad reassignment.
+            # may take the name (a pass's lane-1 replay does, docs/passes/split_vector_kernel.md) instead of being a bad reassignment.
             self.other_branch_names.append({n for n in self.symbols if n not in before})
             try:
                 else_stmts = self.parse_body(node.orelse) if node.orelse else None
@@ -502,7 +502,7 @@ _SCOPE_KINDS = {"incore": "pl.at(...) scope", "hierarchy": "pl.at(...) scope", "
 
 def _ends_with_yield(stmts: list[S.Stmt]) -> bool:
     """The branch ends with a yield, or with a region whose body does (the phi yield of a branch that is one
-    pl.split_aiv region sits inside it, API.md 8.5)."""
+    pl.split_aiv region sits inside it, docs/dsl.md, the printed form)."""
     if not stmts:
         return False
     last = stmts[-1]

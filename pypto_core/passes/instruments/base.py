@@ -1,4 +1,4 @@
-"""The instrument interface: `before_pass(pass, program)` and `after_pass(pass, program)` (API.md 5.2)."""
+"""The instrument interface: `before_pass(pass, program)` and `after_pass(pass, program)` (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CallbackInstrument: an instrument made of two optional callables `(pass, program)` (API.md 5.2)."""
+"""CallbackInstrument: an instrument made of two optional callables `(pass, program)` (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

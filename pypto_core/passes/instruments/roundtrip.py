@@ -1,4 +1,4 @@
-"""The round-trip check: print -> parse -> structural equality after a pass (API.md 5.4)."""
+"""The round-trip check: print -> parse -> structural equality after a pass (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """VerificationInstrument: verify a pass's required (before) / produced (after) properties plus the
-structural ones, with PyPTO's messages (API.md 5.2)."""
+structural ones, with PyPTO's messages (docs/architecture.md, the pass manager)."""
 
 from __future__ import annotations
 

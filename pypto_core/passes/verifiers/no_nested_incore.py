@@ -1,4 +1,4 @@
-"""NoNestedInCore: no InCore scope inside another one (API.md 5.3)."""
+"""NoNestedInCore: no InCore scope inside another one (docs/architecture.md, properties and verifiers)."""
 
 from __future__ import annotations
 

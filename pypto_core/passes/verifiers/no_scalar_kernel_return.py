@@ -1,4 +1,4 @@
-"""NoScalarKernelReturn: an InCore function returns no scalar (seed 000: scalar live-outs are hoisted)."""
+"""NoScalarKernelReturn: an InCore function returns no scalar (docs/passes/outline_incore_scopes.md: scalar live-outs are hoisted)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """ReturnParamsExplicit: an InCore function that returns a tensor it wrote into a parameter returns the
-parameter itself (API.md A.1: `return x__ssa_v0`, not the store's result), so callers see which
+parameter itself (docs/passes/outline_incore_scopes.md, example: `return x__ssa_v0`, not the store's result), so callers see which
 argument the result aliases."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""NoRedundantBlocks and NormalizedStmtStructure: the body convention of API.md 4.4.
+"""NoRedundantBlocks and NormalizedStmtStructure: the body convention of docs/architecture.md, the core.
 
 NoRedundantBlocks forbids single-child SeqStmts. NormalizedStmtStructure also forbids a SeqStmts
 directly inside another one, so a pass that nests blocks (and declares it invalidates

@@ -1,6 +1,6 @@
 """TypeChecked: an AssignStmt's variable has its value's type, up to what an annotation may add.
 
-The parser lets an annotation add information the value's type lacks (API.md 2.3): a memory space,
+The parser lets an annotation add information the value's type lacks (docs/dsl.md, functions): a memory space,
 a tile view or memref where the value has none, an INDEX scalar stamped INT64, a type for a value of
 unknown type. Those differences are accepted; anything else is a finding.
 """

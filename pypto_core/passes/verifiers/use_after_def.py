@@ -1,7 +1,7 @@
 """UseAfterDef: every use of a Var is preceded by a definition on the way to it (scope rules in `_walk`).
 
 Before ConvertToSSA a Var is a mutable name, and a definition inside a loop body or an if branch
-stays visible after the statement, as the DSL's names do (API.md 2.6, 2.7: "names assigned in the
+stays visible after the statement, as the DSL's names do (docs/dsl.md, loops and carries: "names assigned in the
 body leak"). IR built directly, or by passes, uses that too -- `out_0 = tile.store(t, [i, 0], out)` in
 a loop and `return out_0` after it -- and ConvertToSSA turns it into a carry or a phi (issue 13,
 ConvertToSSA item 2), so the check that runs before ConvertToSSA accepts it, as PyPTO's does. Loop

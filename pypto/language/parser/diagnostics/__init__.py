@@ -1,4 +1,4 @@
-"""Parser exceptions (API.md 7)."""
+"""Parser exceptions (docs/dsl.md, errors)."""
 
 from pypto_core.language.parser.errors import (
     BUG_CLASS_EXCEPTIONS,
