@@ -255,6 +255,10 @@ def check_window(op_name: str, verb: str, offsets: Sequence[Expr], extents: Sequ
         o, e, limit = static_int(off), static_int(ext), static_int(limits[dim])
         if o is not None and o < 0:
             raise ValueError(f"{op_name}: offset {o} of dimension {dim} is negative")
+        if verb == "reads" and e == 0:
+            # A window of no element has no tile form (the hardware asserts positive extents).
+            raise ValueError(f"{op_name} reads an empty window: extent 0 in dimension {dim}; give every "
+                             f"dimension at least one element")
         if o is not None and e is not None and limit is not None and o + e > limit:
             raise ValueError(f"{op_name} {verb} past the end of dimension {dim}: offset {o} + extent {e} "
                              f"exceeds the {noun} extent {limit}; use a smaller offset or window")

@@ -130,3 +130,12 @@ def test_a_tensor_as_a_shape_entry():
 def test_a_float_as_a_shape_entry():
     located(fn("    t = pl.load(x, [0, 0], [0.0, 64])\n    return x\n").replace(
         "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"), "a shape or offset entry must be an integer", 4)
+
+
+def test_if_branches_must_yield_one_type():
+    located(fn("    if n > 5:\n        r = pl.yield_(pl.sub(x, x))\n    else:\n        r = pl.yield_(0)\n    return r\n"),
+            "this branch yields pl.Scalar[pl.INDEX] for 'r', but the other branch yields pl.Tensor", 7)
+
+
+def test_a_slice_of_an_empty_window():
+    located(fn("    s = pl.slice(x, [8, 0], [0, 0])\n    return x\n"), "reads an empty window: extent 0 in dimension 1", 4)

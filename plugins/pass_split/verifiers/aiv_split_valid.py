@@ -6,6 +6,12 @@ tile.load / tile.store may stay outside, cube work stays outside, the boundary o
 own. Checks (i) and (j) exist because LowerAutoVectorSplit's forward scan of an
 explicit-boundary region only sees the shards made in that region, so a shard reaching it from a
 sibling region or through a loop carry is rejected here, long before that scan would misreport it.
+Check (i) also rejects any other per-lane value (computed from a region's lane index: a lane-addressed
+load, a lane scalar, a loop bound) used in another region: the reference machine lets a region's values
+out as lane 0's, the outlined kernel keeps each lane's, so the program means two things. Check (k) rejects
+a loop or if of a data-parallel region steered by its lane index: lane references are trusted only on the
+read offsets of address-carrying ops, and a body distributing its work by aiv_id is task parallel
+(pl.SplitMode.NONE). Both hold on the source stage only (the lowering's subblock_idx is per lane by design).
 
 Every op fact comes from the registry: core affinity, effects, reduction axes, and the traits
 `split_boundary` (the region boundary ops) and `gm_transfer` (the loads and stores the compiler
@@ -36,11 +42,11 @@ from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.node import FieldRole
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import TileType
+from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import intrinsic_affinity, stated_lane
-from pypto_core.ops.opdef import CoreAffinity, OpDef
+from pypto_core.ops.opdef import CoreAffinity, Effect, OpDef
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
@@ -117,6 +123,8 @@ class Definition:
     value: E.Expr | None = None  # the assigned expression (AssignStmt)
     alias: Definition | None = None  # `x = y`: the definition of y it copies
     carry: Carry | None = None  # an iter_arg or a loop result
+    deps: tuple[Definition, ...] = ()  # the definitions its value (a loop variable: its bounds) reads
+    lane_source: bool = False  # the region's lane index itself (a `lane_index` op) or a pl.aiv_shard result
 
 
 @dataclass
@@ -139,6 +147,8 @@ class FunctionFacts:
     calls: list[CallSite] = field(default_factory=list)  # op calls, nested ones too, in program order
     uses: list[Use] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)
+    # Loops and ifs in a region, with the definitions their headers (bounds, step, condition) read.
+    steering: list[tuple[S.Stmt, Region, tuple[Definition, ...]]] = field(default_factory=list)
 
 
 class _ExprUses(IRVisitor):
@@ -157,6 +167,19 @@ class _ExprUses(IRVisitor):
 
     def visit_iter_arg(self, var: E.IterArg) -> None:
         self.visit_var_like(var)  # a use in the body: the initial value belongs to the loop header
+
+
+def _value_sources(value: E.Expr) -> list[E.Expr]:
+    """What a value is computed from. A call that writes a GM tensor in place and returns it (a store, an
+    assemble) gives back the destination, shared memory: its value is the destination's, whatever the
+    lanes wrote into it (the registry's argument effects)."""
+    opdef = opdef_of(value) if isinstance(value, E.Call) else None
+    if opdef is None or not isinstance(value.type, TensorType):  # type: ignore[union-attr]
+        return [value]
+    effects = opdef.arg_effects(value.kwargs)  # type: ignore[union-attr]
+    written = [a for i, a in enumerate(value.args)  # type: ignore[union-attr]
+               if effects.get(i) in (Effect.WRITE, Effect.READ_WRITE)]
+    return written or [value]
 
 
 def _trailing_yield(body: S.Stmt) -> tuple[E.Expr, ...]:
@@ -181,8 +204,16 @@ class _Scan:
             region = stmt
         loop = isinstance(stmt, (S.ForStmt, S.WhileStmt))
         carries = self.loop_carries(stmt, region) if loop else []  # type: ignore[arg-type]
-        # Generic over the field declarations: a new statement kind needs nothing here.
-        for spec in type(stmt).COMPARED_FIELDS:
+        if region is not None and isinstance(stmt, (S.ForStmt, S.WhileStmt, S.IfStmt)):
+            header = ([stmt.start, stmt.stop, stmt.step] if isinstance(stmt, S.ForStmt)
+                      else [stmt.condition])
+            self.facts.steering.append((stmt, region, self.reads(header)))
+        # Generic over the field declarations: a new statement kind needs nothing here. An assignment's
+        # value is read before its variable is bound (`x = f(x)` reads the earlier x).
+        specs = type(stmt).COMPARED_FIELDS
+        if isinstance(stmt, S.AssignStmt):
+            specs = sorted(specs, key=lambda spec: spec.role is FieldRole.DEF)
+        for spec in specs:
             value = getattr(stmt, spec.name)
             for item in value if isinstance(value, tuple) else (value,):
                 if isinstance(item, S.Stmt):
@@ -208,6 +239,13 @@ class _Scan:
                 self.carries[loop.return_vars[k]] = carry
         return carries
 
+    def reads(self, exprs: list[E.Expr]) -> tuple[Definition, ...]:
+        walker = _ExprUses()
+        for e in exprs:
+            if e is not None:
+                walker.visit_expr(e)
+        return tuple(self.current[v] for v in walker.vars if v in self.current)
+
     def define(self, var: E.Var, stmt: S.Stmt, region: Region | None) -> None:
         if isinstance(var, E.IterArg):
             self.use(var.initValue, stmt, region)
@@ -215,7 +253,16 @@ class _Scan:
             self.use_type_of(var, stmt, region)
         value = stmt.value if isinstance(stmt, S.AssignStmt) else None
         alias = self.current.get(value) if isinstance(value, E.Var) else None
-        self.current[var] = Definition(var, region, value, alias, self.carries.get(var))
+        if isinstance(stmt, S.AssignStmt):
+            deps = self.reads(_value_sources(stmt.value))
+        elif isinstance(stmt, S.ForStmt) and var is stmt.loop_var:
+            deps = self.reads([stmt.start, stmt.stop, stmt.step])  # the lanes' iterations differ with them
+        else:
+            deps = ()
+        opdef = opdef_of(value) if isinstance(value, E.Call) else None
+        source = region is not None and opdef is not None and (
+            opdef.traits.lane_index or opdef.traits.split_boundary == "c2v")
+        self.current[var] = Definition(var, region, value, alias, self.carries.get(var), deps, source)
         if isinstance(value, E.Call):
             for site in reversed(self.facts.calls):
                 if site.call is value:
@@ -272,6 +319,24 @@ def shard_of(d: Definition) -> Definition | None:
     if isinstance(d.value, E.Call) and boundary_crossing(d.value) is Crossing.C2V:
         return d
     return None
+
+
+def lane_regions(d: Definition, seen: set[int] | None = None) -> list[Region]:
+    """The regions whose lane a value depends on: it is (computed from) a region's lane index or a shard,
+    directly, through the scalars and tiles computed from it, a loop bound, or a loop carry."""
+    seen = seen if seen is not None else set()
+    if id(d) in seen:
+        return []
+    seen.add(id(d))
+    out: list[Region] = [d.region] if d.lane_source and d.region is not None else []
+    sources = list(d.deps)
+    if d.carry is not None:
+        sources += [x for x in (d.carry.init, d.carry.yielded) if x is not None]
+    for x in sources:
+        for r in lane_regions(x, seen):
+            if not any(r is o for o in out):
+                out.append(r)
+    return out
 
 
 def carried_shards(carry: Carry, seen: set[int] | None = None) -> Iterator[tuple[Definition, str]]:
@@ -373,6 +438,30 @@ class _Checker:
         for site in self.facts.calls:
             self.check_call(site)
         self.check_region_uses()
+        if self.rule == RULE:  # the lowered forms guard an empty lane's store with a lane-derived if
+            self.check_lane_steering()
+
+    # (k)
+    def check_lane_steering(self) -> None:
+        """A data-parallel region splits its work by its mode; a loop or if steered by the lane index
+        distributes the work itself, which is the task-parallel form (docs/passes/lower_auto_vector_split.md: a lane reference is trusted
+        only on the read offset of an address-carrying op; NONE is where the author dispatches the lanes by
+        aiv_id, e.g. a loop strided by aiv_id)."""
+        for stmt, region, reads in self.facts.steering:
+            if not _is_data_parallel(region):
+                continue
+            lane = next((d for d in reads if any(r is region for r in lane_regions(d))), None)
+            if lane is None:
+                continue
+            kind = "loop's bounds" if isinstance(stmt, S.ForStmt) else "condition"
+            mode = _mode(region).name
+            self.report(f"this {kind} use{'s' if kind == 'condition' else ''} the lane index (through "
+                        f"'{lane.var.name_hint}') of a {mode} pl.split_aiv region: the lanes would run "
+                        f"different work that the region then splits again by its mode, so each lane would "
+                        f"compute only part of the part it picked; a body that distributes its work over the "
+                        f"lanes itself is task parallel: write the region as "
+                        f"`pl.split_aiv(2, mode=pl.SplitMode.NONE)`, or drop the lane index from the control "
+                        f"flow and address the lane's part by its read offsets (aiv_id * HALF)", stmt.span)
 
     # (h)
     def check_declared_incore(self) -> None:
@@ -527,16 +616,25 @@ class _Checker:
                     f"{shard.region.span.begin_line}) and is used in this one: a shard belongs to the region "
                     f"that made it; shard the cube tile again in the region that uses it (`pl.aiv_shard({source})`)")
         carry = base(d).carry
-        if carry is None:
+        if carry is not None:
+            for found, via in carried_shards(carry):
+                if found.region is region and carry.region is region:
+                    continue  # a loop inside the region that made the shard: one region, one lane's half
+                return (f"'{name}' carries the pl.aiv_shard result '{found.var.name_hint}' into a "
+                        f"pl.split_aiv region through a loop's {via}: a shard belongs to the region and the "
+                        f"iteration that made it; carry the cube tile instead and shard it with pl.aiv_shard in "
+                        f"the region that uses it, or keep the whole loop inside that region")
+        if self.rule != RULE:
+            return None  # lowered: a halved value is per lane by the lowering's subblock_idx, and meant to flow on
+        other = next((r for r in lane_regions(d) if r is not region), None)
+        if other is None:
             return None
-        for found, via in carried_shards(carry):
-            if found.region is region and carry.region is region:
-                continue  # a loop inside the region that made the shard: one region, one lane's half
-            return (f"'{name}' carries the pl.aiv_shard result '{found.var.name_hint}' into a "
-                    f"pl.split_aiv region through a loop's {via}: a shard belongs to the region and the "
-                    f"iteration that made it; carry the cube tile instead and shard it with pl.aiv_shard in "
-                    f"the region that uses it, or keep the whole loop inside that region")
-        return None
+        # (i) for any per-lane value: each lane of the region that made it holds its own, which no other
+        # region sees (the region's values leave it as one lane's; the lowered kernel keeps each lane's).
+        return (f"'{name}' is computed per lane in another pl.split_aiv region (line {other.span.begin_line}: it "
+                f"depends on that region's lane index) and is used in this one: a per-lane value belongs to the "
+                f"region that made it; compute it again in the region that uses it, or do both parts of the "
+                f"work in one region")
 
 
 def _verify(program: Program | Function, rule: str) -> list[Diagnostic]:

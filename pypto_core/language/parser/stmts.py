@@ -384,6 +384,12 @@ class StmtParser(ExprParser):
                 frame.yield_targets = entries
             elif [e[0] for e in frame.yield_targets] != [e[0] for e in entries]:
                 self.syntax_error("every branch must yield into the same names, in the same order", node)
+            else:
+                for (name, first, _), (_, this, _) in zip(frame.yield_targets, entries):
+                    if not types_match(first, this) or _kind_differs(first, this):
+                        self.fail(ParserTypeError, f"this branch yields {this} for '{name}', but the other "
+                                                   f"branch yields {first}", node,
+                                  hint="yield values of one type into a merged name")
         frame.yield_seen = True
         self.emit(S.YieldStmt(values, self.span(node)))
 
@@ -498,6 +504,14 @@ def _retyped(value: E.Expr, typ: T.Type) -> E.Expr:
 
 _SCOPE_KINDS = {"incore": "pl.at(...) scope", "hierarchy": "pl.at(...) scope", "cluster": "pl.cluster() scope",
                 "split_aiv": "pl.split_aiv region"}
+
+
+def _kind_differs(a: T.Type, b: T.Type) -> bool:
+    """A tensor and a scalar (or a tile and a tensor) never merge, whatever types_match says of unknowns."""
+    known = (T.TensorType, T.TileType, T.ScalarType, T.TupleType)
+    ka = next((k for k in known if isinstance(a, k)), None)
+    kb = next((k for k in known if isinstance(b, k)), None)
+    return ka is not None and kb is not None and ka is not kb
 
 
 def _ends_with_yield(stmts: list[S.Stmt]) -> bool:
