@@ -139,3 +139,8 @@ def test_if_branches_must_yield_one_type():
 
 def test_a_slice_of_an_empty_window():
     located(fn("    s = pl.slice(x, [8, 0], [0, 0])\n    return x\n"), "reads an empty window: extent 0 in dimension 1", 4)
+
+
+def test_a_return_inside_a_loop():
+    # Campaign finding: ExpandMixedKernel lost the output of a kernel returning from inside a loop.
+    located(fn("    for i in pl.range(2):\n        return x\n    return x\n"), "'return' inside a loop is not supported", 5)

@@ -91,6 +91,11 @@ class StmtParser(ExprParser):
             # from inside the kernel, which no IR form expresses.
             self.syntax_error(f"'return' inside a {_SCOPE_KINDS[scope]} body is not supported", node,
                               hint="assign the value inside the scope and return it after the with block")
+        if any(f.kind in ("for", "while") for f in self.frames):
+            # No IR form leaves a function from inside a loop (the passes and the machine expect the
+            # returned values after it).
+            self.syntax_error("'return' inside a loop is not supported", node,
+                              hint="carry the value out of the loop (pl.yield_ or rebinding) and return after it")
         values: list[E.Expr] = []
         if node.value is not None:
             elts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
