@@ -264,3 +264,16 @@ def test_a_report_without_spans_is_pyptos_layout_exactly():
     assert report == ("IR Verification Report\n======================\nTotal diagnostics: 1 (1 errors, 0 warnings)\n\n"
                       "[1] ERROR - SSAForm\n  Message: x is assigned twice\n  Location: <unknown>\n  Error Code: 0\n\n"
                       "Status: FAILED (1 error(s) found)")
+
+
+def test_pypto_run_shows_its_progress_when_asked(capsys):
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "mixed_matmul_bias.py")
+    code, _, err = run(capsys, "run", "--progress", example)
+    assert code == 0
+    stages = [line for line in err.splitlines() if line.startswith("pypto run: ")]
+    assert [s.split(" ...")[0] for s in stages] == ["pypto run: compiling with 9 passes",
+                                                    "pypto run: running main as written",
+                                                    "pypto run: running main compiled"]
+    assert all(s.endswith(" s") for s in stages)
+    code, _, err = run(capsys, "run", "--no-progress", example)
+    assert code == 0 and "pypto run: " not in err

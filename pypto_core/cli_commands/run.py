@@ -7,7 +7,10 @@ Exit codes: 0 every output matches, 1 a mismatch (or a rejected program / config
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -35,6 +38,9 @@ def register(subparsers: Any) -> None:
     add_pipeline_options(parser)
     parser.add_argument("--inputs", metavar="FILE.npz", help="inputs by parameter name (missing ones are generated)")
     parser.add_argument("--save", metavar="OUT.npz", help="write the inputs, expected and actual outputs here")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="one line per stage (compile, run as written, run compiled) with its time on "
+                             "stderr (default: when stderr is a terminal)")
     add_plugin_blocking(parser)
     parser.set_defaults(handler=run_command)
 
@@ -61,8 +67,10 @@ def run_command(args: argparse.Namespace) -> int:
     overrides = CliOverrides(pipeline=args.pipeline, backend=args.backend, verify=args.verify,
                              disable_plugins=blocked_plugins(args))
     resolved = resolve_config(load_config(args.config), overrides)
+    progress = Progress(sys.stderr.isatty() if args.progress is None else args.progress)
     program = as_program(parse(read_program_source(args.file), args.file))
-    compiled = build_pass_manager(resolved, stream=sys.stderr).run(program)
+    with progress.stage(f"compiling with {len(resolved.passes)} passes"):
+        compiled = build_pass_manager(resolved, stream=sys.stderr).run(program)
 
     shape = shape_from_backend(resolved.backend)
     entry = Machine(program, shape=shape).entry_function(args.entry)
@@ -72,8 +80,10 @@ def run_command(args: argparse.Namespace) -> int:
         given = load_inputs(args.inputs, param_names(entry))
         inputs.update(given)
         generated = [n for n in generated if n not in given]
-    expected = run_program(program, inputs, entry.name, shape)
-    actual = run_program(compiled, inputs, entry.name, shape)
+    with progress.stage(f"running {entry.name} as written"):
+        expected = run_program(program, inputs, entry.name, shape)
+    with progress.stage(f"running {entry.name} compiled"):
+        actual = run_program(compiled, inputs, entry.name, shape)
     checks = compare_outputs(expected, actual)
 
     _print_table(args.file, entry.name, resolved, checks, generated if args.inputs else [])
@@ -108,3 +118,22 @@ def _print_table(file: str, entry: str, resolved: Any, checks: list[Any], genera
         from pypto_core.cli_commands._console import print_error
 
         print_error(f"{len(failed)} of {len(checks)} output(s) differ: {', '.join(failed)}", "mismatch")
+
+
+class Progress:
+    """`pypto run: <stage> ... 1.23 s` lines on stderr, so a long run shows where it is."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    @contextlib.contextmanager
+    def stage(self, what: str) -> Iterator[None]:
+        if not self.enabled:
+            yield
+            return
+        print(f"pypto run: {what} ...", end="", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            print(f" {time.perf_counter() - start:.2f} s", file=sys.stderr, flush=True)
