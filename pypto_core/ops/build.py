@@ -38,7 +38,7 @@ def to_tuple(values: Any, span: Span | None = None) -> MakeTuple:
     for e in items:
         if not isinstance(e.type, ScalarType) or not (e.type.dtype.is_int() or e.type.dtype.is_index_like()):
             # `pl.reshape(a, b)` with a tensor b: a dim must be a number (its printed form would not parse)
-            raise TypeError(f"a shape or offset entry must be an integer scalar, got {_describe(e)}")
+            raise TypeError(f"a shape, offset or index entry must be an integer scalar, got {_describe(e)}")
     return values if isinstance(values, MakeTuple) else MakeTuple(items, span)
 
 

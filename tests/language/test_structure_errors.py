@@ -124,12 +124,12 @@ def test_an_op_whose_result_would_have_a_negative_dim():
 
 def test_a_tensor_as_a_shape_entry():
     located(fn("    y = pl.reshape(x, n)\n    return x\n").replace("n: pl.Scalar[pl.INDEX]", f"n: {T16}"),
-            "a shape or offset entry must be an integer scalar", 4)
+            "a shape, offset or index entry must be an integer scalar", 4)
 
 
 def test_a_float_as_a_shape_entry():
     located(fn("    t = pl.load(x, [0, 0], [0.0, 64])\n    return x\n").replace(
-        "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"), "a shape or offset entry must be an integer", 4)
+        "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"), "a shape, offset or index entry must be an integer", 4)
 
 
 def test_if_branches_must_yield_one_type():

@@ -46,7 +46,7 @@ def test_notify_and_wait_are_statements_on_a_signal_word():
     (lambda: dsl.notify(tile([4, 4]), 1), "the signal must be a tensor"),
     (lambda: dsl.notify(tensor([4, 4]), 1, [0]), "1 indices for a 2-D signal tensor"),
     (lambda: dsl.defer_wait(tensor([4]), tensor([4])), "the value must be a scalar"),
-    (lambda: dsl.defer_wait(tensor([4]), 1, [1.5]), "indices must be integer scalars"),
+    (lambda: dsl.defer_wait(tensor([4]), 1, [1.5]), "must be an integer scalar"),
 ])
 def test_signal_errors(build: object, message: str):
     with pytest.raises((TypeError, ValueError), match=message):

@@ -102,13 +102,15 @@ class TypeParser(OutsideValueParser):
         return [self._dim(v, node, what) for v in value]
 
     def check_dim(self, dim: E.Expr, node: ast.AST, what: str) -> None:
-        """A written dimension is 0 .. MAX_DIM (parser/limits.py); a run-time one is a pl.dynamic var."""
+        """A written dimension is 1 .. MAX_DIM (parser/limits.py): a tensor or tile of no element has no tile
+        form (the hardware stores assert positive extents); a run-time one is a pl.dynamic var."""
         if isinstance(dim.type, T.ScalarType) and not (dim.type.dtype.is_int() or dim.type.dtype.is_index_like()):
             self.fail(ParserTypeError, f"a {what} dimension must be an integer, got {ast.unparse(node)} of type "
                                        f"{dim.type}", node)
-        if isinstance(dim, E.ConstInt) and not 0 <= dim.value <= MAX_DIM:
+        low = 1 if what == "shape" else 0  # a valid extent may be 0 (an empty lane)
+        if isinstance(dim, E.ConstInt) and not low <= dim.value <= MAX_DIM:
             hint = 'declare a dimension known only at run time with pl.dynamic("N")' if dim.value < 0 else None
-            self.fail(ParserTypeError, f"a {what} dimension of {dim.value} is outside 0..{MAX_DIM}", node,
+            self.fail(ParserTypeError, f"a {what} dimension of {dim.value} is outside {low}..{MAX_DIM}", node,
                       hint=hint)
 
     def _dim(self, value: Any, node: ast.AST, what: str) -> E.Expr:
