@@ -185,7 +185,56 @@ class P:
         return out
 '''
 
-KNOWN: list[Known] = []  # findings not fixed yet; none at the moment
+_GATHER_OF_A_FULL_TENSOR = '''import pypto.language as pl
+@pl.program
+class Gen28:
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper3(self, x6: pl.Tensor[[16, 32], pl.FP32], x7: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y5 = pl.mul(x6, x7)
+        return y5
+
+    @pl.function
+    def main(self, out13: pl.Out[pl.Tensor[[64, 16], pl.INT16]], x16: pl.Tensor[[32, 32], pl.FP32], out20: pl.Out[pl.Tensor[[64, 32], pl.FP32]], out24: pl.Out[pl.Tensor[[16, 32], pl.FP32]], out28: pl.Out[pl.Tensor[[32, 1], pl.FP32]]) -> tuple[pl.Tensor[[64, 16], pl.INT16], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[32, 1], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for aiv14 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                full17 = pl.aic_gather(x16)
+            c19 = pl.matmul(full17, x16)
+        return out13, out20, out24, out28
+'''
+
+_TUPLE_TMP_SHADOWS = '''import pypto.language as pl
+@pl.program
+class Gen35:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        return out
+
+    @pl.function
+    def main(self, x6: pl.Tensor[[64, 32], pl.INT16], out9: pl.Out[pl.Tensor[[16, 32], pl.INT16]], n10: pl.Scalar[pl.INT32], out19: pl.Out[pl.Tensor[[64, 32], pl.FP16]], x22: pl.Tensor[[16, 16], pl.FP32], x27: pl.Tensor[[32, 32], pl.INT16], out30: pl.Out[pl.Tensor[[32, 32], pl.INT16]], out31: pl.Out[pl.Tensor[[16, 16], pl.FP32]], out33: pl.Out[pl.Tensor[[16, 1], pl.FP32]], out35: pl.Out[pl.Tensor[[32, 64], pl.BF16]]) -> tuple[pl.Tensor[[16, 32], pl.INT16], pl.Tensor[[64, 32], pl.FP16], pl.Tensor[[32, 32], pl.INT16], pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 1], pl.FP32], pl.Tensor[[32, 64], pl.BF16]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            v7 = pl.slice(x6, [32, 32], [16, 0])
+            v8 = pl.slice(v7, [16, 32], [16, 0])
+            out9 = pl.assemble(out9, v8, [0, 0])
+        if n10 == 5:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k20"):
+                for i21, (a23, b24) in pl.range(1, 4, init_values=(v7, x22)):
+                    v28 = pl.maximum(a23, x27)
+                    v29 = b24
+                    r25, r26 = pl.yield_(v28, v29)
+                out30 = pl.assemble(out30, r25, [0, 0])
+                out31 = pl.assemble(out31, r26, [0, 0])
+        return out9, out19, out30, out31, out33, out35
+'''
+
+
+KNOWN: list[Known] = [
+    # aic_gather of a full-width tensor parameter in an UP_DOWN region: should be a located ValueError (the
+    # gather needs the lanes' halves); today InferTileMemorySpace leaves a Mat operand and AivSplitValid fails.
+    Known("gather-of-a-full-width-tensor", "verifier", "tile.aic_gather operand is in Mat", _GATHER_OF_A_FULL_TENSOR),
+    # two outlined multi-result calls in nested scopes both bind `_tuple_tmp`: SSAForm (shadowing) fails.
+    Known("tuple-tmp-shadows-after-outlining", "verifier", "'_tuple_tmp' shadows a variable", _TUPLE_TMP_SHADOWS),
+]
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
