@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pypto_core.errors import UserError
@@ -155,7 +155,10 @@ def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt], live_outs
 
 
 def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions: VersionCounter,
-                   callee_returns: Mapping[str, list[int | None]]) -> Outlined:
+                   callee_returns: Mapping[str, list[int | None]],
+                   fresh: Callable[[str], str] | None = None) -> Outlined:
+    """`fresh` names the caller's temporaries: every multi-result call of one function binds its own tuple,
+    so two of them (one in a nested scope) never share a name (SSAForm rejects the shadowing)."""
     subst = Substituter({})
     params: list[E.Var] = []
     for v in info.inputs:  # dims before the inputs whose types use them (scope_analysis)
@@ -191,15 +194,16 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
             new = E.Var(orig.name_hint, orig.type, orig.span)
         renames.extend((orig, new) for orig in o.originals)
         caller_vars.append(new)
-    return Outlined(function, _bind(call, caller_vars, info.scope.span), renames)
+    return Outlined(function, _bind(call, caller_vars, info.scope.span, fresh), renames)
 
 
-def _bind(call: E.Call, targets: list[E.Var], span: object) -> list[S.Stmt]:
+def _bind(call: E.Call, targets: list[E.Var], span: object,
+          fresh: Callable[[str], str] | None = None) -> list[S.Stmt]:
     if not targets:
         return [S.EvalStmt(call, span)]  # type: ignore[arg-type]
     if len(targets) == 1:
         return [S.AssignStmt(targets[0], call, span)]  # type: ignore[arg-type]
-    tmp = E.Var("_tuple_tmp", call.type, span)  # type: ignore[arg-type]
+    tmp = E.Var(fresh("_tuple_tmp") if fresh is not None else "_tuple_tmp", call.type, span)  # type: ignore[arg-type]
     stmts: list[S.Stmt] = [S.AssignStmt(tmp, call, span)]  # type: ignore[arg-type]
     stmts += [S.AssignStmt(t, E.TupleGetItemExpr(tmp, i, span), span) for i, t in enumerate(targets)]  # type: ignore[arg-type]
     return stmts

@@ -23,11 +23,13 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
+from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.lineage import Lineage
 from pypto_plugins.pass_outline.callee import build_outlined
+from pypto_plugins.pass_outline.lanes import check_lane_values
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.scope_analysis import ScopeInfo, analyze_scope
 from pypto_plugins.pass_outline.walk import count_uses
@@ -68,6 +70,7 @@ class FunctionOutliner:
         self.prep = _Prepared()
         self.callees: list[F.Function] = []
         self.versions = VersionCounter()
+        self.fresh = FreshNames(func)  # the caller's temporaries (`_tuple_tmp`, `_tuple_tmp_1`, ...)
 
     # -- preparation -------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -111,6 +114,7 @@ class FunctionOutliner:
                 raise UserError("OutlineIncoreScopes: nested InCore scope: a `with pl.at(level=pl.Level.CORE_GROUP)` "
                                 "inside another one cannot be outlined; merge them or move the inner one out",
                                 s.span)
+            check_lane_values(s)
             info = analyze_scope(s, self.global_uses, self.local, self.callee_directions, self.callee_returns)
             self.prep.scopes[id(s)] = info
             for h in info.hoisted:
@@ -179,7 +183,7 @@ class FunctionOutliner:
             out.append(self.sub(h, env))
         args = [self.sub(v, env) for v in info.inputs]
         name = self.names.allocate(self.func.name, scope.name_hint)
-        outlined = build_outlined(info, name, args, self.versions, self.callee_returns)
+        outlined = build_outlined(info, name, args, self.versions, self.callee_returns, self.fresh)
         self.callees.append(outlined.function)
         out.extend(outlined.caller_stmts)
         for orig, new in outlined.renames:

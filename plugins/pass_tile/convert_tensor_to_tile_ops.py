@@ -20,6 +20,7 @@ from pypto_core.ops.registry import create_op_call
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import fold_tails_outside_regions
 from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
+from pypto_plugins.pass_tile.tensor_to_tile.lane_steering import check_lane_steered_boundaries
 from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     AddedOutputs,
     pass_new_outputs,
@@ -49,6 +50,7 @@ class _CacheKwargs(IRMutator):
 
 
 def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
+    check_lane_steered_boundaries(func, PASS)
     policy = cache_policy_of(func)
     lowering = FunctionLowering(func, policy)
     body = lowering.run()

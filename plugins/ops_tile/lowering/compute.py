@@ -45,7 +45,9 @@ def promoting(op: str) -> TileForm:
 
     def lower(ctx: TileLowering, call: Call) -> Expr:
         want = call.type.dtype if isinstance(call.type, TensorType) else None
-        args = [_as_dtype(ctx, ctx.tile(a), want) if isinstance(a.type, TensorType) else a for a in call.args]
+        # An operand computed earlier in the kernel is already a tile; it is cast like a tensor operand.
+        args = [_as_dtype(ctx, ctx.tile(a), want) if isinstance(a.type, (TensorType, TileType)) else a
+                for a in call.args]
         return ctx.call(op, args, dict(call.kwargs))
 
     return TileForm(lower=lower)

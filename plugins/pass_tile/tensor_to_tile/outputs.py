@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -44,7 +45,14 @@ class _ReturnStores(IRMutator):
         param = self.added.params.get(index)
         if param is None:
             declared = self.func.return_types[index]
-            assert isinstance(declared, TensorType), "a lowered tile return had a tensor return type"
+            if not isinstance(declared, TensorType):
+                name = f"'{user_base(value)}'" if isinstance(value, E.Var) else f"return value {index}"
+                raise UserError(f"ConvertTensorToTileOps: InCore function '{self.func.name}' returns the tile "
+                                f"{name} ({declared}) to its caller: a tile lives in one kernel's on-chip "
+                                f"memory and cannot leave it (each pl.at scope and each pl.split_aiv region "
+                                f"outside one becomes its own kernel); compute and use it in the same region, "
+                                f"or store it into a tensor (pl.store) and load it again where it is needed",
+                                value.span)
             name = user_base(value) if isinstance(value, E.Var) else f"ret{index}"
             param = self.added.params[index] = E.Var(self.fresh(f"{name}_out"), declared, self.func.span)
         return param
