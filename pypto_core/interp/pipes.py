@@ -23,6 +23,8 @@ from pypto_core.interp.errors import MachineError
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.opdef import CrossCoreRole
+from pypto_core.ops.registry import opdef_of
 
 C2V, V2C = "C2V", "V2C"
 DIR_MASK_BITS = {C2V: 1, V2C: 2}  # dir_mask of the pipe setup ops (docs/reference/ops.md)
@@ -159,7 +161,9 @@ class _Reserves(IRVisitor):
         self.found: list[E.Call] = []
 
     def visit_call(self, call: E.Call) -> None:
-        if call.op.name == "system.reserve_buffer" and call.kwargs.get("name") == self.name:
+        opdef = opdef_of(call) if not isinstance(call.op, E.GlobalVar) else None
+        reserves = opdef is not None and opdef.cross_core_role is CrossCoreRole.PIPE_SETUP and "size" in call.kwargs
+        if reserves and call.kwargs.get("name") == self.name:  # a buffer reserve (the registry's PIPE_SETUP)
             self.found.append(call)
         for a in call.args:
             self.visit_expr(a)
