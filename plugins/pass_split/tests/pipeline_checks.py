@@ -1,0 +1,45 @@
+"""The default pipeline under check-run and round trip, and a before/after comparison on the machine, shared by
+the regression tests of this plugin."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pypto_core.config import parse_config_text, resolve_config
+from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program, shape_from_backend
+from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.function import Program
+from pypto_core.language.api import parse as parse_text
+from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
+from pypto_core.passes.manager import PassManager
+
+SEEDS = (0, 1)
+
+
+@cache
+def default_pipeline(backend: str) -> PassManager:
+    loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\npasses = ["default"]\n',
+                               "<regression tests>")
+    resolved = resolve_config(loaded)
+    return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",
+                       instruments=[make_roundtrip_instrument()])
+
+
+def compile_and_compare(text: str, backend: str, filename: str = "fuzz_regression.py") -> Program:
+    """The default pipeline (check-run, round trip); then every entry's outputs, before and after."""
+    before = parse_text(text, filename)
+    after = default_pipeline(backend).run(before)
+    shape = shape_from_backend(backend)
+    compared = 0
+    for entry in Machine(before, shape=shape).roots():
+        for seed in SEEDS:
+            inputs = make_inputs(entry, seed=seed)
+            checks = compare_outputs(run_program(before, inputs, entry.name, shape),
+                                     run_program(after, inputs, entry.name, shape))
+            compared += len(checks)
+            bad = [f"{c.label}: {c.comparison.describe()}" for c in checks if not c.comparison.ok]
+            assert not bad, f"{entry.name} (seed {seed}) computes something else: " + "; ".join(bad)
+    assert compared, "no output was compared"
+    left = [f.name for f in after.functions.values() if f.func_type is FunctionType.InCore]
+    assert not left, f"InCore functions left: {left}"
+    return after
