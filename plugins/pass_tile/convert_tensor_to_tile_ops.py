@@ -26,6 +26,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     pass_new_outputs,
     store_returned_tiles,
 )
+from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 
 
 def cache_policy_of(func: F.Function) -> dict[int, int]:
@@ -61,7 +62,9 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     stored, added = store_returned_tiles(lowered)  # type: ignore[arg-type]
     # docs/passes/lower_auto_vector_split.md, outside the regions: a cube op's conversion tail outside every region is done by its store.
     folded = fold_tails_outside_regions(stored.body, lowering.cube_tails, func.name, PASS)
-    return (stored if folded is stored.body else stored.with_fields(body=folded)), added  # type: ignore[return-value]
+    result = stored if folded is stored.body else stored.with_fields(body=folded)
+    reject_vector_work_outside_regions(result, PASS, "it is lowered to the vector op {op}")  # type: ignore[arg-type]
+    return result, added  # type: ignore[return-value]
 
 
 class ConvertTensorToTileOps(Pass):

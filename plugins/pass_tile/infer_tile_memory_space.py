@@ -18,6 +18,7 @@ from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import DiagnosticSeverity
 from pypto_plugins.pass_tile.memory_space.demands import collect_demands
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
+from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.verifiers.acc_to_gm_store import verify_acc_to_gm_store
 
 _MAX_WALKS = 16  # each walk forces at least one more loop init; real kernels need two or three
@@ -32,7 +33,10 @@ def place_function(func: F.Function) -> F.Function:
         body = placement.body(func.body)
         if not placement.changed:
             body = placement.finish(body)
-            return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
+            placed = func if body is func.body else func.with_fields(body=body)
+            reject_vector_work_outside_regions(placed, "InferTileMemorySpace",  # type: ignore[arg-type]
+                                               "its consumers place its {op} in Vec")
+            return placed  # type: ignore[return-value]
     raise InternalError(f"InferTileMemorySpace: the loop carries of '{func.name}' did not settle in "
                         f"{_MAX_WALKS} walks")
 

@@ -76,3 +76,27 @@ def combine_all(affinities: Iterable[CoreAffinity]) -> CoreAffinity:
     for a in affinities:
         out = combine_affinity(out, a)
     return out
+
+
+def landing_side(call: Expr) -> CoreAffinity:
+    """The core a call runs on: its intrinsic affinity, except that a MIXED call which is not a region
+    boundary (a cross-side tile.move) counts on the side its result lands (docs/passes/
+    lower_auto_vector_split.md, outside the regions); the boundary ops (`traits.split_boundary`) stay MIXED."""
+    affinity = intrinsic_affinity(call)
+    if affinity is CoreAffinity.MIXED:
+        opdef = opdef_of(call)
+        if opdef is None or opdef.traits.split_boundary is None:
+            space = getattr(call.type, "memory_space", None)
+            if space is not None:
+                return _space_affinity(space)
+    return affinity
+
+
+def needs_a_region(call: Expr) -> bool:
+    """Vector work that a `pl.split_aiv` region must hold once its function has one: it runs on the
+    vector cores, states no lane of its own, and is not a GM load / store (`traits.gm_transfer`, which
+    may stay outside) nor a region boundary (docs/passes/lower_auto_vector_split.md, outside the regions)."""
+    opdef = opdef_of(call)
+    if opdef is None or opdef.traits.gm_transfer or opdef.traits.split_boundary is not None:
+        return False
+    return landing_side(call) is CoreAffinity.VECTOR and stated_lane(call) is None

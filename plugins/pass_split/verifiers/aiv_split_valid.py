@@ -45,7 +45,7 @@ from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import intrinsic_affinity, stated_lane
+from pypto_core.ops.affinity import landing_side, needs_a_region
 from pypto_core.ops.opdef import CoreAffinity, Effect, OpDef
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
@@ -93,14 +93,8 @@ def is_gm_transfer(call: E.Call) -> bool:
 
 
 def side(call: E.Call) -> CoreAffinity:
-    """The core a call runs on. A cross-side tile.move (MIXED) counts on the side its result lands
-    (docs/passes/lower_auto_vector_split.md, outside the regions); the boundary ops stay MIXED."""
-    affinity = intrinsic_affinity(call)
-    if affinity is CoreAffinity.MIXED and boundary_crossing(call) is None:
-        space = getattr(call.type, "memory_space", None)
-        if space is not None:
-            return CoreAffinity.CUBE if space.is_cube() else CoreAffinity.VECTOR
-    return affinity
+    """The core a call runs on (pypto_core.ops.affinity.landing_side)."""
+    return landing_side(call)
 
 
 # -- the pre-scan: definitions, calls and uses, each with its region ---------------------------------------
@@ -489,7 +483,7 @@ class _Checker:
         if region is not None and call_side is CoreAffinity.CUBE:
             self.check_cube_in_region(call, region)
         if region is None and self.manual:
-            if call_side is CoreAffinity.VECTOR and stated_lane(call) is None:
+            if needs_a_region(call):
                 self.report(f"vector op {op} is outside every pl.split_aiv region: once a function has a "
                             f"region, the regions place its vector work (only tile.load / tile.store stay "
                             f"outside); move it into a region, or wrap it in "

@@ -36,7 +36,7 @@ from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
 from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.affinity import intrinsic_affinity
+from pypto_core.ops.affinity import landing_side
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
@@ -233,13 +233,8 @@ def check_params(params: Sequence[E.Var], func_name: str) -> None:
 
 
 def is_vector_work(call: E.Call) -> bool:
-    """Vector work by the registry's affinity; a cross-side move counts on the side its result lands (the
-    way AivSplitValid counts it)."""
-    affinity = intrinsic_affinity(call)
-    if affinity is CoreAffinity.MIXED:
-        space = getattr(call.type, "memory_space", None)
-        return space is not None and not space.is_cube()
-    return affinity is CoreAffinity.VECTOR
+    """Vector work by the registry's affinity, a cross-side move on the side it lands (as AivSplitValid counts)."""
+    return landing_side(call) is CoreAffinity.VECTOR
 
 
 class _AppendToRegions(IRMutator):

@@ -7,7 +7,11 @@ registry tile form (pypto_core.ops.tile_form), which asks this object for the ti
 * a parameter that the function never writes (direction In) is loaded whole once, at the top of the
   function, so the load sits outside every loop and `pl.split_aiv` region (docs/passes/lower_auto_vector_split.md, outside the regions);
 * any other GM tensor (a written parameter, a store's result, a carried output) is loaded right
-  before the statement that reads it: a store may have changed the buffer since.
+  before the statement that reads it: a store may have changed the buffer since;
+* a read-only parameter that a region boundary takes (the registry's `traits.split_boundary`:
+  `pl.aic_gather(x)`) gets an entry load of its own: the lanes push the tile they read, in Vec, whatever
+  space the parameter's other readers need (a load shared with a matmul would be placed in Mat, which the
+  gather cannot take).
 
 Loop carries and if merges take a tile when any of their inputs is one; a GM input of such a carry is
 loaded. Loads carry no `target_memory`: InferTileMemorySpace picks the space from the consumers.
@@ -60,13 +64,14 @@ class FunctionLowering(BodyRewriter):
         super().__init__(func)
         self.read_only = {id(p) for p, d in zip(func.params, func.param_directions) if d is ParamDirection.In}
         self.cache_of = {id(func.params[i]): policy for i, policy in cache_policy.items()}
-        self.entry_loads: dict[int, E.Var] = {}
+        self.entry_loads: dict[tuple[int, bool], E.Var] = {}  # (parameter id, for a boundary) -> its load
         self.entry_stmts: list[S.Stmt] = []
         # By id, holding the objects so that no id is reused: the vector tails of cube ops' tile forms,
         # and the variables bound to them (-> the tail).
         self.tail_calls: dict[int, E.Call] = {}
         self.cube_tails: dict[int, tuple[E.Var, E.Call]] = {}
         self.writes = InPlaceWrites(self.subst, PASS, func.name)
+        self.own_loads = False  # lowering a region boundary: its parameter operands get entry loads of their own
 
     # -- blocks (the in-place write bookkeeping) -----------------------------------------------
     def enter_block(self) -> None:
@@ -133,12 +138,13 @@ class FunctionLowering(BodyRewriter):
 
     # -- expressions -----------------------------------------------------------------------------
     def _entry_load(self, param: E.Var, t: TensorType) -> E.Var:
-        var = self.entry_loads.get(id(param))
+        key = (id(param), self.own_loads)
+        var = self.entry_loads.get(key)
         if var is None:
             shape, valid = _dims(t)
             value = self.load(param, _zeros(len(shape)), shape, valid)
             var = E.Var(self.fresh(f"{user_base(param)}_tile"), value.type, param.span)
-            self.entry_loads[id(param)] = var
+            self.entry_loads[key] = var
             self.entry_stmts.append(S.AssignStmt(var, value, param.span))
         return var
 
@@ -152,6 +158,7 @@ class FunctionLowering(BodyRewriter):
             raise UserError(f"{PASS}: {call.op.name} has no tile form, so InCore function '{self.func.name}' "
                             f"cannot be lowered to tile ops (operands: {kinds}); compute it outside the "
                             f"pl.at scope, or register a tile form for it (OpDef.tile_form)", call.span)
+        self.own_loads = opdef.traits.split_boundary is not None
         try:
             lowered = form.apply(self, staged)  # type: ignore[arg-type]
         except UserError:
@@ -160,6 +167,8 @@ class FunctionLowering(BodyRewriter):
             kinds = ", ".join(str(a.type) for a in call.args)
             raise UserError(f"{PASS}: cannot lower {call.op.name}({kinds}) in InCore function "
                             f"'{self.func.name}': {exc}", call.span) from None
+        finally:
+            self.own_loads = False
         if is_cube_tail(lowered, self.pending):
             self.tail_calls[id(lowered)] = lowered  # type: ignore[assignment]
         return lowered

@@ -18,43 +18,12 @@ the compiled one are run on the same inputs and their outputs compared.
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto_core.config import parse_config_text, resolve_config
 from pypto_core.ir.enums import FunctionType
-from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
-from pypto_core.passes.manager import PassManager
-from pypto_plugins.pass_tile.tests.helpers import same_results
-
-BACKENDS = ("Ascend910B", "Ascend950")
-
-
-@cache
-def default_pipeline(backend: str) -> PassManager:
-    loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\npasses = ["default"]\n',
-                               "<fuzz regressions>")
-    resolved = resolve_config(loaded)
-    return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",
-                       instruments=[make_roundtrip_instrument()])
-
-
-def compiled(src: str, backend: str) -> ir.Program:
-    """The program through the default pipeline; its outputs equal the source program's."""
-    before = pl.parse(src)
-    after = default_pipeline(backend).run(before)
-    left = [f.name for f in after.functions.values() if f.func_type is FunctionType.InCore]
-    assert not left, f"InCore functions left after the default pipeline: {left}"
-    same_results(before, after)
-    return after
-
-
-def rejected(src: str, backend: str, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        default_pipeline(backend).run(pl.parse(src))
+from pypto_plugins.pass_tile.tests.helpers import BACKENDS, compiled, rejected
 
 
 def kernel_text(program: ir.Program, func_type: FunctionType) -> str:
