@@ -11,23 +11,40 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.calls import call_return_type
 from pypto_core.ir.enums import FunctionType
-from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body
+from pypto_core.ir.utils import deep_clone, make_body
 from pypto_core.ir.visitor import IRMutator, IRVisitor
 from pypto_core.ops.lineage import Lineage
 
 
+class _Returns(IRVisitor):
+    """Every return statement of a body, in branches too (API.md 2.7: `return` inside branches is allowed)."""
+
+    def __init__(self) -> None:
+        self.found: list[S.ReturnStmt] = []
+
+    def visit_return_stmt(self, s: S.ReturnStmt) -> None:
+        self.found.append(s)
+
+
 def returned_params(func: F.Function) -> list[E.Var | None]:
-    """For each value F returns, the parameter whose buffer it is, else None."""
-    stmts = flatten_to_stmts(func.body)
-    ret = next((s for s in reversed(stmts) if isinstance(s, S.ReturnStmt)), None)
-    if ret is None:
-        return []
+    """For each value F returns, the parameter whose buffer it is at every return of F, else None."""
+    finder = _Returns()
+    finder.visit_stmt(func.body)
+    count = len(func.return_types)
+    if not finder.found:
+        return [None] * count
     lineage = Lineage().scan(func.body)
     params = {id(p): p for p in func.params}
-    out: list[E.Var | None] = []
-    for value in ret.value:
+
+    def param_of(ret: S.ReturnStmt, i: int) -> E.Var | None:
+        value = ret.value[i] if i < len(ret.value) else None
         root = lineage.root(value) if isinstance(value, E.Var) else None
-        out.append(params.get(id(root)) if root is not None else None)
+        return params.get(id(root)) if root is not None else None
+
+    out: list[E.Var | None] = []
+    for i in range(count):
+        found = [param_of(ret, i) for ret in finder.found]
+        out.append(found[0] if all(p is found[0] for p in found) else None)
     return out
 
 
