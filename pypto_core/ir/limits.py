@@ -1,4 +1,8 @@
-"""Bounds every static dimension in the IR keeps (docs/limits.md): 0 .. MAX_DIM, so printed types parse back."""
+"""Bounds every static dimension in the IR keeps (docs/limits.md): 1 .. MAX_DIM, so printed types parse back.
+
+A shape dimension of 0 is rejected as in a written type (a tensor or tile of no element has no tile form,
+and its printed annotation would not parse); a valid extent of 0 (an empty lane) is not a shape dimension.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,11 @@ from pypto_core.ir.expr import ConstInt
 from pypto_core.ir.types import TensorType, TileType, TupleType, Type
 
 MAX_DIM = 2**31 - 1
+MIN_DIM = 1
 
 
 def out_of_range_dim(t: Type) -> int | None:
-    """A static dimension of `t` (or of a tuple element) outside 0 .. MAX_DIM, else None."""
+    """A static shape dimension of `t` (or of a tuple element) outside MIN_DIM .. MAX_DIM, else None."""
     if isinstance(t, TupleType):
         for element in t.types:
             bad = out_of_range_dim(element)
@@ -18,6 +23,6 @@ def out_of_range_dim(t: Type) -> int | None:
         return None
     if isinstance(t, (TensorType, TileType)):
         for d in t.shape:
-            if isinstance(d, ConstInt) and not 0 <= d.value <= MAX_DIM:
+            if isinstance(d, ConstInt) and not MIN_DIM <= d.value <= MAX_DIM:
                 return d.value
     return None

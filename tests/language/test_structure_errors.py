@@ -122,6 +122,15 @@ def test_an_op_whose_result_would_have_a_negative_dim():
         "the result would have a dimension of -16", 4)
 
 
+@pytest.mark.parametrize("call", ["pl.load(x, [16, 32], [0, 0])", "pl.load(x, [0, 0], [16, 0])"])
+def test_an_op_whose_result_would_have_a_zero_dim(call):
+    # 30-minute campaign finding (swapped shape / offset arguments): a [0, 0] tile printed an annotation that
+    # does not parse back; op results are bounded like written types, 1..MAX_DIM.
+    located(fn(f"    t = {call}\n    return x\n").replace(
+        "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"),
+        "the result would have a dimension of 0, outside 1..2147483647", 4)
+
+
 def test_a_tensor_as_a_shape_entry():
     located(fn("    y = pl.reshape(x, n)\n    return x\n").replace("n: pl.Scalar[pl.INDEX]", f"n: {T16}"),
             "a shape, offset or index entry must be an integer scalar", 4)
