@@ -35,6 +35,8 @@ class _LaneValues:
         self.per_lane: dict[int, Region] = {}  # id(var) -> the region whose lane it depends on
 
     def region_of(self, exprs: Sequence[object]) -> tuple[E.Var, Region] | None:
+        if not self.per_lane:
+            return None  # nothing is per lane yet (no region so far): no walk of the expressions
         for v in free_vars_in_order([e for e in exprs if e is not None]):
             r = self.per_lane.get(id(v))
             if r is not None:

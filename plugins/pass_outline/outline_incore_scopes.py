@@ -37,23 +37,33 @@ def has_incore_scope(func: F.Function) -> bool:
     return v.found
 
 
-def returned_params(func: F.Function, callee_returns: dict[str, list[int | None]]) -> list[int | None]:
-    """For each return value of `func`: the parameter whose buffer it is (through return lineage)."""
+def returned_params(func: F.Function, callee_returns: dict[str, list[int | None]]) -> tuple[list[int | None], Lineage]:
+    """For each return value of `func`: the parameter whose buffer it is (through return lineage); and
+    that lineage."""
+    lineage = Lineage(callee_returns).scan(func.body)
     stmts = flatten_to_stmts(func.body)
     ret = next((s for s in reversed(stmts) if isinstance(s, S.ReturnStmt)), None)
     if ret is None:
-        return []
-    lineage = Lineage(callee_returns).scan(func.body)
+        return [], lineage
     index = {id(p): i for i, p in enumerate(func.params)}
-    return [index.get(id(lineage.root(v))) if isinstance(v, E.Var) else None for v in ret.value]
+    return [index.get(id(lineage.root(v))) if isinstance(v, E.Var) else None for v in ret.value], lineage
 
 
-def all_returned_params(funcs: list[F.Function]) -> dict[str, list[int | None]]:
-    """returned_params of every function; two rounds let a function see through the calls it makes."""
+def all_returned_params(funcs: list[F.Function]) -> tuple[dict[str, list[int | None]], dict[str, Lineage]]:
+    """returned_params of every function; two rounds let a function see through the calls it makes (a
+    function calling none is scanned once). Also the lineage of each function that calls none: it does
+    not depend on the other functions' returns, so the outliner reuses it."""
     returns: dict[str, list[int | None]] = {}
-    for _ in range(2):
-        returns = {f.name: returned_params(f, returns) for f in funcs}
-    return returns
+    lineages: dict[str, Lineage] = {}
+    for round_ in range(2):
+        found: dict[str, list[int | None]] = {}
+        for f in funcs:
+            if round_ and not lineages[f.name].calls_functions:
+                found[f.name] = returns[f.name]
+            else:
+                found[f.name], lineages[f.name] = returned_params(f, returns)
+        returns = found
+    return returns, {name: lin for name, lin in lineages.items() if not lin.calls_functions}
 
 
 class OutlineIncoreScopes(Pass):
@@ -69,16 +79,18 @@ class OutlineIncoreScopes(Pass):
         funcs = list(program.functions.values())
         names = OutlinedNames(f.name for f in funcs)
         directions: dict[str, list[ParamDirection]] = {f.name: list(f.param_directions) for f in funcs}
-        returns = all_returned_params(funcs)
+        returns, lineages = all_returned_params(funcs)
         out: list[F.Function] = []
         changed = False
         for func in funcs:
             if func.func_type not in _OUTLINED_FROM or not has_incore_scope(func):
                 out.append(func)
                 continue
+            original = func
             if func.func_type is FunctionType.Opaque:
                 func = fold_param_dims(func)
-            outliner = FunctionOutliner(func, names, directions, returns)
+            lineage = lineages.get(func.name) if func is original else None
+            outliner = FunctionOutliner(func, names, directions, returns, lineage)
             new = outliner.run()
             if outliner.callees and new.func_type is FunctionType.Opaque:
                 new = F.Function(new.name, list(zip(new.params, new.param_directions)), new.return_types, new.body,

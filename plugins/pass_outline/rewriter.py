@@ -61,8 +61,9 @@ class _Prepared:
 
 class FunctionOutliner:
     def __init__(self, func: F.Function, names: OutlinedNames, callee_directions: Mapping[str, Sequence[ParamDirection]],
-                 callee_returns: Mapping[str, list[int | None]]) -> None:
+                 callee_returns: Mapping[str, list[int | None]], lineage: Lineage | None = None) -> None:
         self.func = func
+        self.known_lineage = lineage  # the function's lineage when the caller already scanned it
         self.names = names
         self.callee_directions = callee_directions
         self.callee_returns = callee_returns
@@ -90,7 +91,7 @@ class FunctionOutliner:
         self.used_names: set[str] = set(names)
         self.local = local
         self.global_uses = count_uses(self.func.body)
-        self.lineage = Lineage(self.callee_returns).scan(self.func.body)
+        self.lineage = self.known_lineage or Lineage(self.callee_returns).scan(self.func.body)
         for p in self.func.params:
             self.prep.def_index[id(p)] = -1
         self._prepare(self.func.body, in_scope=False)

@@ -27,8 +27,8 @@ def written_arg_index(call: E.Call, callee_returns: Mapping[str, list[int | None
             return None
         return params[result_index]
     opdef = opdef_of(call)
-    if opdef is None:
-        return None
+    if opdef is None or not (callable(opdef.effects) or opdef.effects):
+        return None  # most ops write nothing: no per-argument scan
     hits = [i for i, eff in opdef.arg_effects(call.kwargs).items()
             if eff in (Effect.WRITE, Effect.READ_WRITE) and i < len(call.args)
             and structural_equal(call.args[i].type, call.type)]
@@ -43,6 +43,7 @@ class Lineage:
         self.callee_returns = callee_returns or {}
         # Tuple-valued function results: result index -> the buffer that result is.
         self.tuple_items: dict[int, dict[int, E.Var | None]] = {}
+        self.calls_functions = False  # the scan met a call of a program function (callee_returns matter)
 
     def root(self, v: E.Expr | None) -> E.Var | None:
         if not isinstance(v, E.Var):
@@ -80,6 +81,7 @@ class Lineage:
             else:
                 self._link(s.var, self.source_of(value))
             if isinstance(value, E.Call) and isinstance(value.op, E.GlobalVar):
+                self.calls_functions = True
                 items = {}
                 for i in range(len(self.callee_returns.get(value.op.name, []))):
                     idx = written_arg_index(value, self.callee_returns, i)
