@@ -125,7 +125,10 @@ def _yield(code: FunctionCode, stmt: S.YieldStmt, target: YieldTarget) -> Runner
 
 def _if(code: FunctionCode, stmt: S.IfStmt, target: YieldTarget) -> Runner:
     cond = compile_expr(code, stmt.condition)
-    inner = tuple(code.slots(v) for v in stmt.return_vars) if stmt.return_vars else target
+    # An if without return vars passes its branches' yields on to the loop around it (the phi-yield form);
+    # in a function body there is none, and its (empty) yields end the branch, not the function (only a
+    # yield directly in the function body is its return).
+    inner = tuple(code.slots(v) for v in stmt.return_vars) if stmt.return_vars else (target if target is not None else ())
     then = compile_stmt(code, stmt.then_body, inner)
     other = compile_stmt(code, stmt.else_body, inner) if stmt.else_body is not None else None
 

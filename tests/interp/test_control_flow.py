@@ -181,3 +181,30 @@ class Dyn:
     a = np.linspace(-1, 1, 48 * 32, dtype=np.float32).reshape(48, 32)
     out = run_program(program, {"a": a, "out": np.zeros_like(a)})
     np.testing.assert_allclose(out["out"], np.exp(a), rtol=1e-6)
+
+
+@pytest.mark.parametrize("taken", [0, 1])
+def test_an_if_without_return_vars_in_a_function_body_ends_its_branch_not_the_function(taken):
+    # Campaign finding (issue 15): ExpandMixedKernel leaves `if c: ...; pl.yield_() else: pl.yield_()` in an
+    # AIV body; the machine took the branch's empty yield for the function's return, so the statements after
+    # the if (a second store) never ran.
+    text = """
+import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.InCore)
+def main(x: pl.Tensor[[8, 8], pl.FP32], n: pl.Scalar[pl.INDEX], a: pl.Out[pl.Tensor[[8, 8], pl.FP32]],
+         b: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> tuple[pl.Tensor[[8, 8], pl.FP32], pl.Tensor[[8, 8], pl.FP32]]:
+    t = pl.load(x, [0, 0], [8, 8])
+    if n > 0:
+        s = pl.store(t, [0, 0], a)
+        pl.yield_()
+    else:
+        pl.yield_()
+    s2 = pl.store(pl.neg(t), [0, 0], b)
+    return a, b
+"""
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = Machine(pl.parse(text)).run(inputs={"x": x, "n": taken, "a": np.zeros_like(x), "b": np.zeros_like(x)})
+    first, second = out
+    np.testing.assert_array_equal(first, x if taken else np.zeros_like(x))
+    np.testing.assert_array_equal(second, -x)

@@ -386,3 +386,29 @@ def test_cube_work_in_a_hand_written_aiv_function_is_the_programs_error():
                                          r"the cube \(AIC\) core") as info:
         manager.run(parse(HAND_WRITTEN_AIV_WITH_CUBE_WORK, "aiv.py"))
     assert "aiv.py:8:" in str(info.value)
+
+
+# -- 30-minute campaign (seed 20), finding 4: a runtime lane guard before a second store -----------------------
+# With a dynamic M under pl.split(UP_DOWN), each lane's store is guarded by `if <lane extent> > 0:`; after
+# ExpandMixedKernel those ifs yield nothing, and the reference machine took the first guard's empty yield for
+# the AIV function's return, so the second store (of a returned tile) never ran (tests/interp/
+# test_control_flow.py has the machine rule).
+TWO_GUARDED_STORES_OF_ONE_TILE = '''import pypto.language as pl
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, w: pl.Tensor[[64, 64], pl.FP32], v: pl.Tensor[[64, 32], pl.FP32], x: pl.Tensor[[M, 32], pl.BF16],
+             out: pl.Out[pl.Tensor[[M, 32], pl.FP16]]) -> tuple[pl.Tensor[[M, 32], pl.FP16], pl.Tensor[[M, 32], pl.FP16]]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            unused = pl.matmul(w, v)
+            h = pl.cast(x, pl.FP16)
+            out = pl.assemble(out, h, [0, 0])
+        return out, h
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_lane_guarded_stores_of_one_tile_both_run(backend: str) -> None:
+    compile_and_compare(TWO_GUARDED_STORES_OF_ONE_TILE, backend)
