@@ -115,8 +115,8 @@ class FunctionOutliner:
                 raise UserError("OutlineIncoreScopes: nested InCore scope: a `with pl.at(level=pl.Level.CORE_GROUP)` "
                                 "inside another one cannot be outlined; merge them or move the inner one out",
                                 s.span)
-            check_lane_values(s)
             info = analyze_scope(s, self.global_uses, self.local, self.callee_directions, self.callee_returns)
+            check_lane_values(s, info.live_outs)
             self.prep.scopes[id(s)] = info
             for h in info.hoisted:
                 self._define(h.var)

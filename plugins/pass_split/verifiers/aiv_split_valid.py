@@ -18,8 +18,9 @@ Every op fact comes from the registry: core affinity, effects, reduction axes, a
 materialises outside regions). Where a boundary's operand must be is its `input_memory` when declared,
 else the producing side's space (`boundary_operand_spaces`).
 
-Each use sees the definition that reaches it in program order, so a name the DSL assigns twice before
-ConvertToSSA is two values; values carried around loops are followed through iter_args (SSA form).
+The definitions, uses and lane dependence come from the shared scan (pypto_core/ops/lane_dependence.py,
+also asked by OutlineIncoreScopes and ConvertTensorToTileOps): each use sees the definition that reaches it
+in program order, so a name the DSL assigns twice before ConvertToSSA is two values.
 
 The checks run on every kernel body: an InCore / AIC / AIV function, and, before OutlineIncoreScopes,
 each `pl.at(level=pl.Level.CORE_GROUP)` scope of an Opaque or Orchestration function (the kernel it
@@ -33,20 +34,20 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode
 from pypto_core.ir.function import Function, Program
-from pypto_core.ir.node import FieldRole
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import TensorType, TileType
+from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import landing_side, needs_a_region
-from pypto_core.ops.opdef import CoreAffinity, Effect, OpDef
+from pypto_core.ops.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
+from pypto_core.ops.opdef import CoreAffinity, OpDef
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
@@ -57,8 +58,6 @@ RULE = "AivSplitValid"
 _CHECKED_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 # Functions whose InCore scopes OutlineIncoreScopes outlines into kernels (docs/passes/outline_incore_scopes.md).
 _OUTLINED_TYPES = (FunctionType.Opaque, FunctionType.Orchestration)
-
-Region = S.SplitAivScopeStmt
 
 
 # -- registry questions --------------------------------------------------------------------------------
@@ -97,201 +96,7 @@ def side(call: E.Call) -> CoreAffinity:
     return landing_side(call)
 
 
-# -- the pre-scan: definitions, calls and uses, each with its region ---------------------------------------
-
-@dataclass(eq=False)
-class Carry:
-    """A loop-carried value: the definitions of its initial value and of what the body yields back."""
-
-    region: Region | None  # the region the loop is in
-    init: Definition | None  # None: not a variable
-    yielded: Definition | None = None  # filled once the loop body is scanned
-
-
-@dataclass(eq=False)
-class Definition:
-    """One definition of a variable, where it is made and of what."""
-
-    var: E.Var
-    region: Region | None
-    value: E.Expr | None = None  # the assigned expression (AssignStmt)
-    alias: Definition | None = None  # `x = y`: the definition of y it copies
-    carry: Carry | None = None  # an iter_arg or a loop result
-    deps: tuple[Definition, ...] = ()  # the definitions its value (a loop variable: its bounds) reads
-    lane_source: bool = False  # the region's lane index itself (a `lane_index` op) or a pl.aiv_shard result
-
-
-@dataclass
-class Use:
-    definition: Definition  # the one that reaches the use
-    region: Region | None
-    span: Span
-
-
-@dataclass
-class CallSite:
-    call: E.Call
-    region: Region | None
-    operands: dict[int, Definition]  # the definitions reaching its variable operands, by position
-    bound: E.Var | None = None  # the variable an AssignStmt binds the call to
-
-
-@dataclass
-class FunctionFacts:
-    calls: list[CallSite] = field(default_factory=list)  # op calls, nested ones too, in program order
-    uses: list[Use] = field(default_factory=list)
-    regions: list[Region] = field(default_factory=list)
-    # Loops and ifs in a region, with the definitions their headers (bounds, step, condition) read.
-    steering: list[tuple[S.Stmt, Region, tuple[Definition, ...]]] = field(default_factory=list)
-
-
-class _ExprUses(IRVisitor):
-    def __init__(self) -> None:
-        self.calls: list[E.Call] = []
-        self.vars: list[E.Var] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        if opdef_of(call) is not None:
-            self.calls.append(call)
-        super().visit_call(call)
-
-    def visit_var_like(self, var: E.Var) -> None:
-        self.vars.append(var)
-        super().visit_var_like(var)
-
-    def visit_iter_arg(self, var: E.IterArg) -> None:
-        self.visit_var_like(var)  # a use in the body: the initial value belongs to the loop header
-
-
-def _value_sources(value: E.Expr) -> list[E.Expr]:
-    """What a value is computed from. A call that writes a GM tensor in place and returns it (a store, an
-    assemble) gives back the destination, shared memory: its value is the destination's, whatever the
-    lanes wrote into it (the registry's argument effects)."""
-    opdef = opdef_of(value) if isinstance(value, E.Call) else None
-    if opdef is None or not isinstance(value.type, TensorType):  # type: ignore[union-attr]
-        return [value]
-    effects = opdef.arg_effects(value.kwargs)  # type: ignore[union-attr]
-    written = [a for i, a in enumerate(value.args)  # type: ignore[union-attr]
-               if effects.get(i) in (Effect.WRITE, Effect.READ_WRITE)]
-    return written or [value]
-
-
-def _trailing_yield(body: S.Stmt) -> tuple[E.Expr, ...]:
-    while isinstance(body, S.SeqStmts) and body.stmts:
-        body = body.stmts[-1]
-    return tuple(body.value) if isinstance(body, S.YieldStmt) else ()
-
-
-class _Scan:
-    """One walk of a function body in program order, keeping the region each statement is in and the
-    definition of each variable that reaches each use (a name the DSL assigns twice is two values)."""
-
-    def __init__(self, params: tuple[E.Var, ...], body: S.Stmt) -> None:
-        self.facts = FunctionFacts()
-        self.current: dict[E.Var, Definition] = {p: Definition(p, None) for p in params}
-        self.carries: dict[E.Var, Carry] = {}
-        self.stmt(body, None)
-
-    def stmt(self, stmt: S.Stmt, region: Region | None) -> None:
-        if isinstance(stmt, Region):
-            self.facts.regions.append(stmt)
-            region = stmt
-        loop = isinstance(stmt, (S.ForStmt, S.WhileStmt))
-        carries = self.loop_carries(stmt, region) if loop else []  # type: ignore[arg-type]
-        if region is not None and isinstance(stmt, (S.ForStmt, S.WhileStmt, S.IfStmt)):
-            header = ([stmt.start, stmt.stop, stmt.step] if isinstance(stmt, S.ForStmt)
-                      else [stmt.condition])
-            self.facts.steering.append((stmt, region, self.reads(header)))
-        # Generic over the field declarations: a new statement kind needs nothing here. An assignment's
-        # value is read before its variable is bound (`x = f(x)` reads the earlier x).
-        specs = type(stmt).COMPARED_FIELDS
-        if isinstance(stmt, S.AssignStmt):
-            specs = sorted(specs, key=lambda spec: spec.role is FieldRole.DEF)
-        for spec in specs:
-            value = getattr(stmt, spec.name)
-            for item in value if isinstance(value, tuple) else (value,):
-                if isinstance(item, S.Stmt):
-                    self.stmt(item, region)
-                elif isinstance(item, E.Var) and spec.role is FieldRole.DEF:
-                    self.define(item, stmt, region)
-                elif isinstance(item, E.Expr):
-                    self.use(item, stmt, region)
-            if loop and spec.name == "body":
-                yielded = _trailing_yield(stmt.body)  # type: ignore[attr-defined]
-                for k, carry in enumerate(carries):
-                    if k < len(yielded) and isinstance(yielded[k], E.Var):
-                        carry.yielded = self.current.get(yielded[k])
-
-    def loop_carries(self, loop: S.ForStmt | S.WhileStmt, region: Region | None) -> list[Carry]:
-        carries = []
-        for k, ia in enumerate(loop.iter_args):
-            init = self.current.get(ia.initValue) if isinstance(ia.initValue, E.Var) else None
-            carry = Carry(region, init)
-            carries.append(carry)
-            self.carries[ia] = carry
-            if k < len(loop.return_vars):
-                self.carries[loop.return_vars[k]] = carry
-        return carries
-
-    def reads(self, exprs: list[E.Expr]) -> tuple[Definition, ...]:
-        walker = _ExprUses()
-        for e in exprs:
-            if e is not None:
-                walker.visit_expr(e)
-        return tuple(self.current[v] for v in walker.vars if v in self.current)
-
-    def define(self, var: E.Var, stmt: S.Stmt, region: Region | None) -> None:
-        if isinstance(var, E.IterArg):
-            self.use(var.initValue, stmt, region)
-        elif var.type.has_vars:
-            self.use_type_of(var, stmt, region)
-        value = stmt.value if isinstance(stmt, S.AssignStmt) else None
-        alias = self.current.get(value) if isinstance(value, E.Var) else None
-        if isinstance(stmt, S.AssignStmt):
-            deps = self.reads(_value_sources(stmt.value))
-        elif isinstance(stmt, S.ForStmt) and var is stmt.loop_var:
-            deps = self.reads([stmt.start, stmt.stop, stmt.step])  # the lanes' iterations differ with them
-        else:
-            deps = ()
-        opdef = opdef_of(value) if isinstance(value, E.Call) else None
-        source = region is not None and opdef is not None and (
-            opdef.traits.lane_index or opdef.traits.split_boundary == "c2v")
-        self.current[var] = Definition(var, region, value, alias, self.carries.get(var), deps, source)
-        if isinstance(value, E.Call):
-            for site in reversed(self.facts.calls):
-                if site.call is value:
-                    site.bound = var
-                    break
-
-    def use_type_of(self, var: E.Var, stmt: S.Stmt, region: Region | None) -> None:
-        walker = _ExprUses()
-        walker.visit_type(var.type)
-        self.record_uses(walker.vars, stmt, region)
-
-    def use(self, expr: E.Expr, stmt: S.Stmt, region: Region | None) -> None:
-        walker = _ExprUses()
-        walker.visit_expr(expr)
-        for call in walker.calls:
-            operands = {i: self.current[a] for i, a in enumerate(call.args)
-                        if isinstance(a, E.Var) and a in self.current}
-            self.facts.calls.append(CallSite(call, region, operands))
-        self.record_uses(walker.vars, stmt, region)
-
-    def record_uses(self, variables: list[E.Var], stmt: S.Stmt, region: Region | None) -> None:
-        for v in variables:
-            d = self.current.get(v)
-            if d is not None:
-                self.facts.uses.append(Use(d, region, stmt.span))
-
-
-# -- value origins ------------------------------------------------------------------------------------------
-
-def base(d: Definition) -> Definition:
-    """The definition an alias chain (`x = y`) ends at."""
-    while d.alias is not None and d.alias is not d:
-        d = d.alias
-    return d
-
+# -- the pre-scan: definitions, calls and uses, each with its region (pypto_core/ops/lane_dependence.py) --------
 
 def producer(d: Definition, seen: set[int] | None = None) -> E.Call | None:
     """The op call computing a value, through aliases and loop carries (their initial value)."""
@@ -313,24 +118,6 @@ def shard_of(d: Definition) -> Definition | None:
     if isinstance(d.value, E.Call) and boundary_crossing(d.value) is Crossing.C2V:
         return d
     return None
-
-
-def lane_regions(d: Definition, seen: set[int] | None = None) -> list[Region]:
-    """The regions whose lane a value depends on: it is (computed from) a region's lane index or a shard,
-    directly, through the scalars and tiles computed from it, a loop bound, or a loop carry."""
-    seen = seen if seen is not None else set()
-    if id(d) in seen:
-        return []
-    seen.add(id(d))
-    out: list[Region] = [d.region] if d.lane_source and d.region is not None else []
-    sources = list(d.deps)
-    if d.carry is not None:
-        sources += [x for x in (d.carry.init, d.carry.yielded) if x is not None]
-    for x in sources:
-        for r in lane_regions(x, seen):
-            if not any(r is o for o in out):
-                out.append(r)
-    return out
 
 
 def carried_shards(carry: Carry, seen: set[int] | None = None) -> Iterator[tuple[Definition, str]]:
@@ -420,7 +207,7 @@ class _Checker:
         # After LowerAutoVectorSplit (AivSplitLoweredValid): a split_aiv function with no region is the
         # flat lowered form, whose boundary ops stand in the body itself (docs/passes/lower_auto_vector_split.md, outside the regions).
         self.flat_lowered = rule != RULE and bool(kernel.attrs.get("split_aiv"))
-        self.facts = _Scan(kernel.params, kernel.body).facts
+        self.facts = scan(kernel.params, kernel.body)
         self.where = kernel.where
         self.manual = bool(self.facts.regions)
 
@@ -441,7 +228,8 @@ class _Checker:
         distributes the work itself, which is the task-parallel form (docs/passes/lower_auto_vector_split.md: a lane reference is trusted
         only on the read offset of an address-carrying op; NONE is where the author dispatches the lanes by
         aiv_id, e.g. a loop strided by aiv_id)."""
-        for stmt, region, reads in self.facts.steering:
+        for steering in self.facts.steering:
+            stmt, region, reads = steering.stmt, steering.region, steering.reads
             if not _is_data_parallel(region):
                 continue
             lane = next((d for d in reads if any(r is region for r in lane_regions(d))), None)
