@@ -3,8 +3,9 @@
 Calls dispatch on what the callee is and where the caller runs:
 
 * an AIC or AIV function called from outside a core group starts one: consecutive AIC / AIV calls
-  of a body (a Group function's body, or an orchestration calling an AIC + AIV pair) run together
-  as cooperating coroutines connected by FIFOs (fifo.py, scheduler.py);
+  of a body (a Group function's body, or an orchestration calling an AIC + AIV pair) that talk to the
+  other core run together as cooperating coroutines connected by FIFOs (fifo.py, scheduler.py); a
+  kernel with no cross-core op runs alone (stmts.py, core-group batches);
 * an AIV function marked `split_aiv` / `dual_aiv_dispatch` runs on the backend's AIV lanes, with
   `tile.get_subblock_idx()` = 0, 1; an InCore function so marked (LowerAutoVectorSplit output,
   before ExpandMixedKernel) forks its lanes the same way, and so does a `pl.split_aiv` region met

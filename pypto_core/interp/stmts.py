@@ -21,6 +21,8 @@ from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import ScalarType, TileType
 from pypto_core.ir.utils import free_vars_in_order
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.registry import opdef_of
 
 if TYPE_CHECKING:
     from pypto_core.interp.code import FunctionCode
@@ -237,22 +239,50 @@ def _core_call(code: FunctionCode, stmt: S.Stmt) -> E.Call | None:
     return expr
 
 
+class _CrossCore(IRVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_call(self, call: E.Call) -> None:
+        opdef = opdef_of(call) if type(call.op) is E.Op else None
+        if opdef is not None and opdef.cross_core_role is not None:
+            self.found = True
+            return
+        super().visit_call(call)
+
+
+def _talks_to_the_other_core(func: Any) -> bool:
+    """The function pushes, pops or sets up a pipe (the registry's cross_core_role): one half of a pair."""
+    finder = _CrossCore()
+    finder.visit_stmt(func.body)
+    return finder.found
+
+
 def _core_group_batches(code: FunctionCode, stmts: Sequence[S.Stmt]) -> list[Any]:
     """Consecutive AIC / AIV calls form one batch: they run together as one core group.
 
     A core group runs one AIC and one AIV function, so a second call of a kind already in the batch, or a
-    call reading a result of the batch (two kernels one after the other), starts the next batch.
+    call reading a result of the batch (two kernels one after the other), starts the next batch. A kernel
+    that talks to no other core (no cross-core op: an AIC-only or AIV-only kernel after ExpandMixedKernel)
+    is not half of a pair: it runs alone, after the calls before it, as the orchestration orders them
+    (its GM accesses are not concurrent with its neighbours').
     """
     out: list[Any] = []
     kinds: set[FunctionType] = set()
     results: set[int] = set()
+    alone = True
     for stmt in stmts:
         call = _core_call(code, stmt)
         if call is None:
             out.append(stmt)
+            alone = True
             continue
-        kind = code.machine.program.get_function(call.op.name).func_type  # type: ignore[union-attr]
-        joins = out and isinstance(out[-1], list) and kind not in kinds and not _reads(call, results)
+        callee = code.machine.program.get_function(call.op.name)
+        kind = callee.func_type  # type: ignore[union-attr]
+        paired = _talks_to_the_other_core(callee)
+        joins = out and isinstance(out[-1], list) and not alone and paired and kind not in kinds \
+            and not _reads(call, results)
+        alone = not paired
         if not joins:
             out.append([])
             kinds, results = set(), set()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pypto.language as pl
-from pypto_core.interp import DeadlockError, MachineError, make_inputs, run_program
+from pypto_core.interp import DeadlockError, Machine, MachineError, make_inputs, run_program
 
 STREAM = """
 import pypto.language as pl
@@ -98,3 +98,38 @@ class Alone:
     program = pl.parse(text)
     with pytest.raises(MachineError, match="tile.tpush_to_aic runs outside a core group"):
         run_program(program, make_inputs(program.get_function("k")))
+
+
+_INDEPENDENT_KERNELS = """import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k1(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16])
+        out = pl.store(pl.tile.exp(t), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def k2(self, b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        bm = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(bm, target_memory=pl.Mem.Left), pl.move(bm, target_memory=pl.Mem.Right))
+        s = pl.store(acc, [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]], z: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y2 = self.k1(x, y)
+        self.k2(y, z)
+        return z
+"""
+
+
+def test_consecutive_kernels_that_talk_to_no_other_core_run_one_after_the_other():
+    # 30-minute campaign (seed 20) finding 5: after ExpandMixedKernel an AIV-only kernel writing a buffer and
+    # an AIC-only kernel reading it, called one after the other, were batched into one core group (as if they
+    # were the two halves of one kernel), so the machine reported a GM race between them. A kernel with no
+    # cross-core op runs alone, in the orchestration's order.
+    program = pl.parse(_INDEPENDENT_KERNELS)
+    x = np.random.default_rng(0).standard_normal((16, 16)).astype(np.float32)
+    out = Machine(program).run(inputs={"x": x, "y": np.zeros_like(x), "z": np.zeros_like(x)})
+    np.testing.assert_allclose(out, np.exp(x) @ np.exp(x), rtol=1e-4)

@@ -412,3 +412,36 @@ class P:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_two_lane_guarded_stores_of_one_tile_both_run(backend: str) -> None:
     compile_and_compare(TWO_GUARDED_STORES_OF_ONE_TILE, backend)
+
+
+# -- 30-minute campaign (seed 20), finding 5: an AIV-only kernel, then an AIC-only kernel reading its output --
+# `kern1(out22, x21)` writes x21 (argument order swapped by the mutator), `kern2` then loads x21 on the cube.
+# After ExpandMixedKernel the two single-core kernels were batched into one core group on the machine and
+# reported as a GM race; they are two kernels, one after the other (tests/interp/test_core_group_fifo.py).
+AIV_KERNEL_THEN_AIC_KERNEL = HEADER + '''    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [32, 64])
+        out = pl.store(pl.tile.exp(pl.tile.neg(t)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, b: pl.Tensor[[32, 64], pl.FP32], w: pl.Tensor[[64, 32], pl.FP32],
+              out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        bm = pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+        wm = pl.load(w, [0, 0], [64, 32], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(bm, target_memory=pl.Mem.Left), pl.move(wm, target_memory=pl.Mem.Right))
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+             w: pl.Tensor[[64, 32], pl.FP32], z: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        y2 = self.kern1(x, y)
+        z = self.kern2(y, w, z)
+        return z
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_aiv_kernel_then_an_aic_kernel_reading_its_output(backend: str) -> None:
+    compile_and_compare(AIV_KERNEL_THEN_AIC_KERNEL, backend)
