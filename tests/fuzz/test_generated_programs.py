@@ -257,6 +257,123 @@ class Gen12:
 '''
 
 
+# Campaign seed 20 (30 minutes, 5,000 programs / 11,000 inputs): its five findings, fixed (regression tests in
+# plugins/pass_split/tests/test_returns_in_branches.py, test_fuzz_regressions.py, tests/language/
+# test_structure_errors.py, plugins/pass_outline/tests/test_lane_values_leaving_a_scope.py, tests/interp).
+_CAMPAIGN20_1 = '''import pypto.language as pl
+@pl.program
+class Gen29:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[32, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        am = pl.load(a, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
+        al = pl.move(am, target_memory=pl.Mem.Left)
+        br = pl.move(bm, target_memory=pl.Mem.Right)
+        acc0 = pl.matmul(al, br)
+        for k, (acc,) in pl.range(1, 2, init_values=(acc0,)):
+            ak = pl.load(a, [0, k * 16], [32, 16], target_memory=pl.Mem.Mat)
+            bk = pl.load(b, [k * 16, 0], [16, 64], target_memory=pl.Mem.Mat)
+            nxt = pl.matmul_acc(acc, pl.move(ak, target_memory=pl.Mem.Left), pl.move(bk, target_memory=pl.Mem.Right))
+            total = pl.yield_(nxt)
+        vec = pl.move(total, target_memory=pl.Mem.Vec)
+        if 1 < 2:
+            return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper3(self, p4: pl.Tensor[[64, 64], pl.BF16]) -> pl.Tensor[[64, 64], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y5 = p4
+        return y5
+
+    @pl.function
+    def main(self, x6: pl.Tensor[[32, 32], pl.FP16], out10: pl.Out[pl.Tensor[[32, 16], pl.FP16]], out17: pl.Out[pl.Tensor[[64, 16], pl.FP32]], out24: pl.Out[pl.Tensor[[64, 64], pl.BF16]], out27: pl.Out[pl.Tensor[[32, 1], pl.FP32]], x28: pl.Tensor[[32, 64], pl.FP16], out29: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> tuple[pl.Tensor[[32, 16], pl.FP16], pl.Tensor[[64, 16], pl.FP32], pl.Tensor[[64, 64], pl.BF16], pl.Tensor[[32, 1], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+        out29 = self.kern1(x6, x28, out29)
+        return (out10, out17, out24, out27, out29)
+'''
+
+_CAMPAIGN20_2 = '''import pypto.language as pl
+@pl.program
+class Gen28:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, a: pl.Tensor[[16, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        t = pl.load(a, [16, 32], [0, 0])
+        return out
+
+    @pl.function
+    def helper3(self, p4: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint='k5'):
+            y6 = p4
+        return y6
+
+    @pl.function
+    def main(self, out14: pl.Out[pl.Tensor[[16, 16], pl.BF16]], out17: pl.Out[pl.Tensor[[64, 64], pl.BF16]], x19: pl.Tensor[[32, 64], pl.FP32], out25: pl.Out[pl.Tensor[[32, 32], pl.BF16]], out26: pl.Out[pl.Tensor[[32, 32], pl.BF16]], out28: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.BF16], pl.Tensor[[64, 64], pl.BF16], pl.Tensor[[32, 32], pl.BF16], pl.Tensor[[32, 32], pl.BF16], pl.Tensor[[16, 1], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+        h20 = self.helper3(x19)
+        return (out14, out17, out25, out26, out28, h20)
+'''
+
+_CAMPAIGN20_3 = '''import pypto.language as pl
+@pl.program
+class Gen4:
+    @pl.function
+    def main(self, x2: pl.Tensor[[32, 64], pl.FP32], out3: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        for aiv1 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            s4 = pl.slice(x2, [16, 64], [aiv1 * 16, 0])
+        for aiv1 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            out3 = pl.assemble(out3, pl.maximum(s4, -1.5), [aiv1 * 16, 0])
+        return out3
+'''
+
+_CAMPAIGN20_4 = '''import pypto.language as pl
+M = pl.dynamic("M")
+
+
+@pl.program
+class Gen47:
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper7(self, p8: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)], name_hint="k9"):
+            y10 = pl.div(p8, pl.add(pl.abs(p8), 1.0))
+        return y10
+
+    @pl.function
+    def main(self, x14: pl.Tensor[[M, 64], pl.FP32], out21: pl.Out[pl.Tensor[[M, 64], pl.FP32]], x22: pl.Tensor[[64, 64], pl.FP32], x23: pl.Tensor[[64, 32], pl.FP32], x27: pl.Tensor[[M, 32], pl.BF16], out29: pl.Out[pl.Tensor[[M, 32], pl.FP16]], out38: pl.Out[pl.Tensor[[32, 16], pl.BF16]], out41: pl.Out[pl.Tensor[[32, 32], pl.FP32]], out43: pl.Out[pl.Tensor[[64, 32], pl.FP32]], out45: pl.Out[pl.Tensor[[16, 64], pl.FP32]], out47: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> tuple[pl.Tensor[[M, 64], pl.FP32], pl.Tensor[[M, 32], pl.FP16], pl.Tensor[[32, 16], pl.BF16], pl.Tensor[[32, 32], pl.FP32], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[64, 16], pl.FP32], pl.Tensor[[M, 32], pl.FP16]]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            v24 = pl.matmul(x22, x23)
+            v28 = pl.cast(x27, pl.FP16)
+            out29 = pl.assemble(out29, v28, [0, 0])
+        return out21, out29, out38, out41, out43, out45, out47, v28
+'''
+
+_CAMPAIGN20_5 = '''import pypto.language as pl
+@pl.program
+class Gen22:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [32, 64])
+        res = pl.tile.exp(pl.tile.neg(pl.tile.abs(pl.tile.add(t, t))))
+        out = pl.store(res, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, a: pl.Tensor[[64, 32], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        bm = pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+        return out
+
+    @pl.function
+    def main(self, x3: pl.Tensor[[64, 64], pl.BF16], x5: pl.Tensor[[64, 32], pl.FP32], x10: pl.Tensor[[64, 64], pl.BF16], x11: pl.Tensor[[64, 64], pl.BF16], out14: pl.Out[pl.Tensor[[64, 64], pl.BF16]], out15: pl.Out[pl.Tensor[[64, 32], pl.FP32]], out17: pl.Out[pl.Tensor[[16, 128], pl.FP32]], out20: pl.Out[pl.Tensor[[64, 64], pl.FP32]], x21: pl.Tensor[[32, 64], pl.FP32], out22: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> tuple[pl.Tensor[[64, 64], pl.BF16], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[16, 128], pl.FP32], pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+        for i4, (a6, b7) in pl.range(3, init_values=(x3, x5)):
+            v12 = pl.sub(x10, x11)
+            v13 = pl.abs(b7)
+            r8, r9 = pl.yield_(v12, v13)
+        out22 = self.kern1(out22, x21)
+        out20 = self.kern2(r9, x21, out20)
+        return (out14, out15, out17, out20, out22)
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
@@ -282,6 +399,11 @@ FIXED: list[Known] = [
     Known("vector-work-before-a-region", "verifier", "vector op tile.reshape is outside every",
           _VECTOR_WORK_BEFORE_A_REGION),
     Known("gather-of-a-full-width-tensor", "verifier", "tile.aic_gather operand is in Mat", _GATHER_OF_A_FULL_TENSOR),
+    Known("return-only-in-a-branch-of-a-mixed-kernel", "mismatch", "shape differs", _CAMPAIGN20_1),
+    Known("zero-dim-load-result-does-not-reparse", "input-roundtrip", "a shape dimension of N is outside", _CAMPAIGN20_2, "Ascend950"),
+    Known("per-lane-slice-leaves-its-kernel", "miscompile-no-run", "GM race on tensor", _CAMPAIGN20_3, "Ascend950"),
+    Known("second-lane-guarded-store-never-ran", "mismatch", "element(s) differ", _CAMPAIGN20_4),
+    Known("single-core-kernels-batched-into-one-group", "miscompile-no-run", "GM race on tensor", _CAMPAIGN20_5, "Ascend950"),
 ]
 
 
