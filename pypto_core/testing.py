@@ -12,6 +12,8 @@ A test that feeds deliberately invalid IR opts out with `@pytest.mark.unverified
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
+from typing import Any
 
 import pytest
 
@@ -41,3 +43,19 @@ def same_results(before: object, after: object, seed: int = 0) -> None:
         assert checks, f"{entry.name} produces no output to compare"
         bad = [f"{c.label}: {c.comparison.describe()}" for c in checks if not c.comparison.ok]
         assert not bad, f"{entry.name} computes something else after the pass: " + "; ".join(bad)
+
+
+@cache
+def checked_pipeline(backend: str, preset: str = "default") -> Any:
+    """A preset resolved the way `pypto.toml` would (`[pipeline] preset = ...`), as a PassManager under
+    verify = "check-run" (each pass checked on the reference machine) with the print -> parse round trip after
+    every pass: what end-to-end regression tests compile with."""
+    from pypto_core.config import parse_config_text, resolve_config
+    from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
+    from pypto_core.passes.manager import PassManager
+
+    loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\npreset = "{preset}"\n',
+                               f"<{preset} pipeline for tests>")
+    resolved = resolve_config(loaded)
+    return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",
+                       instruments=[make_roundtrip_instrument()])

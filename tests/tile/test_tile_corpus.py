@@ -11,12 +11,10 @@ has a memory space, and no tile has rank > 2.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from pypto_core.config import parse_config_text, resolve_config
 from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program, shape_from_backend
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import FunctionType
@@ -24,8 +22,8 @@ from pypto_core.ir.function import Program
 from pypto_core.ir.types import TileType
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.language.api import parse
-from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
 from pypto_core.passes.manager import PassManager
+from pypto_core.testing import checked_pipeline
 
 KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
 KERNELS = sorted(KERNEL_DIR.glob("*.py"))
@@ -38,14 +36,9 @@ INCORE_KINDS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 TENSOR_OPS_ALLOWED_IN_KERNELS = frozenset({"tensor.read", "tensor.write", "tensor.dim"})
 
 
-@cache
 def tile_pass_manager(backend: str) -> PassManager:
     """The `tile` preset resolved the way `pypto.toml` would (preset name -> pass objects)."""
-    loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\npreset = "tile"\n',
-                               "<tile corpus>")
-    resolved = resolve_config(loaded)
-    return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",
-                       instruments=[make_roundtrip_instrument()])
+    return checked_pipeline(backend, "tile")
 
 
 def compile_kernel(path: Path, backend: str) -> tuple[Program, Program]:

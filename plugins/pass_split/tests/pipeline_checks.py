@@ -3,26 +3,18 @@ the regression tests of this plugin."""
 
 from __future__ import annotations
 
-from functools import cache
-
-from pypto_core.config import parse_config_text, resolve_config
 from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program, shape_from_backend
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.function import Program
 from pypto_core.language.api import parse as parse_text
-from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
 from pypto_core.passes.manager import PassManager
+from pypto_core.testing import checked_pipeline
 
 SEEDS = (0, 1)
 
 
-@cache
 def default_pipeline(backend: str) -> PassManager:
-    loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\npasses = ["default"]\n',
-                               "<regression tests>")
-    resolved = resolve_config(loaded)
-    return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",
-                       instruments=[make_roundtrip_instrument()])
+    return checked_pipeline(backend)
 
 
 def compile_and_compare(text: str, backend: str, filename: str = "fuzz_regression.py") -> Program:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 import pypto.language as pl
 from pypto import ir, passes
-from pypto_core.config import parse_config_text, resolve_config
 from pypto_core.ir.enums import FunctionType
-from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
 from pypto_core.passes.manager import PassManager
-from pypto_core.testing import same_results
+from pypto_core.testing import checked_pipeline, same_results
 
 HEADER = "import pypto.language as pl\n\n"
 STAGES = ("convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
@@ -57,13 +53,8 @@ def printed(program: ir.Program, name: str | None = None) -> str:
 BACKENDS = ("Ascend910B", "Ascend950")
 
 
-@cache
 def default_pipeline(backend: str) -> PassManager:
-    loaded = parse_config_text(f'backend = "{backend}"\nverify = "check-run"\n[pipeline]\npasses = ["default"]\n',
-                               "<fuzz regressions>")
-    resolved = resolve_config(loaded)
-    return PassManager(resolved.passes, backend=resolved.backend, verify="check-run",
-                       instruments=[make_roundtrip_instrument()])
+    return checked_pipeline(backend)
 
 
 def compiled(src: str, backend: str) -> ir.Program:
