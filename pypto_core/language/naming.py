@@ -68,28 +68,29 @@ class VarOrder:
             self.walk(v.initValue)
 
     def walk(self, value: object) -> None:
-        if isinstance(value, IRNode):
-            if isinstance(value, E.Var):
-                (self.type_vars if self._in_type else self.uses).append(value)
-            elif isinstance(value, Type):
-                if value.has_vars:
-                    self._in_type += 1
-                    self._walk_fields(value)
-                    self._in_type -= 1
-            elif isinstance(value, _LEAVES):
-                pass
-            elif isinstance(value, E.Op):
-                if isinstance(value, E.GlobalVar) and value.name not in self._callee_set:
-                    self._callee_set.add(value.name)
-                    self.callees.append(value.name)
-            else:
-                self._walk_fields(value)
-        elif isinstance(value, (tuple, list)):
-            for item in value:
+        kind = _KINDS.get(type(value))
+        if kind is None:
+            kind = _KINDS[type(value)] = _kind_of(type(value))
+        if kind is _FIELDS:
+            self._walk_fields(value)  # type: ignore[arg-type]
+        elif kind is _VAR:
+            (self.type_vars if self._in_type else self.uses).append(value)  # type: ignore[arg-type]
+        elif kind is _SEQUENCE:
+            for item in value:  # type: ignore[attr-defined]
                 self.walk(item)
-        elif isinstance(value, dict):
-            for item in value.values():
+        elif kind is _TYPE:
+            if value.has_vars:  # type: ignore[attr-defined]
+                self._in_type += 1
+                self._walk_fields(value)  # type: ignore[arg-type]
+                self._in_type -= 1
+        elif kind is _MAPPING:
+            for item in value.values():  # type: ignore[attr-defined]
                 self.walk(item)
+        elif kind is _GLOBAL:
+            name = value.name  # type: ignore[attr-defined]
+            if name not in self._callee_set:
+                self._callee_set.add(name)
+                self.callees.append(name)
 
     def _walk_fields(self, node: IRNode) -> None:
         for spec in node.COMPARED_FIELDS:
@@ -106,6 +107,28 @@ class VarOrder:
 
 
 _LEAVES = (E.ConstInt, E.ConstFloat, E.ConstBool)
+
+# What the walk does with a value, decided once per class (the walk sees every node of every printed function).
+_SKIP, _FIELDS, _VAR, _TYPE, _GLOBAL, _SEQUENCE, _MAPPING = range(7)
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(cls: type) -> int:
+    if issubclass(cls, IRNode):
+        if issubclass(cls, E.Var):
+            return _VAR
+        if issubclass(cls, Type):
+            return _TYPE
+        if issubclass(cls, _LEAVES):
+            return _SKIP
+        if issubclass(cls, E.Op):
+            return _GLOBAL if issubclass(cls, E.GlobalVar) else _SKIP
+        return _FIELDS
+    if issubclass(cls, (tuple, list)):
+        return _SEQUENCE
+    if issubclass(cls, dict):
+        return _MAPPING
+    return _SKIP
 
 
 def function_var_order(func: F.Function) -> VarOrder:
