@@ -43,6 +43,17 @@ def test_expressions_too_deep_or_too_long():
     located(fn(f"    y = {deep_list}\n    return x\n"), f"nests more than {MAX_NESTING} levels", 4)
 
 
+@pytest.mark.parametrize("statement, line", [
+    ("y = " + "-" * MAX_NESTING + "n", 4),  # one character per level, on one line: just past the bound
+    ("y = (" + "-" * MAX_NESTING + "\n    n)", 5),  # the same over two lines (the innermost node is named)
+])
+def test_a_nesting_just_past_the_bound_is_located(statement, line):
+    # The nesting walk skips one-line statements shorter than MAX_NESTING bytes (each level adds a
+    # character); one level more than the bound is still found, on one line or several.
+    located(fn(f"    {statement}\n    return y\n", "n: pl.Scalar[pl.INDEX]", "pl.Scalar[pl.INDEX]"),
+            f"nests more than {MAX_NESTING} levels", line)
+
+
 def test_a_nesting_under_the_bound_parses():
     assert parse(fn("    y = " + "-" * 50 + "n\n    return y\n", "n: pl.Scalar[pl.INDEX]", "pl.Scalar[pl.INDEX]"))
 
