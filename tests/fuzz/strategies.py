@@ -18,7 +18,8 @@ DSL coverage (each construct was first checked by hand to compile under the `def
   loops with `init_values` and `x = pl.yield_(...)` (one or two carries), carries by rebinding an outer
   value, `pl.while_` with a `pl.cond` and two carries, loops inside scopes and scopes inside loops;
 * if / else on scalar parameters and loop variables: merges by rebinding (one or both branches), the
-  yield form (`r = pl.yield_(v)` in both branches), scopes in branches;
+  yield form (`r = pl.yield_(v)` in both branches), scopes in branches; an early `return` in an if branch
+  of `main` (after a scope, or returning another value of a computed result's type);
 * tensor ops: add / sub / mul / div / maximum (tensor-tensor and tensor-scalar), exp / neg / abs / sqrt,
   row_sum / row_max and row_expand_sub / mul / div, matmul (and matmul_acc over K blocks), cast,
   reshape, slice, assemble, full, nested calls as operands;
@@ -811,6 +812,27 @@ class Gen:
             if self.chance(3):
                 self.store_out(v, ctx)
 
+    def early_return(self, rets: list[tuple[str, TT]]) -> None:
+        """`if <scalar cond>: ... return ...` before the final return (API.md 2.7: `return` inside branches):
+        the branch may run a scope first, and returns another value of the same type for a computed result."""
+        n = self.scalar(self.pick(("INT32", "INDEX")))
+        cond = f"{n} {self.pick(('>', '<', '=='))} {self.pick((2, 4, 5))}"
+        outs = {name for name, _ in self.outs}
+        inner = Ctx("orch", depth=1)
+        with self.w.block(f"if {cond}:"):
+            if self.chance(4):
+                self.scope(inner)
+                self.features.add("early-return-after-scope")
+            values = []
+            for name, tt in rets:
+                if name not in outs and self.chance(4):
+                    values.append(self.expr_same(inner, tt)[0])
+                    self.features.add("early-return-other-value")
+                else:
+                    values.append(name)
+            self.w.line(f"return {', '.join(values)}")
+        self.features.add("early-return")
+
     def program(self) -> Spec:
         for _ in range(self.int(0, 2)):
             self.incore_function()
@@ -843,6 +865,8 @@ class Gen:
             ret_ann = rets[0][1].text()
         else:
             ret_ann = f"tuple[{', '.join(t.text() for _, t in rets)}]"
+        if self.chance(2):
+            self.early_return(rets)
         self.w.line(f"return {', '.join(n for n, _ in rets)}")
         head = ", ".join(f"{p}: {a}" for p, a in self.params)
         main = ["    @pl.function", f"    def main(self, {head}) -> {ret_ann}:"] + self.w.lines
