@@ -1,7 +1,9 @@
 """Structural equality and hashing (docs/architecture.md, the core), driven by the field roles of each node class.
 
 * Definition sites (Def fields) map variables 1:1 in both directions after checking their types;
-  variables inside a parameter's type (dynamic dims) are mapped while that parameter is defined.
+  variables inside a parameter's type (dynamic dims) are mapped while that parameter is defined, and so are
+  those inside a function's return types (a dim only the return type names, e.g. `-> pl.Tensor[[M, 16], ...]`
+  of a function whose parameters do not use M).
 * Uses match through the map, by identity, or (with enable_auto_mapping) by mapping on first sight.
 * Ignored fields (spans, names, comments) never take part.
 * kwargs and attrs compare as unordered maps with type-sensitive values (1 is not True).
@@ -178,6 +180,12 @@ class _Equality:
                         self.define(x, y, f"{fpath}[{i}]")
                 else:
                     self.define(fa, fb, fpath, loop_var=is_for and spec.name == "loop_var")
+            elif is_func and spec.name == "return_types":
+                saved, self.defining_type = self.defining_type, True
+                try:
+                    self.value(fa, fb, fpath)
+                finally:
+                    self.defining_type = saved
             else:
                 self.value(fa, fb, fpath)
 
@@ -290,6 +298,10 @@ class _Hasher:
                     parts.append(hash("loop_var"))
                 else:
                     parts.append(self.define(v))
+            elif is_func and spec.name == "return_types":
+                saved, self.defining_type = self.defining_type, True
+                parts.append(self.value(v))
+                self.defining_type = saved
             else:
                 parts.append(self.value(v))
         return hash(tuple(parts))
