@@ -18,6 +18,7 @@ from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.lineage import Lineage
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_outline.dim_fold import fold_param_dims
+from pypto_plugins.pass_outline.launches import reject_kernels_launching_kernels
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.rewriter import FunctionOutliner
 
@@ -99,4 +100,6 @@ class OutlineIncoreScopes(Pass):
             out.append(new)
             out.extend(outliner.callees)
             changed = True
+        if changed:
+            reject_kernels_launching_kernels(out)
         return F.Program(out, program.name, program.span) if changed else program
