@@ -20,6 +20,7 @@ from pypto_plugins.pass_tile.memory_space.demands import collect_demands
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.verifiers.acc_to_gm_store import verify_acc_to_gm_store
+from pypto_plugins.pass_tile.verifiers.tile_memory_inferred import verify_tile_memory_inferred
 
 _MAX_WALKS = 16  # each walk forces at least one more loop init; real kernels need two or three
 
@@ -53,6 +54,7 @@ class InferTileMemorySpace(Pass):
                    "where an operand is in a space its op does not accept.")
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
+        reject_misplaced_core_functions(program)
         funcs = [place_function(f) if f.func_type is FunctionType.InCore else f
                  for f in program.functions.values()]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
@@ -60,6 +62,20 @@ class InferTileMemorySpace(Pass):
         placed = program.with_functions(funcs)
         reject_narrowing_acc_stores(placed)
         return placed
+
+
+def reject_misplaced_core_functions(program: F.Program) -> None:
+    """A hand-written AIC / AIV function states its own memory spaces (this pass places InCore kernels only):
+    an operand in a space its op does not accept is the program's mistake, reported where it is written."""
+    for func in program.functions.values():
+        if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
+            continue
+        findings = [d for d in verify_tile_memory_inferred(func) if d.severity is DiagnosticSeverity.Error]
+        if findings:
+            raise UserError(f"InferTileMemorySpace: {func.func_type.name} function '{func.name}': "
+                            f"{findings[0].message}; a hand-written {func.func_type.name} function states its own "
+                            f"memory spaces (only InCore kernels are placed): move the operand into an accepted "
+                            f"space first (pl.move(x, target_memory=...))", findings[0].span)
 
 
 def reject_narrowing_acc_stores(program: F.Program) -> None:
