@@ -68,6 +68,15 @@ def constant(e: E.Expr) -> Any:
     raise TypeError(f"not a constant: {e!r}")
 
 
+def cast_scalar(value: Any, to: type) -> Any:
+    """A scalar converted as an element cast converts it: some scalar types (ml_dtypes' INT4, ...) take no
+    numpy bool or out-of-range value in their constructor, so those go through an array cast."""
+    try:
+        return to(value)
+    except (TypeError, ValueError, OverflowError):
+        return np.asarray(value).astype(to)[()]
+
+
 def compile_expr(code: FunctionCode, e: E.Expr) -> Closure:
     if isinstance(e, (E.ConstInt, E.ConstFloat, E.ConstBool)):
         value = constant(e)
@@ -79,7 +88,7 @@ def compile_expr(code: FunctionCode, e: E.Expr) -> Closure:
     if isinstance(e, E.Cast):
         to = np_scalar_type(e.type.dtype)
         operand = compile_expr(code, e.operand)
-        return lambda fr: to(operand(fr))
+        return lambda fr: cast_scalar(operand(fr), to)
     if isinstance(e, E.UnaryExpr):
         fn = _UNARY[type(e)]
         operand = compile_expr(code, e.operand)

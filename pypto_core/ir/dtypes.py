@@ -64,6 +64,13 @@ class DataType(enum.Enum):
     def is_bool(self) -> bool:
         return self._kind == "bool"
 
+    def int_range(self) -> tuple[int, int] | None:
+        """The values an integer dtype holds (INDEX: 64-bit signed); None for other dtypes."""
+        if not self.is_int():
+            return None
+        bits = self._bits
+        return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if self.is_signed_int() else (0, 2**bits - 1)
+
     def is_index_like(self) -> bool:
         """INDEX and INT64 are interchangeable for constants and loop variables (docs/architecture.md, the core)."""
         return self in (DataType.INDEX, DataType.INT64)
@@ -88,3 +95,20 @@ DEFAULT_CONST_INT = DataType.INT64
 DEFAULT_CONST_FLOAT = DataType.FP32
 
 ALL_DTYPES: tuple[DataType, ...] = tuple(DataType)
+
+
+def const_problem(value: int | float, dtype: DataType) -> str | None:
+    """Why `pl.const(value, dtype)` cannot hold `value`, or None: an integer dtype takes integers in its range
+    (a float with an integral value is one), BOOL takes 0 or 1; a float dtype takes any number (rounding)."""
+    if dtype.is_bool():
+        return None if value in (0, 1) else f"{value!r} is not a BOOL value (0 or 1)"
+    span = dtype.int_range()
+    if span is None:
+        return None
+    if isinstance(value, float) and not (value == value and abs(value) != float("inf") and value.is_integer()):
+        return f"{value!r} is not an integer, but {dtype.name} is an integer dtype"
+    low, high = span
+    if not low <= value <= high:
+        shown = value if abs(value) < 1e30 else f"{value:.3g}"
+        return f"{shown} does not fit in {dtype.name} ({low}..{high})"
+    return None

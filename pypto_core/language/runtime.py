@@ -136,10 +136,14 @@ def _lenient(build: Any, *args: Any) -> Any:
 
 
 def const(value: Any, dtype: Any) -> Any:
+    from pypto_core.ir.dtypes import const_problem
     from pypto_core.ir.expr import ConstFloat, ConstInt
 
     if isinstance(value, bool):
         raise TypeError("pl.const takes an int or float literal")
+    problem = const_problem(value, dtype)
+    if problem is not None:
+        raise ValueError(f"pl.const: {problem}")
     if isinstance(value, int):
         return ConstInt(value, dtype)
     return ConstFloat(float(value), dtype)

@@ -194,9 +194,9 @@ def retype_literal(operand: Expr, dtype: DataType) -> Expr:
     silent on an int literal on a float operand: it becomes a float constant of that dtype, as before.
     """
     if isinstance(operand, ConstInt) and operand.type.dtype is DataType.INDEX:
-        if dtype.is_int():
-            bits = dtype.get_bit()
-            low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dtype.is_signed_int() else (0, 2**bits - 1)
+        span = dtype.int_range()
+        if span is not None:
+            low, high = span
             if not low <= operand.value <= high:
                 raise ValueError(f"the literal {operand.value} does not fit the operand's dtype {dtype.name} "
                                  f"({low}..{high})")

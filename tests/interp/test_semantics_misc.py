@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pypto.language as pl
-from pypto_core.interp import MachineError, make_inputs, run_program
+from pypto_core.interp import Machine, MachineError, make_inputs, run_program
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
@@ -119,3 +119,21 @@ def test_an_op_without_evaluate_is_a_clear_error_naming_it():
             run_program(Program([func], "P"), {})
     finally:
         registry.unregister_owner("interp_test")
+
+
+@pytest.mark.parametrize("dtype", ["INT4", "INT8", "INT32"])
+def test_a_bool_scalar_casts_to_every_int_dtype(dtype):
+    # Mutated-test-program finding (issue 15): pl.cast(<BOOL>, pl.INT4) raised TypeError inside the machine
+    # (ml_dtypes' int4 takes no numpy bool); a scalar cast converts like an element cast.
+    text = f"""
+import pypto.language as pl
+
+@pl.function
+def main(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INT32]:
+    b = n > 2
+    k = pl.cast(pl.cast(b, pl.{dtype}), pl.INT32)
+    return k
+"""
+    program = pl.parse(text)
+    assert int(Machine(program).run(inputs={"n": 5})) == 1
+    assert int(Machine(program).run(inputs={"n": 1})) == 0

@@ -141,3 +141,22 @@ def test_carets_quote_the_text_a_span_came_from_after_another_parse():
     with pytest.raises(ValueError) as info:
         passes.convert_to_ssa()(first)
     assert "4 |     y__bad = pl.add(x, 1.0)" in str(info.value)
+
+
+@pytest.mark.parametrize("const, why", [
+    ("pl.const(1e+300, pl.INT32)", "1e+300 does not fit in INT32 (-2147483648..2147483647)"),
+    ("pl.const(300, pl.INT8)", "300 does not fit in INT8 (-128..127)"),
+    ("pl.const(-1, pl.UINT8)", "-1 does not fit in UINT8 (0..255)"),
+    ("pl.const(1.5, pl.INT32)", "1.5 is not an integer, but INT32 is an integer dtype"),
+    ("pl.const(2, pl.BOOL)", "2 is not a BOOL value (0 or 1)"),
+])
+def test_a_constant_must_fit_its_dtype(const, why):
+    # Mutated-test-program finding (issue 15): pl.const(1e+300, pl.INT32) was accepted and overflowed in the
+    # reference machine (an internal error in check-run).
+    located(fn(f"    k = {const}\n    return x\n"), f"pl.const: {why}", 4)
+
+
+@pytest.mark.parametrize("const", ["pl.const(127, pl.INT8)", "pl.const(4.0, pl.INT32)", "pl.const(1e300, pl.FP16)",
+                                   "pl.const(1, pl.BOOL)"])
+def test_a_constant_that_fits_its_dtype_parses(const):
+    assert parse(fn(f"    k = {const}\n    return x\n"))

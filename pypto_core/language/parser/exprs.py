@@ -11,7 +11,7 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import scalar_ops
 from pypto_core.ir import types as T
-from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.dtypes import DataType, const_problem
 from pypto_core.ir.enums import ArgDirection, FunctionType
 from pypto_core.language.parser.call_checks import argument_mismatch
 from pypto_core.language.parser.env import MISSING, fold_binop, fold_failure, static_value
@@ -289,6 +289,10 @@ class ExprParser(SliceParser):
         dtype = self.parse_dtype(node.args[1])
         if isinstance(value, int):
             self.check_int64(value, node)
+        problem = const_problem(value, dtype)
+        if problem is not None:
+            self.fail(ParserTypeError, f"pl.const: {problem}", node.args[0])
+        if isinstance(value, int):
             return E.ConstInt(value, dtype, self.span(node))
         return E.ConstFloat(value, dtype, self.span(node))
 
