@@ -1,7 +1,10 @@
-"""How much memory the reference machine gives one array (issue 15: a user error before anything is allocated).
+"""How much the reference machine does for one program (issue 15: user errors, never a hang or an exhausted host).
 
 MAX_ARRAY_BYTES defaults to 2 GiB and can be changed with the environment variable PYPTO_MACHINE_MAX_BYTES
-(bytes); an input, an Out buffer or an allocation that needs more is a MachineError naming what and how much.
+(bytes); an input, an Out buffer or an allocation that needs more is a MachineError naming what and how much,
+before anything is allocated. MAX_ITERATIONS bounds the loop iterations of one run (every `for` / `while`
+iteration, nested ones included; default 1,000,000, PYPTO_MACHINE_MAX_ITERATIONS): a loop that would pass it is
+a MachineError at the loop before it starts (a `for`) or when it gets there (a `while`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,28 @@ from pypto_core.interp.errors import MachineError
 from pypto_core.ir.span import Span
 
 DEFAULT_MAX_ARRAY_BYTES = 2 * 1024**3
+DEFAULT_MAX_ITERATIONS = 1_000_000
+
+
+def max_iterations() -> int:
+    raw = os.environ.get("PYPTO_MACHINE_MAX_ITERATIONS", "")
+    return int(raw) if raw.isdigit() else DEFAULT_MAX_ITERATIONS
+
+
+class IterationBudget:
+    """The loop iterations one run may still make."""
+
+    def __init__(self) -> None:
+        self.limit = max_iterations()
+        self.left = self.limit
+
+    def spend(self, n: int, span: Span | None) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise MachineError(f"this loop takes the program past {self.limit:,} loop iterations on the reference "
+                               f"machine (every for / while iteration of one run counts, nested ones included): "
+                               f"run it with smaller sizes or trip counts, or set PYPTO_MACHINE_MAX_ITERATIONS to "
+                               f"raise the bound", span)
 
 
 def max_array_bytes() -> int:

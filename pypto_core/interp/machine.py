@@ -33,6 +33,7 @@ from pypto_core.interp.errors import MachineError
 from pypto_core.interp.fifo import CoreGroup
 from pypto_core.interp.gm_race import GmRaceTracker
 from pypto_core.interp.lanes import LaneSet
+from pypto_core.interp.limits import IterationBudget
 from pypto_core.interp.scheduler import Scheduler
 from pypto_core.interp.shape import CoreGroupShape, active_shape, shape_from_backend
 from pypto_core.ir import expr as E
@@ -60,6 +61,7 @@ class Machine:
             shape = shape_from_backend(backend) if backend is not None else active_shape()
         self.shape = shape
         self.blas_threads = blas_threads
+        self.budget = IterationBudget()  # renewed by each run()
         self._codes: dict[int, tuple[Function, FunctionCode]] = {}
         self._called: set[str] | None = None  # names of the called functions (the program never changes)
         self._lane_funcs: set[str] | None = None  # names of the functions a fork's lanes may run
@@ -116,6 +118,7 @@ class Machine:
 
         func = self.entry_function(entry)
         args = bind_arguments(func, inputs)
+        self.budget = IterationBudget()
         ctx = EvalContext(self, self.code_of(func), task=func.name)
         with np.errstate(all="ignore"), blas_threads(self.blas_threads):
             return self.call(ctx, func, args, None)

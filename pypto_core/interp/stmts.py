@@ -31,9 +31,6 @@ Runner = Callable[[list[Any]], Any]
 # Where a YieldStmt writes: slots of the enclosing construct, or None at function level (a return).
 YieldTarget = tuple[int, ...] | None
 
-# A while loop running this many iterations is taken for a hang (a broken pass, usually).
-MAX_WHILE_ITERATIONS = 10_000_000
-
 
 def compile_stmt(code: FunctionCode, stmt: S.Stmt, target: YieldTarget) -> Runner:
     method = _COMPILERS.get(type(stmt))
@@ -160,6 +157,7 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
     inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
     body = compile_stmt(code, stmt.body, iter_slots)
     span = stmt.span
+    machine = code.machine
 
     def run(fr: list[Any]) -> Any:
         values = [f(fr) for f in inits]
@@ -168,7 +166,9 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
         b, e, s = int(start(fr)), int(stop(fr)), int(step(fr))
         if s == 0:
             raise MachineError("for loop with step 0", span)
-        for i in range(b, e, s):
+        trips = range(b, e, s)
+        machine.budget.spend(len(trips), span)
+        for i in trips:
             fr[loop_slot] = to(i)
             signal = body(fr)
             if signal is not None:
@@ -189,16 +189,15 @@ def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner
     inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
     body = compile_stmt(code, stmt.body, iter_slots if stmt.iter_args else target)
     span = stmt.span
+    budget_of = code.machine
 
     def run(fr: list[Any]) -> Any:
         values = [f(fr) for f in inits]
         for slot, value in zip(iter_slots, values):
             fr[slot] = value
-        count = 0
+        budget = budget_of.budget
         while cond(fr):
-            count += 1
-            if count > MAX_WHILE_ITERATIONS:
-                raise MachineError(f"while loop still running after {MAX_WHILE_ITERATIONS} iterations", span)
+            budget.spend(1, span)
             signal = body(fr)
             if signal is not None:
                 if signal is BREAK:

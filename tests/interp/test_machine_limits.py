@@ -84,3 +84,32 @@ def test_an_allocation_by_an_op_is_bounded_too(monkeypatch):
                  "    y = pl.full([64, 64], pl.FP32, 1.0)\n    return y\n")
     with pytest.raises(MachineError, match=r"tensor.full: a \[64, 64\] array of float32 needs 16,384 bytes"):
         run_program(f, {"x": np.zeros((16, 64), np.float32)})
+
+
+_HUGE_LOOP = """
+import pypto.language as pl
+
+@pl.function
+def main(n: pl.Scalar[pl.INDEX], m: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+    v = n
+    for i in pl.range(m):
+        for j in pl.range(m):
+            v = v + j
+    return v
+"""
+
+
+def test_a_run_past_the_iteration_bound_is_a_located_error_before_the_loop_runs(monkeypatch):
+    # Mutated-test-program finding (issue 15): pl.range(2147483648) made check-run hang. One run may make
+    # MAX_ITERATIONS loop iterations, nested ones included.
+    program = parse(_HUGE_LOOP)
+    with pytest.raises(MachineError, match=r"past 1,000,000 loop iterations .* PYPTO_MACHINE_MAX_ITERATIONS") as info:
+        run_program(program, {"n": 0, "m": 2_000_000})  # the outer loop alone is refused at once
+    assert info.value.span.begin_line == 7
+    with pytest.raises(MachineError, match="past 1,000,000 loop iterations") as info:
+        run_program(program, {"n": 0, "m": 1001})  # 1001 + 1001 * 1001 iterations: an inner loop passes it
+    assert info.value.span.begin_line == 8
+    assert int(run_program(program, {"n": 0, "m": 100})["return"]) == 100 * 4950
+    monkeypatch.setenv("PYPTO_MACHINE_MAX_ITERATIONS", "50")
+    with pytest.raises(MachineError, match="past 50 loop iterations"):
+        run_program(program, {"n": 0, "m": 10})
