@@ -26,3 +26,18 @@ def out_of_range_dim(t: Type) -> int | None:
             if isinstance(d, ConstInt) and not MIN_DIM <= d.value <= MAX_DIM:
                 return d.value
     return None
+
+
+def out_of_range_valid(t: Type) -> int | None:
+    """A static valid extent of `t` (or of a tuple element) outside 0 .. MAX_DIM, else None (0: an empty lane)."""
+    if isinstance(t, TupleType):
+        for element in t.types:
+            bad = out_of_range_valid(element)
+            if bad is not None:
+                return bad
+        return None
+    view = t.tile_view if isinstance(t, TileType) else t.tensor_view if isinstance(t, TensorType) else None
+    for d in (view.valid_shape or ()) if view is not None else ():
+        if isinstance(d, ConstInt) and not 0 <= d.value <= MAX_DIM:
+            return d.value
+    return None

@@ -14,7 +14,7 @@ from typing import Any
 
 from pypto_core.errors import InternalError
 from pypto_core.ir.expr import Call, Expr, Op
-from pypto_core.ir.limits import MAX_DIM, MIN_DIM, out_of_range_dim
+from pypto_core.ir.limits import MAX_DIM, MIN_DIM, out_of_range_dim, out_of_range_valid
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType, Type
 from pypto_core.ops.opdef import OpDef
@@ -199,6 +199,10 @@ def create_op_call(op_name: str, args: Sequence[Expr], *rest: Any, span: Span | 
     if bad is not None:
         raise ValueError(f"{op_name}: the result would have a dimension of {bad}, outside {MIN_DIM}..{MAX_DIM}; check the "
                          f"shape operands")
+    bad = out_of_range_valid(result)
+    if bad is not None:
+        raise ValueError(f"{op_name}: the result would have a valid extent of {bad}, outside 0..{MAX_DIM}; check the "
+                         f"valid_shape operands")
     if opdef.output_memory is not None:
         result = apply_output_memory(opdef, result, args, kw)
     op = registry._op_handles.get(op_name) or registry.get_op(op_name)  # get_op makes the first handle

@@ -131,6 +131,13 @@ def test_an_op_whose_result_would_have_a_zero_dim(call):
         "the result would have a dimension of 0, outside 1..2147483647", 4)
 
 
+def test_an_op_whose_result_would_have_a_negative_valid_extent():
+    # Mutated-test-program finding: tile.load with valid_shape [-1] printed an annotation that does not parse.
+    located(fn("    t = pl.tile.load(x, [0, 0], [16, 64], [-1, 64])\n    return x\n").replace(
+        "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"),
+        "the result would have a valid extent of -1, outside 0..2147483647", 4)
+
+
 def test_a_tensor_as_a_shape_entry():
     located(fn("    y = pl.reshape(x, n)\n    return x\n").replace("n: pl.Scalar[pl.INDEX]", f"n: {T16}"),
             "a shape, offset or index entry must be an integer scalar", 4)

@@ -63,7 +63,8 @@ def tpush_to_aic(tile: Expr, span: Span | None = None, *, split: Any, id: Any = 
 
 
 def _pop_kwargs(split: Any, lane_stride: Any, id: Any, shape: Any, dtype: Any) -> dict[str, Any]:
-    kwargs = _ints(split=split, lane_stride=lane_stride, id=id)
+    # `split=None` written out is the default, 0, as when left out: the two print and parse back alike.
+    kwargs = _ints(split=0 if split is None else split, lane_stride=lane_stride, id=id)
     if shape is not None:
         kwargs["shape"] = int_list(shape, "shape")
     if dtype is not None:

@@ -118,3 +118,24 @@ def test_boundary_valid_region_contract():
 
 def test_pop_needs_shape_and_dtype_together():
     assert "give both shape= and dtype=" in parse_error("x = pl.tpop_from_aic(split=1, shape=[8, 64])")
+
+
+def test_a_pop_with_split_none_is_the_default_pop():
+    # Mutated-test-program finding: `pl.tile.tpop_from_aic(split=None)` recorded no split, printed as
+    # `tpop_from_aic()`, which parses back with split=0: the program differed from its own re-parse.
+    import pypto.language as pl
+    from pypto import ir
+
+    text = """
+import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.AIV)
+def k(out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    half: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=None, shape=[16, 16], dtype=pl.FP32)
+    pl.system.tfree_to_aic(half)
+    out = pl.store(half, [0, 0], out)
+    return out
+"""
+    program = pl.parse(text)
+    ir.assert_structural_equal(program, pl.parse(ir.python_print(program)))
+    ir.assert_structural_equal(program, pl.parse(text.replace("split=None, ", "")))
