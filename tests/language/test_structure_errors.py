@@ -160,3 +160,19 @@ def test_a_slice_of_an_empty_window():
 def test_a_return_inside_a_loop():
     # Campaign finding: ExpandMixedKernel lost the output of a kernel returning from inside a loop.
     located(fn("    for i in pl.range(2):\n        return x\n    return x\n"), "'return' inside a loop is not supported", 5)
+
+
+def test_a_statement_call_of_a_later_method_is_typed_once_the_program_is_parsed():
+    # Mutated-test-program finding (functions reordered): a Group calling its AIV function, defined below it,
+    # as a statement kept UnknownType, while the printed program (callees first) parsed it typed.
+    from pypto import ir
+
+    text = ("import pypto.language as pl\n@pl.program\nclass P:\n"
+            "    @pl.function\n"
+            f"    def f(self, x: {T16}, out: pl.Out[{T16}]) -> {T16}:\n        self.g(x, out)\n        return out\n"
+            f"    @pl.function\n    def g(self, x: {T16}, out: pl.Out[{T16}]) -> {T16}:\n"
+            "        out = pl.assemble(out, pl.neg(x), [0, 0])\n        return out\n")
+    program = parse(text)
+    call = ir.flatten_to_stmts(program.get_function("f").body)[0].expr
+    assert isinstance(call.type, T.TensorType) and [d.value for d in call.type.shape] == [16, 64]
+    ir.assert_structural_equal(program, parse(ir.python_print(program)))

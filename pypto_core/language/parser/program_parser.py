@@ -8,8 +8,10 @@ from typing import Any
 from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.span import Span
+from pypto_core.ir.visitor import IRMutator
 from pypto_core.language.parser.call_checks import argument_mismatch
 from pypto_core.language.parser.context import ProgramContext
 from pypto_core.language.parser.env import Env, static_value
@@ -98,7 +100,31 @@ def parse_program_class(cls: ast.ClassDef, src: SourceInfo, env: Env, strict_ssa
     # callee is known.
     for func in forward:
         check_call_arity(func, program.parsed, src)
+        program.parsed[func.name] = type_statement_calls(func, program.parsed)
     return F.Program(list(program.parsed.values()), cls.name, src.span(cls))
+
+
+class _StatementCalls(IRMutator):
+    """A call of a later method written as a statement (`self.k_aiv(x, out)`) takes its callee's return type
+    once every method is parsed: nothing binds it, so no annotation could carry its type, and the printed
+    program, callees first, parses it typed (a call whose value is bound keeps UnknownType: docs/dsl.md)."""
+
+    def __init__(self, functions: dict[str, F.Function]) -> None:
+        self.functions = functions
+
+    def visit_eval_stmt(self, s: S.EvalStmt) -> S.Stmt:
+        call = s.expr
+        if not (isinstance(call, E.Call) and isinstance(call.op, E.GlobalVar) and isinstance(call.type, T.UnknownType)):
+            return s
+        callee = self.functions.get(call.op.name)
+        if callee is None:
+            return s
+        returned = call_return_type(callee, list(call.args))
+        return s if isinstance(returned, T.UnknownType) else s.with_fields(expr=call.with_fields(type=returned))
+
+
+def type_statement_calls(func: F.Function, functions: dict[str, F.Function]) -> F.Function:
+    return _StatementCalls(functions).visit_function(func)
 
 
 def check_call_arity(func: F.Function, functions: dict[str, F.Function], src: SourceInfo) -> None:
