@@ -176,3 +176,17 @@ def test_a_statement_call_of_a_later_method_is_typed_once_the_program_is_parsed(
     call = ir.flatten_to_stmts(program.get_function("f").body)[0].expr
     assert isinstance(call.type, T.TensorType) and [d.value for d in call.type.shape] == [16, 64]
     ir.assert_structural_equal(program, parse(ir.python_print(program)))
+
+
+@pytest.mark.parametrize("opening, where", [
+    ("for _a in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):", "pl.split_aiv region"),
+    ("with pl.at(level=pl.Level.CORE_GROUP):", "pl.at scope"),
+])
+def test_a_loop_yield_inside_a_region_or_scope_of_the_body_is_located(opening, where):
+    # 30-minute campaign (seed 22) finding: the loop's yield wrapped in a region was accepted and printed as a
+    # bare pl.yield_ that does not parse back.
+    body = ("    for i, (a,) in pl.range(3, init_values=(x,)):\n"
+            f"        {opening}\n"
+            "            r = pl.yield_(pl.add(a, 1.0))\n"
+            "    return r\n")
+    located(fn(body), f"pl.yield_ gives the loop's next values, but it is inside a {where}", 6)

@@ -370,6 +370,14 @@ class StmtParser(ExprParser):
             self.syntax_error("pl.yield_ is only allowed inside a loop or an if body", node)
         if call.keywords:
             self.syntax_error("pl.yield_ takes positional values only", call)
+        if frame.kind in ("for", "while"):
+            between = self.frames[self.frames.index(frame) + 1:]
+            inner = next((f for f in between if f.kind in ("split_aiv", "incore", "hierarchy", "cluster")), None)
+            if inner is not None:
+                where = "pl.split_aiv region" if inner.kind == "split_aiv" else "pl.at scope"
+                self.syntax_error(f"pl.yield_ gives the loop's next values, but it is inside a {where} in the "
+                                  f"loop body; compute the values there and write the pl.yield_ after the "
+                                  f"{where.split()[-1]}, as the last statement of the loop body", node)
         values = [self.parse_expr(a, "a yielded value") for a in call.args]
         if frame.kind in ("for", "while") and frame.carried and not targets:
             self.syntax_error("a loop with init_values requires an assignment-form pl.yield_: "
