@@ -72,10 +72,11 @@ def reject_misplaced_core_functions(program: F.Program) -> None:
             continue
         findings = [d for d in verify_tile_memory_inferred(func) if d.severity is DiagnosticSeverity.Error]
         if findings:
-            raise UserError(f"InferTileMemorySpace: {func.func_type.name} function '{func.name}': "
-                            f"{findings[0].message}; a hand-written {func.func_type.name} function states its own "
-                            f"memory spaces (only InCore kernels are placed): move the operand into an accepted "
-                            f"space first (pl.move(x, target_memory=...))", findings[0].span)
+            message = findings[0].message
+            prefix = f"{func.func_type.name} function '{func.name}': "
+            raise UserError(f"InferTileMemorySpace: {prefix}{message.removeprefix(prefix)}; a hand-written {func.func_type.name} function states its own "
+                            f"memory spaces (only InCore kernels are placed): give each tile its space "
+                            f"(target_memory=...) and move an operand into a space its op accepts (pl.move)", findings[0].span)
 
 
 def reject_narrowing_acc_stores(program: F.Program) -> None:

@@ -180,9 +180,9 @@ def test_a_statement_call_of_a_later_method_is_typed_once_the_program_is_parsed(
 
 @pytest.mark.parametrize("opening, where", [
     ("for _a in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):", "pl.split_aiv region"),
-    ("with pl.at(level=pl.Level.CORE_GROUP):", "pl.at scope"),
+    ("for _n in pl.split_aiv(2, mode=pl.SplitMode.NONE):", "pl.split_aiv region"),
 ])
-def test_a_loop_yield_inside_a_region_or_scope_of_the_body_is_located(opening, where):
+def test_a_loop_yield_inside_a_region_of_the_body_is_located(opening, where):
     # 30-minute campaign (seed 22) finding: the loop's yield wrapped in a region was accepted and printed as a
     # bare pl.yield_ that does not parse back.
     body = ("    for i, (a,) in pl.range(3, init_values=(x,)):\n"
@@ -190,3 +190,12 @@ def test_a_loop_yield_inside_a_region_or_scope_of_the_body_is_located(opening, w
             "            r = pl.yield_(pl.add(a, 1.0))\n"
             "    return r\n")
     located(fn(body), f"pl.yield_ gives the loop's next values, but it is inside a {where}", 6)
+
+
+def test_a_statement_after_a_return_is_located():
+    # Mutated-test-program finding (lines swapped): a store after `return out` was accepted, never ran as
+    # written, and ExpandMixedKernel then computed something else.
+    located(fn("    y = pl.add(x, 1.0)\n    return y\n    z = pl.add(y, 2.0)\n"),
+            "this statement follows a return in the same block, so it never runs", 6)
+    located(fn("    if n > 2:\n        return x\n        w = pl.neg(x)\n    return x\n"),
+            "this statement follows a return in the same block", 6)

@@ -14,14 +14,15 @@ RULE = "TileMemoryInferred"
 
 
 class _Unplaced(IRVisitor):
-    def __init__(self, func_name: str, out: list[Diagnostic]) -> None:
+    def __init__(self, func_name: str, out: list[Diagnostic], kind: str = "InCore") -> None:
         self.func_name = func_name
+        self.kind = kind
         self.out = out
 
     def visit_assign_stmt(self, s: S.AssignStmt) -> None:
         t = s.var.type
         if isinstance(t, TileType) and t.memory_space is None:
-            self.out.append(error(RULE, f"InCore function '{self.func_name}': TileType variable '{s.var.name_hint}' "
+            self.out.append(error(RULE, f"{self.kind} function '{self.func_name}': TileType variable '{s.var.name_hint}' "
                                         f"has no memory_space set", s.span))
         super().visit_assign_stmt(s)
 
@@ -29,7 +30,7 @@ class _Unplaced(IRVisitor):
 def verify_tile_memory_inferred(program: object) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for func in kernels(program):  # type: ignore[arg-type]
-        _Unplaced(func.name, out).visit_stmt(func.body)
+        _Unplaced(func.name, out, func.func_type.name).visit_stmt(func.body)
         for call in op_calls(func):
             opdef = opdef_of(call)
             if opdef is None:

@@ -50,6 +50,10 @@ class StmtParser(ExprParser):
                 if out and isinstance(out[-1], S.YieldStmt):
                     self.syntax_error("pl.yield_ must be the last statement of its body; this statement follows "
                                       "it", node, hint="move the statement before the pl.yield_")
+                if out and isinstance(out[-1], S.ReturnStmt) and not _is_yield_call(node):
+                    # (a pl.yield_ may follow: the merge yield ConvertToSSA gives a branch that returns)
+                    self.syntax_error("this statement follows a return in the same block, so it never runs",
+                                      node, hint="move it before the return, or remove it")
                 self.parse_stmt(node)
         finally:
             self.blocks.pop()
@@ -371,13 +375,12 @@ class StmtParser(ExprParser):
         if call.keywords:
             self.syntax_error("pl.yield_ takes positional values only", call)
         if frame.kind in ("for", "while"):
-            between = self.frames[self.frames.index(frame) + 1:]
-            inner = next((f for f in between if f.kind in ("split_aiv", "incore", "hierarchy", "cluster")), None)
-            if inner is not None:
-                where = "pl.split_aiv region" if inner.kind == "split_aiv" else "pl.at scope"
-                self.syntax_error(f"pl.yield_ gives the loop's next values, but it is inside a {where} in the "
-                                  f"loop body; compute the values there and write the pl.yield_ after the "
-                                  f"{where.split()[-1]}, as the last statement of the loop body", node)
+            # Lanes fork in a region: its body has no one value per loop iteration to yield (a pl.at scope's
+            # body is the kernel's, and a loop yield there prints and parses back as written).
+            if any(f.kind == "split_aiv" for f in self.frames[self.frames.index(frame) + 1:]):
+                self.syntax_error("pl.yield_ gives the loop's next values, but it is inside a pl.split_aiv region "
+                                  "in the loop body; compute the values there and write the pl.yield_ after the "
+                                  "region, as the last statement of the loop body", node)
         values = [self.parse_expr(a, "a yielded value") for a in call.args]
         if frame.kind in ("for", "while") and frame.carried and not targets:
             self.syntax_error("a loop with init_values requires an assignment-form pl.yield_: "
@@ -525,6 +528,12 @@ def _kind_differs(a: T.Type, b: T.Type) -> bool:
     ka = next((k for k in known if isinstance(a, k)), None)
     kb = next((k for k in known if isinstance(b, k)), None)
     return ka is not None and kb is not None and ka is not kb
+
+
+def _is_yield_call(node: ast.stmt) -> bool:
+    value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Expr)) else None
+    func = value.func if isinstance(value, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr == "yield_"
 
 
 def _ends_with_yield(stmts: list[S.Stmt]) -> bool:
