@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from pypto_core.interp.dtypes import is_float_dtype
+from pypto_core.interp.dtypes import is_float_dtype, is_int_dtype
 from pypto_core.interp.errors import MachineError
 from pypto_core.ir.types import TileType
 from pypto_plugins.ops_tile.semantics.common import Evaluate, result_np_dtype, wide
@@ -86,16 +86,29 @@ def _finish(value: Any, dt: np.dtype, operands: tuple[Any, ...] = ()) -> np.ndar
     return np.asarray(value).astype(dt)  # astype copies: the result is always a fresh array
 
 
+def _operand(x: Any, dt: np.dtype) -> Any:
+    """An operand as the op computes it: low-precision floats in FP32 (`wide`), and an integer operand of a
+    float result in that float's compute type -- numpy would compute `sqrt` of an INT8 / INT4 array in FP16,
+    while the tile form converts the operand first (the promoted cast ConvertTensorToTileOps writes)."""
+    x = wide(x)
+    xdt = getattr(x, "dtype", None)
+    if xdt is not None and is_float_dtype(dt) and is_int_dtype(xdt):
+        return np.asarray(x).astype(np.float64 if dt == np.float64 else np.float32)
+    return x
+
+
 def binary(fn: Callable[[Any, Any], Any]) -> Evaluate:
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        return _finish(fn(wide(args[0]), wide(args[1])), result_np_dtype(call), (args[0], args[1]))
+        dt = result_np_dtype(call)
+        return _finish(fn(_operand(args[0], dt), _operand(args[1], dt)), dt, (args[0], args[1]))
 
     return evaluate
 
 
 def unary(fn: Callable[[Any], Any]) -> Evaluate:
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        return _finish(fn(wide(args[0])), result_np_dtype(call), (args[0],))
+        dt = result_np_dtype(call)
+        return _finish(fn(_operand(args[0], dt)), dt, (args[0],))
 
     return evaluate
 
