@@ -3,7 +3,7 @@
 Run it from the repository root:
 
     python -m tests.fuzz.campaign --minutes 30 --out /tmp/fuzz-findings [--seed 1] [--mutated 0.6]
-                                  [--timeout 10] [--backend both]
+                                  [--timeout 10] [--backend both] [--suite-share 0.3]
 
 For N minutes it draws programs with the generator of `tests/fuzz/strategies.py` (the valid-program
 generator; its docstring states the DSL coverage), checks each one, then checks 1-3 mutants of it made by
@@ -11,7 +11,9 @@ generator; its docstring states the DSL coverage), checks each one, then checks 
 parse (never executed) -> a program or a located ValueError; print -> parse of the input; the `default`
 pipeline under verify = "check-run" with the round-trip instrument on Ascend910B or Ascend950 -> a
 compiled program or a ValueError, never an InternalError / other exception / hang / round-trip failure /
-mismatch.
+mismatch. With `--suite-share P`, a share P of the rounds starts instead from a program text of the test
+suite itself (`tests/fuzz/suite_texts.py`: hand-written AIC / AIV / Group kernels and cross-core pipes the
+generator does not write), checked and mutated the same way.
 
 Findings are deduplicated by signature (exception type, first line of the message with numbers and
 quoted names blanked, pass). The first reproducer of each new signature is minimised (lines deleted one
@@ -38,6 +40,7 @@ from pathlib import Path
 from tests.fuzz.mutators import mutate
 from tests.fuzz.oracle import BACKENDS, Finding, Outcome, check_text, normalise
 from tests.fuzz.strategies import generate
+from tests.fuzz.suite_texts import suite_program_texts
 
 
 @dataclass
@@ -59,6 +62,7 @@ class Campaign:
     timeout: float = 10.0
     backends: tuple[str, ...] = BACKENDS
     minimise_seconds: float = 60.0
+    suite_share: float = 0.0  # the share of rounds that start from a test-suite program text
     records: dict[tuple[str, str, str], Record] = field(default_factory=dict)
     stats: Counter[str] = field(default_factory=Counter)
     features: Counter[str] = field(default_factory=Counter)
@@ -117,14 +121,19 @@ class Campaign:
         n = 0
         while time.monotonic() < deadline:
             n += 1
-            spec = generate(random.Random(rng.getrandbits(64)))
-            self.features.update(spec.features)
             backend = rng.choice(self.backends)
-            self.note(spec.text, backend, "generated", self.check(spec.text, backend))
+            suite = suite_program_texts() if self.suite_share > 0 else ()
+            if suite and rng.random() < self.suite_share:
+                seed_text, origin = rng.choice(suite), "suite"
+            else:
+                spec = generate(random.Random(rng.getrandbits(64)))
+                self.features.update(spec.features)
+                seed_text, origin = spec.text, "generated"
+            self.note(seed_text, backend, origin, self.check(seed_text, backend))
             for _ in range(rng.choice((1, 2, 3))):
                 if rng.random() >= self.mutated_share or time.monotonic() >= deadline:
                     continue
-                text, applied = mutate(spec.text, rng, rng.choice((1, 1, 2, 3)))
+                text, applied = mutate(seed_text, rng, rng.choice((1, 1, 2, 3)))
                 self.note(text, backend, "mutated: " + ", ".join(applied), self.check(text, backend))
             if n % 25 == 0:
                 self.write_summary()
@@ -238,9 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang")
     ap.add_argument("--backend", choices=("both", *BACKENDS), default="both")
     ap.add_argument("--minimise-seconds", type=float, default=60.0)
+    ap.add_argument("--suite-share", type=float, default=0.0,
+                    help="share of rounds that start from a program text of the test suite instead of the generator")
     args = ap.parse_args(argv)
     backends = BACKENDS if args.backend == "both" else (args.backend,)
-    Campaign(args.out, args.seed, args.mutated, args.timeout, backends, args.minimise_seconds).run(args.minutes)
+    Campaign(args.out, args.seed, args.mutated, args.timeout, backends, args.minimise_seconds,
+             suite_share=args.suite_share).run(args.minutes)
     return 0
 
 

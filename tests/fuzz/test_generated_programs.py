@@ -493,3 +493,15 @@ def test_every_mutator_changes_a_program() -> None:
     for m in mutators.MUTATORS:
         results = [m(text, rng) for text in texts for _ in range(3)]
         assert any(r is not None and r not in texts for r in results), m.__name__
+
+
+def test_the_campaign_finds_the_suite_program_texts_it_can_start_from() -> None:
+    """`--suite-share` seeds: whole program texts of the test suite (hand-written AIC / AIV / Group kernels
+    among them), not the fuzz package's own reproducers."""
+    from tests.fuzz.suite_texts import suite_program_texts
+
+    texts = suite_program_texts()
+    assert len(texts) >= 50
+    assert all("@pl.program" in t for t in texts)
+    assert any("pl.FunctionType.AIC" in t and "tpush_to_aiv" in t for t in texts)
+    assert not any(t in (k.reproducer for k in FIXED) for t in texts)
