@@ -12,32 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pypto_core.errors import UserError
-from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType
-from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ir.utils import function_calls
 
 _KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 
 
-class _Calls(IRVisitor):
-    def __init__(self) -> None:
-        self.calls: list[E.Call] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        if isinstance(call.op, E.GlobalVar):
-            self.calls.append(call)
-        super().visit_call(call)
-
-
-def _calls(func: F.Function) -> list[E.Call]:
-    walker = _Calls()
-    walker.visit_stmt(func.body)
-    return walker.calls
-
-
 def reject_kernels_launching_kernels(funcs: Sequence[F.Function]) -> None:
-    calls = {f.name: _calls(f) for f in funcs}
+    calls = {f.name: function_calls(f.body) for f in funcs}
     kinds = {f.name: f.func_type for f in funcs}
     launching = {f.name for f in funcs if f.func_type is FunctionType.Orchestration}
     changed = True

@@ -199,3 +199,21 @@ def append_to_yield(stmts: list[S.Stmt], values: Sequence[E.Expr], span: Span | 
         else:
             stmts.append(S.YieldStmt(list(values), span))
     return make_body(stmts, span)
+
+
+
+class _FunctionCalls(IRVisitor):
+    def __init__(self) -> None:
+        self.found: list[E.Call] = []
+
+    def visit_call(self, call: E.Call) -> None:
+        if isinstance(call.op, E.GlobalVar):
+            self.found.append(call)
+        super().visit_call(call)
+
+
+def function_calls(stmt: S.Stmt) -> list[E.Call]:
+    """Every call of a program function (a GlobalVar op) in `stmt`, nested ones included, in walk order."""
+    walker = _FunctionCalls()
+    walker.visit_stmt(stmt)
+    return walker.found

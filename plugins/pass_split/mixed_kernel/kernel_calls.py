@@ -13,29 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pypto_core.errors import UserError
-from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType
-from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ir.utils import function_calls
 from pypto_core.ops.opdef import CoreAffinity
 
 PASS = "ExpandMixedKernel"
-
-
-class _KernelCalls(IRVisitor):
-    def __init__(self) -> None:
-        self.calls: list[E.Call] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        if isinstance(call.op, E.GlobalVar):
-            self.calls.append(call)
-        super().visit_call(call)
-
-
-def _kernel_calls(func: F.Function) -> list[E.Call]:
-    walker = _KernelCalls()
-    walker.visit_stmt(func.body)
-    return walker.calls
 
 
 def launcher_names(funcs: Mapping[str, F.Function], affinity: Mapping[str, CoreAffinity]) -> set[str]:
@@ -43,7 +26,7 @@ def launcher_names(funcs: Mapping[str, F.Function], affinity: Mapping[str, CoreA
     kernel and do no tile work themselves. `affinity`: each InCore function's rollup."""
     launches = {name for name, a in affinity.items() if a is CoreAffinity.MIXED}  # calling one launches a group
     launchers: set[str] = set()
-    calls = {name: _kernel_calls(funcs[name]) for name in affinity}
+    calls = {name: function_calls(funcs[name].body) for name in affinity}
     changed = True
     while changed:
         changed = False
