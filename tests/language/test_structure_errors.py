@@ -199,3 +199,11 @@ def test_a_statement_after_a_return_is_located():
             "this statement follows a return in the same block, so it never runs", 6)
     located(fn("    if n > 2:\n        return x\n        w = pl.neg(x)\n    return x\n"),
             "this statement follows a return in the same block", 6)
+
+
+def test_a_parameter_named_self_after_the_receiver_is_located():
+    # 30-minute campaign (seed 24) finding: `def k(self, self: T, ...)` parsed with a parameter named self,
+    # which the printed form (no receiver) then read back as the receiver and dropped.
+    text = ("import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n"
+            f"    def f(self, self: {T16}) -> {T16}:\n        return self\n")
+    located(text, "a parameter may not be named 'self'", 5)

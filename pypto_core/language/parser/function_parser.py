@@ -91,6 +91,11 @@ class FunctionParser(ScopeParser):
             plain = plain[1:]
         out: list[tuple[E.Var, Any]] = []
         for a in plain:
+            if a.arg == "self":
+                # Only the leading receiver may be `self`: the printer writes parameters without one, so a
+                # parameter named self would be read back as the receiver and dropped.
+                self.syntax_error("a parameter may not be named 'self' (only the method's first, unannotated "
+                                  "receiver is)", a, hint="rename the parameter")
             if a.annotation is None:
                 self.fail(ParserTypeError, f"parameter '{a.arg}' needs a type annotation", a,
                           hint="e.g. x: pl.Tensor[[64], pl.FP32]")
