@@ -17,7 +17,6 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.span import Span
-from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.lane_dependence import Region, lane_regions, scan
 
 _FIX = ("Hand the lanes' parts back through a lane barrier (a pl.split_aiv region of mode UP_DOWN or LEFT_RIGHT, "
@@ -62,15 +61,16 @@ def check_lane_values(scope: S.InCoreScopeStmt, live_outs: Sequence[E.Var] = ())
                 f"that uses '{name}' inside the scope", span)
 
 
-class _HasRegion(IRVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_split_aiv_scope_stmt(self, s: Region) -> None:
-        self.found = True
-
-
-def _has_region(body: S.Stmt) -> bool:
-    finder = _HasRegion()
-    finder.visit_stmt(body)
-    return finder.found
+def _has_region(body: S.Stmt | None) -> bool:
+    """A pl.split_aiv region among the statements (a statement-only walk: no expression can hold one)."""
+    if body is None:
+        return False
+    if isinstance(body, Region):
+        return True
+    if isinstance(body, S.SeqStmts):
+        return any(_has_region(s) for s in body.stmts)
+    if isinstance(body, S.IfStmt):
+        return _has_region(body.then_body) or _has_region(body.else_body)
+    if isinstance(body, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
+        return _has_region(body.body)
+    return False
