@@ -385,6 +385,13 @@ class Printer:
                 lines.append(self.comments(s, indent) + indent + self.return_text(s.value))
             elif isinstance(s, S.YieldStmt) and last and yield_targets:
                 lines.append(self.comments(s, indent) + indent + self.yield_assign(s, yield_targets))
+            elif last and yield_targets and isinstance(s, S.ScopeStmt) and not isinstance(s, S.SplitAivScopeStmt):
+                # The loop's yield may end a pl.at scope that ends the loop body: it keeps its targets.
+                self.scope_yield_targets = yield_targets
+                try:
+                    lines.append(self.stmt(s, indent))
+                finally:
+                    self.scope_yield_targets = ()
             else:
                 lines.append(self.stmt(s, indent))
         return "\n".join(lines)
@@ -553,11 +560,15 @@ class Printer:
                     f"{self.p('CachePolicy.' + CachePolicy(int(policy)).name)})")
             where = next((i for i, st in enumerate(stmts) if any(v is var for v in collect_def_vars(st))), -1)
             after.setdefault(where, []).append(line)
+        targets, self.scope_yield_targets = getattr(self, "scope_yield_targets", ()), ()
         if not after:
-            return self.body(s.body, indent) or indent + "pass"
+            return self.body(s.body, indent, yield_targets=targets) or indent + "pass"
         lines = list(after.get(-1, ()))
         for i, st in enumerate(stmts):
-            lines.append(self.stmt(st, indent))
+            if isinstance(st, S.YieldStmt) and targets and i == len(stmts) - 1:
+                lines.append(self.comments(st, indent) + indent + self.yield_assign(st, targets))
+            else:
+                lines.append(self.stmt(st, indent))
             lines.extend(after.get(i, ()))
         return "\n".join(lines)
 

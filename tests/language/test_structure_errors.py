@@ -207,3 +207,19 @@ def test_a_parameter_named_self_after_the_receiver_is_located():
     text = ("import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n"
             f"    def f(self, self: {T16}) -> {T16}:\n        return self\n")
     located(text, "a parameter may not be named 'self'", 5)
+
+
+def test_a_loop_yield_ending_a_scope_of_the_loop_body_prints_with_its_targets():
+    # 30-minute campaign (seed 25) finding: the loop's yield was the last statement of a pl.at scope ending the
+    # loop body; the printer wrote it bare (`pl.yield_(a, b)`), which does not parse back for a carried loop.
+    from pypto import ir
+
+    body = ("    for i, (a,) in pl.range(3, init_values=(x,)):\n"
+            "        v = pl.add(a, 1.0)\n"
+            "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+            "            r = pl.yield_(v)\n"
+            "    return x\n")
+    program = parse(fn(body))
+    printed = ir.python_print(program)
+    assert " = pl.yield_(" in printed, printed
+    ir.assert_structural_equal(program, parse(printed))
