@@ -223,3 +223,18 @@ def test_a_loop_yield_ending_a_scope_of_the_loop_body_prints_with_its_targets():
     printed = ir.python_print(program)
     assert " = pl.yield_(" in printed, printed
     ir.assert_structural_equal(program, parse(printed))
+
+
+def test_a_loop_yield_inside_a_loop_inside_a_region_inside_a_loop_is_fine():
+    # 30-minute campaign (seed 26) finding: the check above looked the loop up by equality, so an inner loop's
+    # own yield (in a region inside an outer carried loop) was taken for the outer loop's and rejected.
+    from pypto import ir
+
+    body = ("    for w, (o,) in pl.range(2, init_values=(x,)):\n"
+            "        for aiv in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+            "            for i, (a,) in pl.range(aiv, 4, 2, init_values=(o,)):\n"
+            "                r = pl.yield_(pl.add(a, 1.0))\n"
+            "        o2 = pl.yield_(o)\n"
+            "    return o2\n")
+    program = parse(fn(body))
+    ir.assert_structural_equal(program, parse(ir.python_print(program)))

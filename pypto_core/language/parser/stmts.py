@@ -377,7 +377,8 @@ class StmtParser(ExprParser):
         if frame.kind in ("for", "while"):
             # Lanes fork in a region: its body has no one value per loop iteration to yield (a pl.at scope's
             # body is the kernel's, and a loop yield there prints and parses back as written).
-            if any(f.kind == "split_aiv" for f in self.frames[self.frames.index(frame) + 1:]):
+            at = next(i for i, f in enumerate(self.frames) if f is frame)  # by identity: frames compare equal
+            if any(f.kind == "split_aiv" for f in self.frames[at + 1:]):
                 self.syntax_error("pl.yield_ gives the loop's next values, but it is inside a pl.split_aiv region "
                                   "in the loop body; compute the values there and write the pl.yield_ after the "
                                   "region, as the last statement of the loop body", node)
