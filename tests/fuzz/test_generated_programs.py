@@ -388,6 +388,33 @@ class Before:
 '''
 
 
+_LANE_ADDRESSED_STORE_OF_FULL_WIDTH_WORK = '''import pypto.language as pl
+@pl.program
+class Gen31:
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)], name_hint="k3"):
+            y4 = pl.slice(p2, [16, 16], [16, 0])
+        return y4
+
+    @pl.function
+    def helper5(self, p6: pl.Tensor[[64, 32], pl.FP32], x7: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
+        h8 = self.helper1(x7)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k9"):
+            y10 = p6
+        return y10
+
+    @pl.function
+    def main(self, out12: pl.Out[pl.Tensor[[32, 16], pl.FP32]], out17: pl.Out[pl.Tensor[[64, 64], pl.FP32]], x19: pl.Tensor[[32, 64], pl.FP32], x20: pl.Tensor[[32, 64], pl.FP32], x21: pl.Tensor[[32, 64], pl.FP32], out28: pl.Out[pl.Tensor[[64, 32], pl.FP16]], x29: pl.Tensor[[64, 32], pl.FP32], out31: pl.Out[pl.Tensor[[64, 32], pl.FP32]]) -> tuple[pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 32], pl.FP16], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for aiv15 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                out17 = pl.assemble(out17, pl.mul(x19, pl.neg(x20)), [aiv15 * 32, 0])
+            v22 = pl.slice(x21, [16, 64], [16, 0])
+        h30 = self.helper5(x29, x20)
+        return out12, out17, out28, out31, v22
+'''
+
+
 KNOWN: list[Known] = [
     # From mutating the suite's own program texts (campaign --suite-share): an annotation whose valid_shape is
     # narrower than the op's ("add information", docs/dsl.md) is honoured by the machine but re-derived by
@@ -396,6 +423,13 @@ KNOWN: list[Known] = [
     # declared valid region, or give those passes set_validshape.
     Known("annotated-valid-shape-narrower-than-the-op", "mismatch", "changed what the program computes",
           _ANNOTATED_VALID_SHAPE_NARROWER_THAN_THE_OP, "Ascend950"),
+    # Campaign seed 27: an UP_DOWN region whose only lane reference is a store's destination offset
+    # (`pl.assemble(out, <full-width work>, [aiv * 32, 0])`). As written each lane writes the whole value at its
+    # offset; LowerAutoVectorSplit takes the region as data parallel (only read offsets mark explicit lanes,
+    # docs/passes/lower_auto_vector_split.md) and halves the work, so half the rows stay unwritten. Should be a
+    # located ValueError at AivSplitValid (a destination addressed by aiv_id in a region that splits its work).
+    Known("lane-addressed-store-of-full-width-work", "mismatch", "changed what the program computes",
+          _LANE_ADDRESSED_STORE_OF_FULL_WIDTH_WORK, "Ascend950"),
 ]
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).

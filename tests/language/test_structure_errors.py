@@ -238,3 +238,14 @@ def test_a_loop_yield_inside_a_loop_inside_a_region_inside_a_loop_is_fine():
             "    return o2\n")
     program = parse(fn(body))
     ir.assert_structural_equal(program, parse(ir.python_print(program)))
+
+
+@pytest.mark.parametrize("init, cond, value", [("0", "k < 2", "-0.5"), ("0.0", "k < 2.0", "1")])
+def test_a_scalar_carry_keeps_its_kind(init, cond, value):
+    # 30-minute campaign (seed 27) finding: `k = pl.yield_(-0.0)` into an INDEX counter was accepted; the while
+    # loop `pl.cond(k < 2)` then never ended on the reference machine.
+    body = (f"    for (k, a) in pl.while_(init_values=({init}, x)):\n"
+            f"        pl.cond({cond})\n"
+            f"        k2, a2 = pl.yield_({value}, a)\n"
+            "    return a2\n")
+    located(fn(body), "the loop carries 'k' as", 6)

@@ -12,7 +12,7 @@ from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ForKind, SplitMode
 from pypto_core.ir.utils import make_body
 from pypto_core.language.parser.context import Frame
-from pypto_core.language.parser.errors import ParserSyntaxError, UnsupportedFeatureError
+from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from pypto_core.language.parser.stmts import StmtParser, is_pl_call
 
 _KINDS = {"range": ForKind.Sequential, "parallel": ForKind.Parallel, "unroll": ForKind.Unroll,
@@ -119,6 +119,18 @@ class LoopParser(StmtParser):
             out[k.value] = value
         return out
 
+    def _check_scalar_carries(self, frame: Frame, iter_args: list[E.IterArg]) -> None:
+        """A scalar carry keeps its kind: yielding a float into an integer carry (or the reverse) is an error
+        (left alone, `k = pl.yield_(-0.0)` into an INDEX counter made a while loop that never ends)."""
+        for ia, (name, typ, tnode) in zip(iter_args, frame.yield_targets or ()):
+            a, b = ia.type, typ
+            if isinstance(a, T.ScalarType) and isinstance(b, T.ScalarType) and \
+                    (a.dtype.is_float() != b.dtype.is_float() or a.dtype.is_bool() != b.dtype.is_bool()):
+                self.fail(ParserTypeError, f"the loop carries '{ia.name_hint}' as {a.dtype.name} but yields a "
+                                           f"{b.dtype.name} value into '{name}'", tnode,
+                          hint=f"yield a {a.dtype.name} value (pl.cast(v, pl.{a.dtype.name})), or start the carry "
+                               f"from a {b.dtype.name} init value")
+
     def _loop_results(self, frame: Frame, iter_args: list[E.IterArg], node: ast.For) -> list[E.Var]:
         if not iter_args:
             if frame.yield_targets:
@@ -130,6 +142,7 @@ class LoopParser(StmtParser):
         if len(frame.yield_targets) != len(iter_args):
             self.syntax_error(f"For loop has {len(iter_args)} iteration arguments but {len(frame.yield_targets)} "
                               f"return variables. They must match.", node)
+        self._check_scalar_carries(frame, iter_args)
         return self.make_return_vars(frame)
 
     # -- while -----------------------------------------------------------------------------------------------
@@ -169,6 +182,7 @@ class LoopParser(StmtParser):
             self.syntax_error(f"While loop has {len(iter_args)} iteration arguments but {len(frame.yield_targets)} "
                               f"return variables. They must match.", node)
         else:
+            self._check_scalar_carries(frame, iter_args)
             return_vars = self.make_return_vars(frame)
         self.emit(S.WhileStmt(cond, iter_args, make_body(body, self.span(node)), return_vars, self.span(node)))
         self.bind_results(frame, return_vars)
