@@ -423,17 +423,14 @@ KNOWN: list[Known] = [
     # declared valid region, or give those passes set_validshape.
     Known("annotated-valid-shape-narrower-than-the-op", "mismatch", "changed what the program computes",
           _ANNOTATED_VALID_SHAPE_NARROWER_THAN_THE_OP, "Ascend950"),
-    # Campaign seed 27: an UP_DOWN region whose only lane reference is a store's destination offset
-    # (`pl.assemble(out, <full-width work>, [aiv * 32, 0])`). As written each lane writes the whole value at its
-    # offset; LowerAutoVectorSplit takes the region as data parallel (only read offsets mark explicit lanes,
-    # docs/passes/lower_auto_vector_split.md) and halves the work, so half the rows stay unwritten. Should be a
-    # located ValueError at AivSplitValid (a destination addressed by aiv_id in a region that splits its work).
-    Known("lane-addressed-store-of-full-width-work", "mismatch", "changed what the program computes",
-          _LANE_ADDRESSED_STORE_OF_FULL_WIDTH_WORK, "Ascend950"),
 ]
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 27: a store addressed by aiv_id of full-width work in a data-parallel region is AivSplitValid's
+    # check (l) (plugins/pass_split/tests/test_aiv_split_valid.py).
+    Known("lane-addressed-store-of-full-width-work", "mismatch", "changed what the program computes",
+          _LANE_ADDRESSED_STORE_OF_FULL_WIDTH_WORK, "Ascend950"),
     Known("cast-of-gathered-matmul-outside-region", "verifier", "tile.cast is outside every", _GATHER_CAST),
     Known("move-of-gathered-value-outside-region", "verifier", "tile.move is outside every", _GATHER_USED_OUTSIDE),
     Known("return-inside-scope-lost", "mismatch", "missing output: expected an output, got nothing",

@@ -494,3 +494,33 @@ def test_outline_region_programs_verify_clean(name: str):
 
 def test_the_verifier_is_registered_for_the_property():
     assert PropertyVerifierRegistry.has_verifier("AivSplitValid")
+
+
+# -- (l) a lane index a data-parallel region does not trust ----------------------------------------------------
+# Campaign seed 27: `pl.assemble(out, <full-width work>, [aiv * 32, 0])` in an UP_DOWN region with no per-lane read
+# meant "each lane writes the whole value at its offset" as written, while LowerAutoVectorSplit halves the work of
+# such a region: half the rows stayed unwritten.
+
+def test_l_a_lane_addressed_store_of_full_width_work():
+    assert_reports(kernel("""
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.tile.load(a, [0, 0], [64, 64])
+            out = pl.tile.store(pl.tile.exp(t), [aiv_id * 64, 0], out)
+    """), r"tile\.store uses the lane index \('aiv_id'\) of this UP_DOWN pl\.split_aiv region, whose reads are not "
+          r"addressed by it.*address each lane's part by its read offsets")
+
+
+def test_l_a_lane_addressed_read_makes_the_lanes_explicit():
+    assert_clean(kernel("""
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.tile.load(a, [aiv_id * 64, 0], [64, 64])
+            out = pl.tile.store(pl.tile.exp(t), [aiv_id * 64, 0], out)
+    """))
+
+
+def test_l_a_region_without_lane_references_splits_its_work():
+    assert_clean(kernel("""
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.tile.load(a, [0, 0], [128, 64])
+            out = pl.tile.store(pl.tile.exp(t), [0, 0], out)
+    """))

@@ -51,6 +51,13 @@ from pypto_core.ops.opdef import CoreAffinity, OpDef
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
+from pypto_plugins.pass_split.split_axis.regions import (
+    body_calls,
+    has_explicit_lanes,
+    lane_values,
+    lane_var,
+    mentions,
+)
 
 RULE = "AivSplitValid"
 
@@ -221,6 +228,29 @@ class _Checker:
         self.check_region_uses()
         if self.rule == RULE:  # the lowered forms guard an empty lane's store with a lane-derived if
             self.check_lane_steering()
+            self.check_untrusted_lane_references()
+
+    # (l)
+    def check_untrusted_lane_references(self) -> None:
+        """A data-parallel region with no per-lane read (no lane-addressed load / slice, no boundary) splits its
+        work by its mode itself; a lane index elsewhere in it (a store's destination offset, a shape) would
+        then place a half that the author wrote as the whole (docs/passes/lower_auto_vector_split.md: only the
+        read offsets of address-carrying ops are trusted)."""
+        for region in self.facts.regions:
+            if not _is_data_parallel(region) or has_explicit_lanes(region):
+                continue
+            lanes = lane_values(region)
+            lane = lane_var(region)
+            for call in body_calls(region.body):
+                if lane is not None and any(mentions(a, lanes) for a in call.args):
+                    mode = _mode(region).name
+                    self.report(f"{call.op.name} uses the lane index ('{lane.name_hint}') of this {mode} "
+                                f"pl.split_aiv region, whose reads are not addressed by it: the region then splits "
+                                f"its work by its mode, so each lane computes half of what this call places by "
+                                f"lane; address each lane's part by its read offsets (e.g. pl.slice(x, [HALF, N], "
+                                f"[{lane.name_hint} * HALF, 0])), or drop the lane index and let the region split "
+                                f"the work", call.span)
+                    break
 
     # (k)
     def check_lane_steering(self) -> None:
