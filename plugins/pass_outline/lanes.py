@@ -17,6 +17,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.span import Span
+from pypto_core.ir.utils import has_split_aiv_region
 from pypto_core.ops.lane_dependence import Region, lane_regions, scan
 
 _FIX = ("Hand the lanes' parts back through a lane barrier (a pl.split_aiv region of mode UP_DOWN or LEFT_RIGHT, "
@@ -32,7 +33,7 @@ def _where(region: Region) -> str:
 def check_lane_values(scope: S.InCoreScopeStmt, live_outs: Sequence[E.Var] = ()) -> None:
     """Raise a located UserError when a per-lane value of a region is used after the region, or leaves the
     scope (`live_outs`: the scope's values used after it)."""
-    if not _has_region(scope.body):
+    if not has_split_aiv_region(scope.body):
         return  # nothing is per lane without a region
     facts = scan((), scope.body)
     for use in facts.uses:
@@ -59,18 +60,3 @@ def check_lane_values(scope: S.InCoreScopeStmt, live_outs: Sequence[E.Var] = ())
                 f"write different data into one output. {_FIX}, write each lane's part into a tensor at its "
                 f"own offset (pl.assemble(out, part, [aiv_id * HALF, 0]) inside the region), or keep the work "
                 f"that uses '{name}' inside the scope", span)
-
-
-def _has_region(body: S.Stmt | None) -> bool:
-    """A pl.split_aiv region among the statements (a statement-only walk: no expression can hold one)."""
-    if body is None:
-        return False
-    if isinstance(body, Region):
-        return True
-    if isinstance(body, S.SeqStmts):
-        return any(_has_region(s) for s in body.stmts)
-    if isinstance(body, S.IfStmt):
-        return _has_region(body.then_body) or _has_region(body.else_body)
-    if isinstance(body, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
-        return _has_region(body.body)
-    return False

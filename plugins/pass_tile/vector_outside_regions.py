@@ -15,9 +15,9 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
+from pypto_core.ir.utils import has_split_aiv_region
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import needs_a_region
-from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import has_region
 
 
 class _FirstOutside(IRVisitor):
@@ -41,7 +41,7 @@ def reject_vector_work_outside_regions(func: F.Function, pass_name: str, why: st
     """Raise a located UserError when `func` has a region and vector work outside every region.
 
     `why` says how the op became vector work in this pass, with `{op}` for the tile op."""
-    if not has_region(func.body):
+    if not has_split_aiv_region(func.body):
         return
     finder = _FirstOutside()
     finder.visit_stmt(func.body)

@@ -217,3 +217,18 @@ def function_calls(stmt: S.Stmt) -> list[E.Call]:
     walker = _FunctionCalls()
     walker.visit_stmt(stmt)
     return walker.found
+
+
+def has_split_aiv_region(body: S.Stmt | None) -> bool:
+    """A `pl.split_aiv` region among the statements of `body` (a statement-only walk: no expression holds one)."""
+    if body is None:
+        return False
+    if isinstance(body, S.SplitAivScopeStmt):
+        return True
+    if isinstance(body, S.SeqStmts):
+        return any(has_split_aiv_region(s) for s in body.stmts)
+    if isinstance(body, S.IfStmt):
+        return has_split_aiv_region(body.then_body) or has_split_aiv_region(body.else_body)
+    if isinstance(body, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
+        return has_split_aiv_region(body.body)
+    return False

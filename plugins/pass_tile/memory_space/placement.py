@@ -34,13 +34,12 @@ from pypto_core.ir.enums import MemorySpace, TileLayout
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
-from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, make_body
+from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, has_split_aiv_region, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.affinity import landing_side
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
-from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import has_region
 
 PASS = "InferTileMemorySpace"
 
@@ -75,7 +74,7 @@ class Placement(BodyRewriter):
         self.moves: list[dict[tuple[int, MemorySpace], E.Var]] = [{}]
         # Manual mode (docs/passes/lower_auto_vector_split.md): the region each region-made variable comes from, and the vector moves
         # of such variables that the code after the regions needs, appended to their region by `finish`.
-        self.manual = has_region(func.body)
+        self.manual = has_split_aiv_region(func.body)
         self.region_depth = 0
         self.made_in: dict[int, S.SplitAivScopeStmt] = {}
         self.region_moves: dict[tuple[int, MemorySpace], E.Var] = {}

@@ -21,6 +21,7 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.types import TileType, dims_equal
+from pypto_core.ir.utils import has_split_aiv_region
 from pypto_core.ir.visitor import IRMutator, IRVisitor
 from pypto_core.ops.registry import create_op_call, opdef_of
 
@@ -176,27 +177,11 @@ class _Replace(IRMutator):
         return new if new is not None else super().visit_call(call)
 
 
-class _FindRegion(IRVisitor):
-    """Defined once: a class per call left garbage per kernel and an empty dispatch cache each time."""
-
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_split_aiv_scope_stmt(self, s: S.SplitAivScopeStmt) -> None:
-        self.found = True
-
-
-def has_region(body: S.Stmt) -> bool:
-    finder = _FindRegion()
-    finder.visit_stmt(body)
-    return finder.found
-
-
 def fold_tails_outside_regions(body: S.Stmt, tails: dict[int, tuple[E.Var, E.Call]], func_name: str,
                                pass_name: str) -> S.Stmt:
     """In a function with regions, the conversion tails outside every region folded into the stores of
     their values (the store takes the accumulator); a tail used otherwise is a located UserError."""
-    if not tails or not has_region(body):
+    if not tails or not has_split_aiv_region(body):
         return body
     uses = _TailUses(tails)
     uses.visit_stmt(body)
