@@ -77,7 +77,7 @@ def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
         if side == "v2c":
             return LanePartition(subblock)  # gather joins the lanes at their own extents: box only
         if side == "c2v":
-            t = call.args[0].type
+            t = call.type  # the boundary's result as written: its valid region is the one the lanes share
             boundaries.add((static_int(t.shape[dim]), static_int(t.valid_shape[dim])))  # type: ignore[attr-defined]
         elif _independent_source(call, dim):
             return LanePartition(subblock)  # a tile the boundary does not feed spans the whole box
@@ -112,7 +112,9 @@ class AutoSplitter(Splitter):
 
     def _shard(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         src = args[0]
-        full = src.type
+        # The move's result as the program wrote it: a declared valid region narrower than the source's is the
+        # program's meaning (the rest is poison), so the lanes keep it rather than re-deriving the source's.
+        full = call.type
         assert isinstance(full, TileType)
         kwargs: dict[str, int] = {"split": int(self.mode)}
         stride = self.partition.balanced_stride
@@ -122,7 +124,7 @@ class AutoSplitter(Splitter):
         shard = self.call("tile.aiv_shard", [src], kwargs)
         t = shard.type
         assert isinstance(t, TileType)
-        valid = list(t.valid_shape)
+        valid = [w if a != self.dim else v for a, (v, w) in enumerate(zip(t.valid_shape, full.valid_shape))]
         lane_extent = self.partition.lane_valid(full.valid_shape[self.dim], full.shape[self.dim])
         # A runtime extent: the pop moves the whole box (pto-isa places lane 1's data by the popped tile's own
         # extent, and no split code fits every runtime value); the consumers, halved from their full-width
