@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pypto_core.errors import UserError
+from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.utils import function_calls
@@ -20,22 +21,31 @@ _KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 
 
 def reject_kernels_launching_kernels(funcs: Sequence[F.Function]) -> None:
-    calls = {f.name: function_calls(f.body) for f in funcs}
+    cache: dict[str, list[E.Call]] = {}
+
+    def calls_of(f: F.Function) -> list[E.Call]:  # each body walked once, and only when asked
+        found = cache.get(f.name)
+        if found is None:
+            found = cache[f.name] = function_calls(f.body)
+        return found
+
     kinds = {f.name: f.func_type for f in funcs}
     launching = {f.name for f in funcs if f.func_type is FunctionType.Orchestration}
+    if not launching:
+        return
     changed = True
     while changed:  # a host-side function calling a launcher launches kernels too
         changed = False
         for f in funcs:
             if f.name in launching or f.func_type in _KERNEL_TYPES or f.func_type is FunctionType.Group:
                 continue
-            if any(c.op.name in launching for c in calls[f.name]):  # type: ignore[union-attr]
+            if any(c.op.name in launching for c in calls_of(f)):  # type: ignore[union-attr]
                 launching.add(f.name)
                 changed = True
     for f in funcs:
         if kinds[f.name] not in _KERNEL_TYPES:
             continue
-        call = next((c for c in calls[f.name] if c.op.name in launching), None)  # type: ignore[union-attr]
+        call = next((c for c in calls_of(f) if c.op.name in launching), None)  # type: ignore[union-attr]
         if call is not None:
             callee = call.op.name  # type: ignore[union-attr]
             raise UserError(f"OutlineIncoreScopes: this call of '{callee}' is inside a kernel ('{f.name}': a "

@@ -202,21 +202,34 @@ def append_to_yield(stmts: list[S.Stmt], values: Sequence[E.Expr], span: Span | 
 
 
 
-class _FunctionCalls(IRVisitor):
-    def __init__(self) -> None:
-        self.found: list[E.Call] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        if isinstance(call.op, E.GlobalVar):
-            self.found.append(call)
-        super().visit_call(call)
-
-
 def function_calls(stmt: S.Stmt) -> list[E.Call]:
     """Every call of a program function (a GlobalVar op) in `stmt`, nested ones included, in walk order."""
-    walker = _FunctionCalls()
-    walker.visit_stmt(stmt)
-    return walker.found
+    found: list[E.Call] = []
+    _collect_function_calls(stmt, found)
+    return found
+
+
+def _collect_function_calls(value: Any, found: list[E.Call]) -> None:
+    # A direct walk (no visitor dispatch) that skips what cannot hold a call: types, plain variables, ops.
+    if isinstance(value, E.Call):
+        if isinstance(value.op, E.GlobalVar):
+            found.append(value)
+        for arg in value.args:
+            _collect_function_calls(arg, found)
+        for item in value.kwargs.values():
+            _collect_function_calls(item, found)
+    elif isinstance(value, (S.Stmt, E.Expr)):
+        if isinstance(value, E.Var) and not isinstance(value, E.IterArg):
+            return
+        for name in value.WALKED_NAMES:
+            if name != "type":
+                _collect_function_calls(getattr(value, name), found)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _collect_function_calls(item, found)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _collect_function_calls(item, found)
 
 
 def has_split_aiv_region(body: S.Stmt | None) -> bool:
