@@ -415,10 +415,66 @@ class Gen31:
 '''
 
 
+# Campaign seed 28 finding 1: a while loop whose counter runs away (check-run ran 1,000,000 iterations, ~15 s).
+_CAMPAIGN28_1 = '''import pypto.language as pl
+
+
+@pl.program
+class Gen22:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[64, 32], pl.BF16], out: pl.Out[pl.Tensor[[64, 32], pl.BF16]]) -> pl.Tensor[[64, 32], pl.BF16]:
+        t = pl.load(a, [0, 0], [64, 32])
+        res = pl.tile.maximum(pl.tile.exp(pl.tile.neg(pl.tile.abs(pl.tile.sub(t, t)))), t)
+        out = pl.store(res, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, a: pl.Tensor[[32, 16], pl.FP16], out: pl.Out[pl.Tensor[[32, 16], pl.FP16]]) -> pl.Tensor[[32, 16], pl.FP16]:
+        return out
+
+    @pl.function
+    def helper3(self, p4: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[64, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y5 = pl.sub(p4, p4)
+        return y5
+
+    @pl.function
+    def main(self, x6: pl.Tensor[[64, 32], pl.BF16], out7: pl.Out[pl.Tensor[[64, 32], pl.BF16]], x8: pl.Tensor[[64, 16], pl.BF16], out15: pl.Out[pl.Tensor[[64, 16], pl.BF16]], x17: pl.Tensor[[32, 16], pl.FP16], out18: pl.Out[pl.Tensor[[32, 16], pl.FP16]]) -> tuple[pl.Tensor[[64, 32], pl.BF16], pl.Tensor[[64, 16], pl.BF16], pl.Tensor[[32, 16], pl.FP16], pl.Tensor[[64, 16], pl.BF16]]:
+        out7 = self.kern1(x6, out7)
+        for (k10, a11) in pl.while_(init_values=(0, x8)):
+            pl.cond(k10 < 1)
+            v14 = pl.abs(x8)
+            kk12, res13 = pl.yield_(k10 + -16, v14)
+        out15 = pl.assemble(out15, res13, [0, 0])
+        h16 = self.helper3(x6)
+        return out7, out15, out18, res13
+'''
+
+# Campaign seed 28 finding 2: a placed and an unplaced tile merged by a tuple yield did not parse back.
+_CAMPAIGN28_2 = '''import pypto.language as pl
+
+@pl.program
+class Gen25:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, n12: pl.Scalar[pl.INDEX], n13: pl.Scalar[pl.INT32], x14: pl.Tensor[[16, 32], pl.FP16], out16: pl.Out[pl.Tensor[[16, 32], pl.FP16]], out19: pl.Out[pl.Tensor[[16, 32], pl.FP16]], out23: pl.Out[pl.Tensor[[32, 1], pl.FP32]], out25: pl.Out[pl.Tensor[[32, 32], pl.FP16]]) -> tuple[pl.Tensor[[16, 32], pl.FP16], pl.Tensor[[16, 32], pl.FP16], pl.Tensor[[32, 1], pl.FP32], pl.Tensor[[32, 32], pl.FP16]]:
+        if n12 >= 5:
+                m15 = x14
+                if n13 < 5:
+                    m15 = pl.neg(m15)
+                    out16 = pl.assemble(out16, m15, [0, 0])
+        return out16, out19, out23, out25
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 28: the oracle lowers the machine's loop bound (oracle.FUZZ_MAX_ITERATIONS), so a runaway loop is
+    # a located rejection of the input within the timeout; a tuple yield merging a placed and an unplaced tile
+    # parses back (tests/language/test_branch_merge_placement.py).
+    Known("runaway-while-loop-under-check-run", "hang", "no answer within", _CAMPAIGN28_1),
+    Known("placed-and-unplaced-tile-in-a-tuple-merge", "roundtrip", "but the other branch yields", _CAMPAIGN28_2),
     # From mutating the suite's own texts (--suite-share): a boundary result declaring a narrower valid region
     # than its source keeps it through LowerAutoVectorSplit (plugins/pass_split/tests/test_declared_valid_regions.py).
     Known("annotated-valid-shape-narrower-than-the-op", "mismatch", "changed what the program computes",
@@ -554,3 +610,18 @@ def test_the_campaign_finds_the_suite_program_texts_it_can_start_from() -> None:
     assert all("@pl.program" in t for t in texts)
     assert any("pl.FunctionType.AIC" in t and "tpush_to_aiv" in t for t in texts)
     assert not any(t in (k.reproducer for k in FIXED) for t in texts)
+
+
+def test_the_oracle_lowers_the_loop_bound_only_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from pypto_core.interp.limits import max_iterations
+    from tests.fuzz.oracle import FUZZ_MAX_ITERATIONS, machine_loop_bound
+
+    monkeypatch.delenv("PYPTO_MACHINE_MAX_ITERATIONS", raising=False)
+    with machine_loop_bound(FUZZ_MAX_ITERATIONS):
+        assert max_iterations() == FUZZ_MAX_ITERATIONS
+    assert "PYPTO_MACHINE_MAX_ITERATIONS" not in os.environ
+    monkeypatch.setenv("PYPTO_MACHINE_MAX_ITERATIONS", "77")  # a caller's own bound wins
+    with machine_loop_bound(FUZZ_MAX_ITERATIONS):
+        assert max_iterations() == 77

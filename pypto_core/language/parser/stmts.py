@@ -402,11 +402,18 @@ class StmtParser(ExprParser):
             elif [e[0] for e in frame.yield_targets] != [e[0] for e in entries]:
                 self.syntax_error("every branch must yield into the same names, in the same order", node)
             else:
-                for (name, first, _), (_, this, _) in zip(frame.yield_targets, entries):
-                    if not types_match(first, this) or _kind_differs(first, this):
+                merged = []
+                for (name, first, where), (_, this, _) in zip(frame.yield_targets, entries):
+                    if types_match(first, this) and not _kind_differs(first, this):
+                        merged.append((name, first, where))
+                        continue
+                    placed = _placed_merge(first, this)
+                    if placed is None:
                         self.fail(ParserTypeError, f"this branch yields {this} for '{name}', but the other "
                                                    f"branch yields {first}", node,
                                   hint="yield values of one type into a merged name")
+                    merged.append((name, placed, where))
+                frame.yield_targets = merged
         frame.yield_seen = True
         self.emit(S.YieldStmt(values, self.span(node)))
 
@@ -491,6 +498,19 @@ def types_match(old: T.Type, new: T.Type) -> bool:
     if isinstance(old, T.UnknownType) or isinstance(new, T.UnknownType):
         return True
     return structural_equal(old, new)
+
+
+def _placed_merge(a: T.Type, b: T.Type) -> T.Type | None:
+    """Two tile types equal but for a memory space only one of them has (a tile.load whose space
+    InferTileMemorySpace decides, merged with a Vec result): the merged name takes the known space, as a
+    single-value yield's annotation gives it (ConvertTensorToTileOps' branch merges print that way)."""
+    if not (isinstance(a, T.TileType) and isinstance(b, T.TileType)):
+        return None
+    if (a.memory_space is None) == (b.memory_space is None):
+        return None
+    placed, unplaced = (a, b) if b.memory_space is None else (b, a)
+    same = T.TileType(unplaced.shape, unplaced.dtype, unplaced.memref, unplaced.tile_view, placed.memory_space)
+    return placed if structural_equal(same, placed) else None
 
 
 def dims_compatible(ann: Sequence[E.Expr], inferred: Sequence[E.Expr]) -> bool:
