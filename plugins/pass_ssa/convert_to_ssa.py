@@ -359,9 +359,10 @@ class SSAConverter:
             then_env[id(v)] = else_env[id(v)] = self.escape_init(s, v, env, where)
         slots = merged + escaping
         # Each branch's values are read right after it: what scoped a value out must still be known.
-        then_stmts = self.block(flatten_to_stmts(s.then_body), then_env)
+        then_stmts = self.block(region_yield_out(flatten_to_stmts(s.then_body)), then_env)
         then_vals = [self._branch_value(v, then_env) for v in slots]
-        else_stmts = self.block(flatten_to_stmts(s.else_body), else_env) if s.else_body is not None else None
+        else_stmts = (self.block(region_yield_out(flatten_to_stmts(s.else_body)), else_env)
+                      if s.else_body is not None else None)
         else_vals = [self._branch_value(v, else_env) for v in slots]
         if slots and else_stmts is None:
             else_stmts = []  # synthesised else: yields the values from before the if (docs/passes/outline_incore_scopes.md)
@@ -380,6 +381,19 @@ class SSAConverter:
             self.scoped_out.pop(id(v), None)
         for body in (s.then_body, s.else_body):
             self._scope_out(s, body, env, where)
+
+
+def region_yield_out(stmts: list[S.Stmt]) -> list[S.Stmt]:
+    """A branch ending in a pl.split_aiv region whose body ends with the branch's yield (PyPTO's printed form,
+    API.md 8.5): the yield moves after the region, where every later pass and the machine read a branch's
+    yield; the region's values stay visible after it (docs/passes/convert_to_ssa.md, if merges)."""
+    if not stmts or not isinstance(stmts[-1], S.SplitAivScopeStmt):
+        return stmts
+    region = stmts[-1]
+    inner = flatten_to_stmts(region.body)
+    if not inner or not isinstance(inner[-1], S.YieldStmt):
+        return stmts
+    return [*stmts[:-1], region.with_fields(body=make_body(inner[:-1], region.span)), inner[-1]]
 
 
 def _statement_word(stmt: S.Stmt) -> str:
