@@ -465,6 +465,33 @@ class Gen25:
         return out16, out19, out23, out25
 '''
 
+# Campaign seed 28 finding 3: an if branch's yield inside a pl.split_aiv region ending the branch.
+_CAMPAIGN28_3 = '''import pypto.language as pl
+
+
+@pl.program
+class Gen15:
+
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[32, 32], pl.FP32], x4: pl.Tensor[[32, 32], pl.FP32]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)]):
+            y3 = x4
+        return y3
+
+    @pl.function
+    def main(self, x5: pl.Tensor[[64, 16], pl.BF16], out6: pl.Out[pl.Tensor[[64, 16], pl.BF16]], x13: pl.Tensor[[32, 32], pl.FP32], out15: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> tuple[pl.Tensor[[64, 16], pl.BF16], pl.Tensor[[32, 32], pl.FP32], pl.Tensor[[32, 32], pl.FP32]]:
+        for i7__ssa_v0 in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                blk8 = pl.slice(x5, [16, 16], [i7__ssa_v0 * 16, 0])
+                if i7__ssa_v0 % 2 == 0:
+                    for _a in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                        r9 = pl.yield_(blk8)
+                else:
+                    r9 = pl.yield_(blk8)
+        h14 = self.helper1(x13, x13)
+        return (out6, out15, h14)
+'''
+
 
 KNOWN: list[Known] = []
 
@@ -475,6 +502,8 @@ FIXED: list[Known] = [
     # parses back (tests/language/test_branch_merge_placement.py).
     Known("runaway-while-loop-under-check-run", "hang", "no answer within", _CAMPAIGN28_1),
     Known("placed-and-unplaced-tile-in-a-tuple-merge", "roundtrip", "but the other branch yields", _CAMPAIGN28_2),
+    # ... and a branch's yield inside a region ending the branch moves after it (plugins/pass_ssa/tests/test_region_yield.py).
+    Known("branch-yield-inside-a-region", "verifier", "does not end with a yield", _CAMPAIGN28_3),
     # From mutating the suite's own texts (--suite-share): a boundary result declaring a narrower valid region
     # than its source keeps it through LowerAutoVectorSplit (plugins/pass_split/tests/test_declared_valid_regions.py).
     Known("annotated-valid-shape-narrower-than-the-op", "mismatch", "changed what the program computes",
