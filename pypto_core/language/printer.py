@@ -135,6 +135,9 @@ class Printer:
         self.in_program = False
         self.mark_free = False
         self.region_depth = 0
+        # Printed text of types that name no variable (so print the same everywhere), by identity: outlined
+        # functions share their callers' type objects, and a type is printed at every annotation.
+        self._type_texts: dict[int, tuple[T.Type, str]] = {}
 
     # -- names ---------------------------------------------------------------------------------
     def name(self, v: E.Var) -> str:
@@ -293,6 +296,16 @@ class Printer:
 
     # -- types -----------------------------------------------------------------------------------
     def type(self, t: T.Type) -> str:
+        if t.has_vars:
+            return self._type(t)
+        hit = self._type_texts.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        text = self._type(t)
+        self._type_texts[id(t)] = (t, text)
+        return text
+
+    def _type(self, t: T.Type) -> str:
         if isinstance(t, T.ScalarType):
             return self.p(f"Scalar[{self.p(t.dtype.name)}]")
         if isinstance(t, T.TileType):
