@@ -194,6 +194,8 @@ class SSAConverter:
         return self.renamer.visit_expr(e)
 
     def typ(self, t: T.Type, env: Env) -> T.Type:
+        if not t.has_vars:
+            return t  # nothing to rename (most types): no walk
         self.renamer.env = env
         return self.renamer.visit_type(t)
 
