@@ -58,6 +58,9 @@ class VarOrder:
         self._callee_set: set[str] = set()
         self._def_ids: set[int] = set()
         self._in_type = 0
+        # First parts of the `pld.` ops the function calls: printed without the prefix (`system.notify`), they
+        # read as module names, so no variable may print under them.
+        self.pld_modules: set[str] = set()
 
     def define(self, v: E.Var) -> None:
         if id(v) not in self._def_ids:
@@ -91,6 +94,10 @@ class VarOrder:
             if name not in self._callee_set:
                 self._callee_set.add(name)
                 self.callees.append(name)
+        elif kind is _OP:
+            name = value.name  # type: ignore[attr-defined]
+            if name.startswith("pld."):
+                self.pld_modules.add(name.split(".")[1])
 
     def _walk_fields(self, node: IRNode) -> None:
         for spec in node.COMPARED_FIELDS:
@@ -109,7 +116,7 @@ class VarOrder:
 _LEAVES = (E.ConstInt, E.ConstFloat, E.ConstBool)
 
 # What the walk does with a value, decided once per class (the walk sees every node of every printed function).
-_SKIP, _FIELDS, _VAR, _TYPE, _GLOBAL, _SEQUENCE, _MAPPING = range(7)
+_SKIP, _FIELDS, _VAR, _TYPE, _GLOBAL, _OP, _SEQUENCE, _MAPPING = range(8)
 _KINDS: dict[type, int] = {}
 
 
@@ -122,7 +129,7 @@ def _kind_of(cls: type) -> int:
         if issubclass(cls, _LEAVES):
             return _SKIP
         if issubclass(cls, E.Op):
-            return _GLOBAL if issubclass(cls, E.GlobalVar) else _SKIP
+            return _GLOBAL if issubclass(cls, E.GlobalVar) else _OP
         return _FIELDS
     if issubclass(cls, (tuple, list)):
         return _SEQUENCE

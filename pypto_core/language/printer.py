@@ -191,7 +191,9 @@ class Printer:
     def function(self, func: F.Function, indent: str = "", order: VarOrder | None = None) -> str:
         if order is None:
             order = function_var_order(func)
-        reserved = set(self.global_names.values())
+        # Names the text reads as modules (the `pl` prefix, the first part of each unprefixed `pld.` op it prints):
+        # a variable named so would hide them when parsed back, so it prints as `pl_1` (campaign seed 29).
+        reserved = set(self.global_names.values()) | {self.prefix} | order.pld_modules
         self.names = assign_names(order.defs + [u for u in order.uses if not order.is_defined(u)
                                                 and id(u) not in self.global_names], reserved)
         # Uses of variables the function never defines are malformed IR: mark them.
