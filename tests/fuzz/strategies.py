@@ -30,6 +30,10 @@ DSL coverage (each construct was first checked by hand to compile under the `def
   (`aiv_id * half`), full-width bodies, NONE task-parallel loops (`pl.range(aiv_id, n, 2)`), shards of
   a matmul result (`pl.aiv_shard`), gathers feeding a matmul (`pl.aic_gather`), tensor-level and
   tile-level bodies, regions under if, regions outside any scope (the parser wraps them);
+* valid shapes (ragged tails): `pl.slice(x, [R, C], [0, 0], valid_shape=[v, C])` / `[R, v]` windows with a
+  constant extent or a scalar parameter read at run time, in plain and `pl.split` scopes, element-wise work
+  on them and an assemble; per-lane region windows with a narrower valid region (`pl.slice(x, win, off,
+  valid_shape=...)`, the same constant on both lanes); InCore tile loads with a `valid_shape` operand;
 * dtypes FP32, FP16, BF16 and INT32 / INT16 (integer kernels use add / sub / mul / maximum / abs / neg);
   scalar parameters INDEX / INT32; dynamic dims (`M = pl.dynamic("M")`) on row counts, with loops over
   `M // 16` row blocks.
@@ -401,6 +405,8 @@ class Gen:
                 self.region(inner)
             elif kind == 5 and self.incore:
                 self.call_incore(inner)
+            elif kind == 6:
+                self.ragged_window(inner)
             else:
                 vals = self.straight(inner, self.int(1, 3))
                 self.store_out(vals[-1], inner)
@@ -551,7 +557,7 @@ class Gen:
     # -- split_aiv regions ---------------------------------------------------------------------
     def region(self, ctx: Ctx) -> None:
         """A `pl.split_aiv` region inside the current scope (or at function level: the parser wraps it)."""
-        forms = ("lane", "lane", "full", "none", "tile-lane", "tile-none")
+        forms = ("lane", "lane", "full", "none", "tile-lane", "tile-none", "ragged-lane")
         form = self.pick(forms + (("shard", "gather") if ctx.level == "scope" else ()))
         mode = {"none": "NONE", "tile-none": "NONE"}.get(form, self.pick(("UP_DOWN", "LEFT_RIGHT")))
         if form == "gather":
@@ -605,7 +611,16 @@ class Gen:
         x = self.value(tt)
         o = self.out(tt)
         with self.w.block(header):
-            if form == "lane":
+            if form == "ragged-lane":
+                # Each lane's window has a narrower valid region (the same constant extent on both lanes).
+                s = self.fresh("s")
+                if mode == "UP_DOWN":
+                    valid = f"[{self.valid_extent(half_r, runtime_ok=False)}, {cols}]"
+                else:
+                    valid = f"[{rows}, {self.valid_extent(half_c, runtime_ok=False)}]"
+                self.w.line(f"{s} = pl.slice({x.name}, {win}, {off}, valid_shape={valid})")
+                self.w.line(f"{o} = pl.assemble({o}, {self.tensor_chain(s, ht)}, {off})")
+            elif form == "lane":
                 s = self.fresh("s")
                 self.w.line(f"{s} = pl.slice({x.name}, {win}, {off})")
                 self.w.define(s, ht)
@@ -635,6 +650,48 @@ class Gen:
                         y, _ = self.expr_same(body, bt, 1)
                         self.w.line(f"{o} = pl.assemble({o}, {y}, [{i} * {blk}, 0])")
 
+    def valid_extent(self, box: int, runtime_ok: bool = True) -> str:
+        """A valid extent narrower than `box`: a constant, or (in a scope) a scalar parameter (1..8 on the
+        machine) read at run time."""
+        if runtime_ok and self.chance(2):
+            self.features.add("valid-runtime")
+            return self.scalar("INDEX")
+        self.features.add("valid-static")
+        return str(self.pick([v for v in (1, 3, box // 2 - 1, box // 2, box // 2 + 1, box - 1) if 0 < v < box]))
+
+    def ragged_window(self, ctx: Ctx) -> None:
+        """A window of an input whose valid region is narrower than its box (`valid_shape=`, a ragged tail),
+        element-wise work on it, assembled into an Out: the valid extents split scopes halve per lane."""
+        dtype = self.pick(("FP32", "FP32", "FP16", "BF16", "INT32"))
+        rows, cols = self.pick(ROWS), self.pick(COLS)
+        tt = TT((rows, cols), dtype)
+        x, o = self.value(tt), self.out(tt)
+        valid = ([self.valid_extent(rows), str(cols)] if self.chance(5)
+                 else [str(rows), self.valid_extent(cols)])
+        self.features.add("ragged-window" + ("-split" if ctx.split_scope else ""))
+        s = self.fresh("rag")
+        self.w.line(f"{s} = pl.slice({x.name}, [{rows}, {cols}], [0, 0], valid_shape=[{', '.join(valid)}])")
+        self.w.line(f"{o} = pl.assemble({o}, {self.tensor_chain(s, tt)}, [0, 0])")
+
+    def tensor_chain(self, s: str, tt: TT) -> str:
+        """Nested element-wise tensor ops over `s` alone (so its valid region is the only one involved)."""
+        expr = s
+        for _ in range(self.int(1, 2)):
+            kinds = ("neg", "abs", "add", "mul") + (("exp", "sqrt") if tt.is_float else ())
+            kinds += ("scalar",) if tt.dtype in ("FP32", "INT32") else ()
+            kind = self.pick(kinds)
+            if kind == "exp":
+                expr = f"pl.exp(pl.neg(pl.abs({expr})))"
+            elif kind == "sqrt":
+                expr = f"pl.sqrt(pl.abs({expr}))"
+            elif kind in ("neg", "abs"):
+                expr = f"pl.{kind}({expr})"
+            elif kind == "scalar":
+                expr = f"pl.{self.pick(('add', 'mul', 'maximum'))}({expr}, {self.literal(tt)})"
+            else:
+                expr = f"pl.{kind}({expr}, {s})"
+        return expr
+
     def tile_chain(self, t: str, tt: TT) -> str:
         """Nested tile ops over tile `t` keeping its type."""
         expr = t
@@ -658,7 +715,7 @@ class Gen:
         """An InCore function with explicit tile code: element-wise, a row reduction, a block loop or a
         cube matmul (Mat -> Left / Right -> Acc, optionally matmul_acc over K blocks)."""
         name = self.fresh("kern")
-        kind = self.pick(("ew", "ew", "reduce", "loop", "matmul", "matmul_acc"))
+        kind = self.pick(("ew", "ew", "reduce", "loop", "matmul", "matmul_acc", "ragged"))
         self.features.add(f"incore-{kind}")
         lines: list[str] = []
         if kind in ("matmul", "matmul_acc"):
@@ -698,6 +755,17 @@ class Gen:
             lines += [f"t = pl.load(a, [0, 0], [{rows}, {cols}])",
                       f"tmp = pl.tile.create([{rows}, {cols}], dtype=pl.{dtype})",
                       f"res = pl.tile.{op}({self.tile_chain('t', sig[0]) if self.chance(3) else 't'}, tmp)"]
+            res = "res"
+            params = ["a"]
+        elif kind == "ragged":
+            # A load whose valid region is narrower than its box (valid_shape), tile work on it, the store.
+            dtype = self.pick(("FP32", "FP16", "BF16"))
+            rows, cols = self.pick(ROWS), self.pick(COLS)
+            sig = [TT((rows, cols), dtype)]
+            to = sig[0]
+            valid = (f"[{self.valid_extent(rows, runtime_ok=False)}, {cols}]" if self.chance(5)
+                     else f"[{rows}, {self.valid_extent(cols, runtime_ok=False)}]")
+            lines += [f"t = pl.load(a, [0, 0], [{rows}, {cols}], {valid})", f"res = {self.tile_chain('t', sig[0])}"]
             res = "res"
             params = ["a"]
         elif kind == "loop":

@@ -75,6 +75,22 @@ def fresh(t: TensorType, dtype: DataType | None = None) -> TensorType:
     return TensorType(t.shape, dtype, None, valid)
 
 
+def _valid_of(t: TensorType) -> tuple:
+    view = t.tensor_view
+    return tuple(view.valid_shape) if view is not None and view.valid_shape else tuple(t.shape)
+
+
+def _shared_valid(lhs: TensorType, rhs: TensorType) -> tuple | None:
+    """OPS.md tensor binary ops: "fresh; valid kept when both same shape and provably same valid" -- the valid
+    region both operands declare (structurally equal extents), when it is narrower than the shape."""
+    if not dims_equal(lhs.shape, rhs.shape):
+        return None
+    valid = _valid_of(lhs)
+    if not dims_equal(valid, _valid_of(rhs)) or dims_equal(valid, lhs.shape):
+        return None
+    return valid
+
+
 def binary_deducer(op: str):
     integers_only = is_bitwise(op)  # decided once per op rather than on every call
     allowed = DIV_DTYPES if op == "tensor.div" else None
@@ -99,9 +115,12 @@ def binary_deducer(op: str):
             require_dtype_in(op, lhs.dtype, allowed, "lhs")
             require_dtype_in(op, rhs.dtype, allowed, "rhs")
         if (lhs is rhs or (lhs.dtype is rhs.dtype and dims_equal(lhs.shape, rhs.shape))) \
-                and lhs.memref is None and lhs.tensor_view is None:
+                and lhs.memref is None and lhs.tensor_view is None and rhs.tensor_view is None:
             return lhs  # the common `pl.add(x, y)` of one type: nothing to broadcast or promote
-        return TensorType(broadcast_shapes(lhs.shape, rhs.shape, op), promote_dtypes(lhs.dtype, rhs.dtype, op))
+        shape = broadcast_shapes(lhs.shape, rhs.shape, op)
+        dtype = promote_dtypes(lhs.dtype, rhs.dtype, op)
+        valid = _shared_valid(lhs, rhs)
+        return TensorType(shape, dtype, None, TensorView(valid_shape=valid)) if valid else TensorType(shape, dtype)
 
     return deduce
 

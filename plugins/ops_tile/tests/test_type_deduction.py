@@ -313,6 +313,21 @@ def test_tensor_ops():
         [128, 64], pl.FP32, tensor_view=ir.TensorView(stride=[1, 128], layout=pl.TensorLayout.DN))
 
 
+def test_tensor_binary_ops_keep_a_valid_region_both_operands_declare():
+    # OPS.md tensor.add: "fresh; valid kept when both same shape and provably same valid". Found by the
+    # generator's ragged windows: assemble wrote the whole sum instead of its valid region.
+    a = tensor([32, 64])
+    ragged = tensor_ops.slice(a, [32, 64], [0, 0], [32, 33])
+    other = tensor_ops.slice(a, [32, 64], [0, 0], [16, 64])
+    for op in (tensor_ops.add, tensor_ops.mul, tensor_ops.sub, tensor_ops.maximum):
+        assert dims(op(ragged, ragged).type.tensor_view.valid_shape) == [32, 33]
+        assert op(ragged, a).type == ir.TensorType([32, 64], pl.FP32)  # a's valid region is the whole tensor
+        assert op(ragged, other).type == ir.TensorType([32, 64], pl.FP32)  # not provably the same
+    assert tensor_ops.add(a, a).type == a.type
+    column = tensor_ops.slice(tensor([32, 1]), [32, 1], [0, 0], [20, 1])
+    assert tensor_ops.add(ragged, column).type == ir.TensorType([32, 64], pl.FP32)  # broadcast: not kept
+
+
 def test_tensor_matmul_out_dtype_and_transposes():
     a, b = tensor([32, 64], pl.FP16), tensor([16, 64], pl.FP16)
     call = tensor_ops.matmul(a, b, out_dtype=pl.FP32, b_trans=True)
