@@ -34,7 +34,7 @@ DSL coverage (each construct was first checked by hand to compile under the `def
   constant extent or a scalar parameter read at run time, in plain and `pl.split` scopes, element-wise work
   on them and an assemble; per-lane region windows with a narrower valid region (`pl.slice(x, win, off,
   valid_shape=...)`, the same constant on both lanes); InCore tile loads with a `valid_shape` operand;
-* dtypes FP32, FP16, BF16 and INT32 / INT16 (integer kernels use add / sub / mul / maximum / abs / neg);
+* dtypes FP32, FP16, BF16 and INT32 / INT16 / INT8 / UINT8 (integer kernels use add / sub / mul / maximum / abs / neg);
   scalar parameters INDEX / INT32; dynamic dims (`M = pl.dynamic("M")`) on row counts, with loops over
   `M // 16` row blocks.
 
@@ -57,7 +57,7 @@ from hypothesis import strategies as st
 Dim = int | str
 
 FLOATS = ("FP32", "FP16", "BF16")
-INTS = ("INT32", "INT16")
+INTS = ("INT32", "INT16", "INT8", "UINT8")
 ROWS = (16, 32, 64)
 COLS = (16, 32, 64)
 DYN = "M"
@@ -202,7 +202,7 @@ class Gen:
     def literal(self, tt: TT) -> str:
         if tt.is_float:
             return self.pick(("1.0", "2.0", "0.5", "-1.5", "3.0", "0.25"))
-        return self.pick(("1", "2", "3", "-2"))
+        return self.pick(("1", "2", "3") + (("-2",) if not tt.dtype.startswith("U") else ()))
 
     # -- parameters and outputs --------------------------------------------------------------
     def param(self, tt: TT, base: str = "x") -> str:
