@@ -516,11 +516,44 @@ class Gen23:
         return (out20, out23)
 '''
 
+# Campaign seed 31 finding 1: exp of a BOOL tensor computed in FP16 by numpy, in FP32 by its tile form.
+_CAMPAIGN31_1 = '''import pypto.language as pl
+
+
+
+@pl.program
+class Gen25:
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper2(self, p3: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[64, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]):
+            y4 = pl.sub(p3, p3)
+        return y4
+
+    @pl.function
+    def helper5(self, p6: pl.Tensor[[64, 64], pl.FP32], x7: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[64, 1], pl.BF16]:
+        h8 = self.helper2(x7)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k9"):
+            y10 = pl.row_sum(h8)
+        return y10
+
+    @pl.function
+    def main(self, x11: pl.Tensor[[32, 64], pl.UINT8], out12: pl.Out[pl.Tensor[[32, 64], pl.UINT8]], x18: pl.Tensor[[64, 32], pl.BOOL], out19: pl.Out[pl.Tensor[[64, 32], pl.FP32]], x21: pl.Tensor[[64, 64], pl.FP32], x22: pl.Tensor[[64, 32], pl.BF16], out25: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> tuple[pl.Tensor[[32, 64], pl.UINT8], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[64, 32], pl.UINT8]]:
+        o16 = pl.reshape(x11, [64, 32])
+        for aiv17 in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            s20 = pl.slice(x18, [64, 16], [0, aiv17 * 16])
+            out19 = pl.assemble(out19, pl.exp(pl.abs(s20)), [0, aiv17 * 16])
+        h23 = self.helper5(x21, x22)
+        return out12, out19, out25, o16
+'''
+
 
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 31: a BOOL operand of a float op computes in the result's float type
+    # (plugins/ops_tile/tests/test_elementwise_extra.py).
+    Known("exp-of-a-bool-tensor", "mismatch", "changed what the program computes", _CAMPAIGN31_1, "Ascend950"),
     # Campaign seed 29: the printer reserves the names it reads as modules (tests/language/test_printer_forms.py).
     Known("variable-named-like-the-module", "input-roundtrip", "unsupported type annotation", _CAMPAIGN29_1),
     # Campaign seed 28: the oracle lowers the machine's loop bound (oracle.FUZZ_MAX_ITERATIONS), so a runaway loop is

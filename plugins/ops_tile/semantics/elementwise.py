@@ -87,12 +87,12 @@ def _finish(value: Any, dt: np.dtype, operands: tuple[Any, ...] = ()) -> np.ndar
 
 
 def _operand(x: Any, dt: np.dtype) -> Any:
-    """An operand as the op computes it: low-precision floats in FP32 (`wide`), and an integer operand of a
-    float result in that float's compute type -- numpy would compute `sqrt` of an INT8 / INT4 array in FP16,
+    """An operand as the op computes it: low-precision floats in FP32 (`wide`), and an integer or BOOL operand
+    of a float result in that float's compute type -- numpy would compute `sqrt` of an INT8 / INT4 array in FP16,
     while the tile form converts the operand first (the promoted cast ConvertTensorToTileOps writes)."""
     x = wide(x)
     xdt = getattr(x, "dtype", None)
-    if xdt is not None and is_float_dtype(dt) and is_int_dtype(xdt):
+    if xdt is not None and is_float_dtype(dt) and (is_int_dtype(xdt) or xdt == np.bool_):
         return np.asarray(x).astype(np.float64 if dt == np.float64 else np.float32)
     return x
 

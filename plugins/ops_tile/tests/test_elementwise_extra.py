@@ -342,11 +342,12 @@ class P:
     np.testing.assert_array_equal(got, (a != b).astype(np.float16))
 
 
-@pytest.mark.parametrize("dtype", ["INT4", "INT8", "INT16"])
+@pytest.mark.parametrize("dtype", ["INT4", "INT8", "INT16", "BOOL"])
 @pytest.mark.parametrize("op", ["sqrt", "exp"])
 def test_a_float_op_of_a_small_int_tensor_computes_in_fp32(dtype, op):
     # 30-minute campaign (seed 23) finding: numpy computed sqrt of an INT4 / INT8 array in FP16, so the tensor
-    # op gave 2.44921875 for sqrt(6) where its tile form (a cast to FP32, then sqrt) gives 2.4494898.
+    # op gave 2.44921875 for sqrt(6) where its tile form (a cast to FP32, then sqrt) gives 2.4494898; seed 31:
+    # the same for exp of a BOOL tensor (2.71875 for e).
     import numpy as np
 
     import pypto.language as pl
@@ -360,9 +361,9 @@ def main(x: pl.Tensor[[4, 16], pl.{dtype}]) -> pl.Tensor[[4, 16], pl.FP32]:
     y = pl.{op}(pl.abs(x))
     return y
 """
-    x = (np.arange(64) % 7).reshape(4, 16)
+    x = (np.arange(64) % (2 if dtype == "BOOL" else 7)).reshape(4, 16)
     import ml_dtypes
 
-    arr = x.astype(ml_dtypes.int4 if dtype == "INT4" else getattr(np, dtype.lower()))
+    arr = x.astype(ml_dtypes.int4 if dtype == "INT4" else np.bool_ if dtype == "BOOL" else getattr(np, dtype.lower()))
     out = Machine(pl.parse(text)).run(inputs={"x": arr})
     np.testing.assert_array_equal(np.asarray(out), getattr(np, op)(x.astype(np.float32)))
