@@ -18,6 +18,7 @@ from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import fold_tails_outside_regions
 from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
 from pypto_plugins.pass_tile.tensor_to_tile.lane_steering import check_lane_steered_boundaries
@@ -64,6 +65,7 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     folded = fold_tails_outside_regions(stored.body, lowering.cube_tails, func.name, PASS)
     result = stored if folded is stored.body else stored.with_fields(body=folded)
     reject_vector_work_outside_regions(result, PASS, "it is lowered to the vector op {op}")  # type: ignore[arg-type]
+    reject_misplaced_boundary_operands(result, PASS)  # type: ignore[arg-type]
     return result, added  # type: ignore[return-value]
 
 

@@ -16,6 +16,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType, MemorySpace
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import DiagnosticSeverity
+from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.memory_space.demands import collect_demands
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
@@ -37,6 +38,7 @@ def place_function(func: F.Function) -> F.Function:
             placed = func if body is func.body else func.with_fields(body=body)
             reject_vector_work_outside_regions(placed, "InferTileMemorySpace",  # type: ignore[arg-type]
                                                "its consumers place its {op} in Vec")
+            reject_misplaced_boundary_operands(placed, "InferTileMemorySpace")  # type: ignore[arg-type]
             return placed  # type: ignore[return-value]
     raise InternalError(f"InferTileMemorySpace: the loop carries of '{func.name}' did not settle in "
                         f"{_MAX_WALKS} walks")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, Expr, Op
 from pypto_core.ir.types import TileType
 from pypto_core.ops.opdef import CoreAffinity
@@ -100,3 +101,16 @@ def needs_a_region(call: Expr) -> bool:
     if opdef is None or opdef.traits.gm_transfer or opdef.traits.split_boundary is not None:
         return False
     return landing_side(call) is CoreAffinity.VECTOR and stated_lane(call) is None
+
+
+def boundary_operand_spaces(call: Expr) -> tuple[MemorySpace, ...]:
+    """Where the operand of a region boundary (`traits.split_boundary`) must be: the registry's input_memory
+    when it states one, else the producing side's space (docs/passes/lower_auto_vector_split.md: aiv_shard takes
+    its operand in Acc, the cube's output; aic_gather gathers Vec). Empty for a call that is no boundary."""
+    opdef = opdef_of(call)
+    if opdef is None or opdef.traits.split_boundary is None:
+        return ()
+    declared = opdef.accepted_spaces(0)
+    if declared:
+        return tuple(declared)
+    return (MemorySpace.Acc,) if opdef.traits.split_boundary == "c2v" else (MemorySpace.Vec,)

@@ -546,6 +546,36 @@ class Gen25:
         return out12, out19, out25, o16
 '''
 
+# Campaign seed 31 finding 2: a shard of a matmul left outside the kernel (a pl.at(level=AIC) scope).
+_CAMPAIGN31_2 = '''import pypto.language as pl
+
+
+@pl.program
+class Gen23:
+
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[64, 32], pl.FP16]) -> pl.Tensor[[64, 32], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y3 = pl.mul(p2, p2)
+        return y3
+
+    @pl.function
+    def helper4(self, p5: pl.Tensor[[32, 32], pl.FP32], x7: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y6 = pl.div(x7, pl.add(pl.abs(x7), 1.0))
+        return y6
+
+    @pl.function
+    def main(self, x8: pl.Tensor[[32, 32], pl.FP32], x9: pl.Tensor[[64, 32], pl.FP32], x12: pl.Tensor[[64, 32], pl.BF16], x13: pl.Tensor[[32, 64], pl.BF16], out15: pl.Out[pl.Tensor[[64, 64], pl.BF16]], out20: pl.Out[pl.Tensor[[32, 64], pl.FP32]], x21: pl.Tensor[[64, 32], pl.FP16], out23: pl.Out[pl.Tensor[[64, 32], pl.FP16]]) -> tuple[pl.Tensor[[64, 64], pl.BF16], pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[64, 32], pl.FP16], pl.Tensor[[64, 32], pl.FP32]]:
+        h10 = self.helper4(x8, x9)
+        with pl.at(level=pl.Level.AIC):
+            c14 = pl.matmul(x12, x13)
+            for aiv11 in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+                h16 = pl.aiv_shard(c14)
+        h22 = self.helper1(x21)
+        return (out15, out20, out23, h10)
+'''
+
 
 KNOWN: list[Known] = []
 
@@ -554,6 +584,8 @@ FIXED: list[Known] = [
     # Campaign seed 31: a BOOL operand of a float op computes in the result's float type
     # (plugins/ops_tile/tests/test_elementwise_extra.py).
     Known("exp-of-a-bool-tensor", "mismatch", "changed what the program computes", _CAMPAIGN31_1, "Ascend950"),
+    # ... and a shard of no cube result is located (plugins/pass_tile/tests/test_boundary_operands.py).
+    Known("shard-of-no-cube-result", "verifier", "tile.aiv_shard operand is in Vec", _CAMPAIGN31_2),
     # Campaign seed 29: the printer reserves the names it reads as modules (tests/language/test_printer_forms.py).
     Known("variable-named-like-the-module", "input-roundtrip", "unsupported type annotation", _CAMPAIGN29_1),
     # Campaign seed 28: the oracle lowers the machine's loop bound (oracle.FUZZ_MAX_ITERATIONS), so a runaway loop is

@@ -45,9 +45,9 @@ from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import landing_side, needs_a_region
+from pypto_core.ops.affinity import boundary_operand_spaces, landing_side, needs_a_region
 from pypto_core.ops.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
-from pypto_core.ops.opdef import CoreAffinity, OpDef
+from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
@@ -80,15 +80,6 @@ def boundary_crossing(call: E.Expr) -> Crossing | None:
     if opdef is None or opdef.traits.split_boundary is None:
         return None
     return Crossing.C2V if opdef.traits.split_boundary == "c2v" else Crossing.V2C
-
-
-def boundary_operand_spaces(opdef: OpDef, crossing: Crossing) -> tuple[MemorySpace, ...]:
-    """Where a boundary's operand must be: the registry's input_memory when it states one, else the
-    producing side's space (docs/passes/lower_auto_vector_split.md: aiv_shard takes its operand in Acc, the cube's output; aic_gather gathers Vec)."""
-    declared = opdef.accepted_spaces(0)
-    if declared:
-        return declared
-    return (MemorySpace.Acc,) if crossing is Crossing.C2V else (MemorySpace.Vec,)
 
 
 def is_gm_transfer(call: E.Call) -> bool:
@@ -352,7 +343,7 @@ class _Checker:
         operand = call.args[0].type if call.args else None
         if opdef is None or not isinstance(operand, TileType):
             return
-        wanted = boundary_operand_spaces(opdef, crossing)
+        wanted = boundary_operand_spaces(call)
         if self.rule != RULE and crossing is Crossing.C2V:
             # Lowered forms: the AUTO path turns any cube -> vector move into a shard (the example of docs/passes/lower_auto_vector_split.md shards
             # a Mat tile), in the flat form or in a region it synthesised.
