@@ -283,10 +283,15 @@ class SSAConverter:
             out.append((x, ia, v))
         return out
 
-    def _loop_body(self, body: S.Stmt, synth: list[tuple[E.Var, E.IterArg, int]], body_env: Env,
-                   span: Any) -> S.Stmt:
+    def _loop_body(self, body: S.Stmt, user_iters: list[E.IterArg], synth: list[tuple[E.Var, E.IterArg, int]],
+                   body_env: Env, span: Any) -> S.Stmt:
         stmts = self.block(flatten_to_stmts(body), body_env)
-        return append_to_yield(stmts, [body_env[id(x)] for x, *_ in synth], span)
+        values = [body_env[id(x)] for x, *_ in synth]
+        if values and user_iters and not (stmts and isinstance(stmts[-1], S.YieldStmt)):
+            # A carried loop written without a yield keeps each carry (docs/dsl.md); the yield written for the
+            # synthesised carries gives the declared ones first, unchanged (campaign seed 32).
+            values = [*user_iters, *values]
+        return append_to_yield(stmts, values, span)
 
     def _finish_loop(self, s: S.ForStmt | S.WhileStmt, synth: list[tuple[E.Var, E.IterArg, int]], env: Env,
                      where: str) -> tuple[list[E.Var], list[E.Var]]:
@@ -312,7 +317,7 @@ class SSAConverter:
         body_env[id(s.loop_var)] = loop_var
         user_iters = self._user_iters(s, env, body_env)
         synth = self._synth_iters(carried, body_env)
-        body = self._loop_body(s.body, synth, body_env, s.span)
+        body = self._loop_body(s.body, user_iters, synth, body_env, s.span)
         user_rvs, synth_rvs = self._finish_loop(s, synth, env, where)
         out.append(S.ForStmt(loop_var, start, stop, step, user_iters + [ia for _, ia, _ in synth], body,
                              user_rvs + synth_rvs, s.span, s.kind, s.attrs, s.leading_comments))
@@ -326,7 +331,7 @@ class SSAConverter:
         user_iters = self._user_iters(s, env, body_env)
         synth = self._synth_iters(carried, body_env)
         cond = self.expr(s.condition, body_env)
-        body = self._loop_body(s.body, synth, body_env, s.span)
+        body = self._loop_body(s.body, user_iters, synth, body_env, s.span)
         user_rvs, synth_rvs = self._finish_loop(s, synth, env, where)
         out.append(S.WhileStmt(cond, user_iters + [ia for _, ia, _ in synth], body, user_rvs + synth_rvs,
                                s.span, s.leading_comments))

@@ -576,11 +576,73 @@ class Gen23:
         return (out15, out20, out23, h10)
 '''
 
+# Campaign seed 32 finding 1: a carried loop without a yield that also rebinds an outer variable.
+_CAMPAIGN32_1 = '''import pypto.language as pl
+
+
+
+@pl.program
+class Gen32:
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[16, 32], pl.BF16], x4: pl.Tensor[[16, 32], pl.BF16]) -> pl.Tensor[[16, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)]):
+            y3 = x4
+        return y3
+
+    @pl.function
+    def helper5(self, p6: pl.Tensor[[64, 64], pl.BF16], x7: pl.Tensor[[16, 32], pl.BF16], x8: pl.Tensor[[16, 32], pl.BF16]) -> pl.Tensor[[64, 64], pl.BF16]:
+        h9 = self.helper1(x7, x8)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y10 = p6
+        return y10
+
+    @pl.function
+    def main(self, out14: pl.Out[pl.Tensor[[32, 64], pl.FP16]], x15: pl.Tensor[[64, 32], pl.BF16], x19: pl.Tensor[[64, 32], pl.BF16], out21: pl.Out[pl.Tensor[[64, 32], pl.BF16]], out23: pl.Out[pl.Tensor[[32, 16], pl.FP32]], x26: pl.Tensor[[64, 64], pl.BF16], x27: pl.Tensor[[16, 32], pl.BF16]) -> tuple[pl.Tensor[[32, 64], pl.FP16], pl.Tensor[[64, 32], pl.BF16], pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[64, 64], pl.BF16]]:
+        for i16, (a17,) in pl.range(2, init_values=(x15,)):
+            v20 = x19
+        for i16, (a17,) in pl.range(2, init_values=(x15,)):
+            r18 = pl.yield_(v20)
+        h28 = self.helper5(x26, x27, x27)
+        return out14, out21, out23, h28
+'''
+
+# Campaign seed 32 finding 2: an assemble of a statically empty valid region.
+_CAMPAIGN32_2 = '''import pypto.language as pl
+
+
+@pl.program
+class Gen19:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, out: pl.Out[pl.Tensor[[16, 64], pl.FP16]]) -> pl.Tensor[[16, 64], pl.FP16]:
+        return out
+
+    @pl.function
+    def main(self, x6: pl.Tensor[[64, 64], pl.FP16], out7: pl.Out[pl.Tensor[[64, 64], pl.FP16]], out11: pl.Out[pl.Tensor[[64, 32], pl.FP32]], x15: pl.Tensor[[32, 32], pl.FP32], out18: pl.Out[pl.Tensor[[16, 64], pl.FP16]]) -> tuple[pl.Tensor[[64, 64], pl.FP16], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[16, 64], pl.FP16], pl.Tensor[[32, 32], pl.FP32]]:
+        for aiv5 in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            s8 = pl.slice(x6, [64, 32], [0, aiv5 * 32], valid_shape=[64, 0])
+            out7 = pl.assemble(out7, pl.mul(pl.mul(s8, s8), s8), [0, aiv5 * 32])
+        h16 = self.helper2(x15)
+        return (out7, out11, out18, h16)
+
+    @pl.function
+    def helper2(self, p3: pl.Tensor[[32, 32], pl.FP32]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y4 = pl.div(p3, pl.add(pl.abs(p3), 1.0))
+        return y4
+'''
+
 
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 32: ConvertToSSA's synthesised yield keeps the declared carries of a loop written without one
+    # (plugins/pass_ssa/tests/test_carried_loop_without_yield.py); an assemble of an empty valid region is
+    # located at ConvertTensorToTileOps (plugins/pass_split/tests/test_ragged_windows.py).
+    Known("carried-loop-without-yield-plus-synthesised-carry", "roundtrip", "pl.yield_ gives 1 value(s) to 2",
+          _CAMPAIGN32_1),
+    Known("assemble-of-an-empty-valid-region", "miscompile-no-run", "stores an empty window", _CAMPAIGN32_2),
     # Campaign seed 31: a BOOL operand of a float op computes in the result's float type
     # (plugins/ops_tile/tests/test_elementwise_extra.py).
     Known("exp-of-a-bool-tensor", "mismatch", "changed what the program computes", _CAMPAIGN31_1, "Ascend950"),

@@ -64,9 +64,25 @@ def _assemble(ctx: TileLowering, call: Call) -> Expr:
     target, source, offset = call.args
     atomic = call.kwargs.get("atomic", 0)
     if ctx.is_gm(target):
-        return ctx.call("tile.store", [ctx.tile(source), offset, target], {"atomic": atomic} if atomic else {})
+        tile = ctx.tile(source)
+        _reject_empty_store(call, tile)
+        return ctx.call("tile.store", [tile, offset, target], {"atomic": atomic} if atomic else {})
     return ctx.call("tile.assemble", [ctx.tile(target), ctx.tile(source), offset],
                     {"atomic": atomic} if atomic else {})
+
+
+def _reject_empty_store(call: Call, tile: Expr) -> None:
+    """An assemble into a GM tensor becomes a tile.store, which the hardware runs for a positive valid extent only
+    (TSTORE): a source whose valid region is statically empty is the program's mistake (campaign seed 32)."""
+    t = tile.type
+    if not isinstance(t, TileType):
+        return
+    for axis, extent in enumerate(t.valid_shape):
+        if static_int(extent) == 0:
+            raise UserError(f"{call.op.name}: the value written here has an empty valid region (a valid extent of 0 "
+                            f"on axis {axis}); the assemble into a global tensor becomes a tile.store, which the "
+                            f"hardware runs only for a positive extent (TSTORE): give the window a positive "
+                            f"valid extent, or leave the assemble out", call.span)
 
 
 def _gm_or_tile(tile_op: str):

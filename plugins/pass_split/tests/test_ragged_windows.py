@@ -88,3 +88,15 @@ INCORE = HEADER + '''\
 @pytest.mark.parametrize("valid", ["[31, 64]", "[32, 1]", "[16, 33]"])
 def test_an_incore_load_may_be_ragged(valid: str, backend: str) -> None:
     compile_and_compare(INCORE.replace("VALID", valid), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("valid", ["32, 0", "0, 64"])
+def test_an_assemble_of_an_empty_valid_region_is_located(valid: str, backend: str) -> None:
+    # Campaign seed 32: a static valid extent of 0 reached the tile.store the assemble becomes, which the machine
+    # (like the hardware's TSTORE) refuses; ConvertTensorToTileOps reports it at the assemble.
+    text = SCOPE.replace("OPTIONS", "").replace("VALID", valid).replace("CHAIN", "pl.add(rag, rag)")
+    with pytest.raises(ValueError, match=r"tensor.assemble: the value written here has an empty valid region "
+                                         r"\(a valid extent of 0 on axis \d\)") as info:
+        compile_and_compare(text, backend)
+    assert "--> fuzz_regression.py:11:" in str(info.value)
