@@ -632,6 +632,26 @@ class Gen19:
         return y4
 '''
 
+# Campaign seed 32 finding 3: a dead definition dropped from a loop body left a one-statement SeqStmts.
+_CAMPAIGN32_3 = '''import pypto.language as pl
+
+
+@pl.program
+class Gen25:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, out: pl.Out[pl.Tensor[[16, 64], pl.BF16]]) -> pl.Tensor[[16, 64], pl.BF16]:
+        return out
+
+    @pl.function
+    def main(self, out12: pl.Out[pl.Tensor[[32, 32], pl.INT8]], out13: pl.Out[pl.Tensor[[16, 16], pl.UINT8]], n14: pl.Scalar[pl.INDEX], out16: pl.Out[pl.Tensor[[64, 16], pl.INT32]], x19: pl.Tensor[[16, 16], pl.FP16], x20: pl.Tensor[[16, 64], pl.FP16], out23: pl.Out[pl.Tensor[[32, 16], pl.INT32]], out25: pl.Out[pl.Tensor[[16, 64], pl.BF16]]) -> tuple[pl.Tensor[[32, 32], pl.INT8], pl.Tensor[[16, 16], pl.UINT8], pl.Tensor[[64, 16], pl.INT32], pl.Tensor[[32, 16], pl.INT32], pl.Tensor[[16, 64], pl.BF16]]:
+        if n14 >= 4:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for _w in pl.range(2):
+                    v21 = pl.matmul(x19, x20)
+        return (out12, out13, out16, out23, out25)
+'''
+
 
 KNOWN: list[Known] = []
 
@@ -643,6 +663,7 @@ FIXED: list[Known] = [
     Known("carried-loop-without-yield-plus-synthesised-carry", "roundtrip", "pl.yield_ gives 1 value(s) to 2",
           _CAMPAIGN32_1),
     Known("assemble-of-an-empty-valid-region", "miscompile-no-run", "stores an empty window", _CAMPAIGN32_2),
+    Known("one-statement-seq-after-dead-code", "roundtrip", "node kinds differ (SeqStmts vs AssignStmt)", _CAMPAIGN32_3),
     # Campaign seed 31: a BOOL operand of a float op computes in the result's float type
     # (plugins/ops_tile/tests/test_elementwise_extra.py).
     Known("exp-of-a-bool-tensor", "mismatch", "changed what the program computes", _CAMPAIGN31_1, "Ascend950"),

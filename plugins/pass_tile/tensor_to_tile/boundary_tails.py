@@ -87,6 +87,8 @@ class _DropDefs(IRMutator):
         stmts = [self.visit_stmt(x) for x in kept]
         if len(stmts) == len(s.stmts) and all(a is b for a, b in zip(stmts, s.stmts)):
             return s
+        if len(stmts) == 1:  # a normalised body: one statement stays bare (as the parser builds it)
+            return stmts[0]
         return s.with_fields(stmts=tuple(stmts))
 
 

@@ -78,8 +78,9 @@ class _ReturnStores(IRMutator):
         out: list[S.Stmt] = []
         for child in seq.stmts:
             out.extend(flatten_to_stmts(self.visit_stmt(child)))
-        return seq if len(out) == len(seq.stmts) and all(a is b for a, b in zip(out, seq.stmts)) \
-            else S.SeqStmts(out, seq.span, seq.leading_comments)
+        if len(out) == len(seq.stmts) and all(a is b for a, b in zip(out, seq.stmts)):
+            return seq
+        return out[0] if len(out) == 1 else S.SeqStmts(out, seq.span, seq.leading_comments)
 
 
 def store_returned_tiles(func: F.Function) -> tuple[F.Function, AddedOutputs]:
@@ -135,8 +136,9 @@ class _CallSites(IRMutator):
         out: list[S.Stmt] = []
         for child in seq.stmts:
             out.extend(flatten_to_stmts(self.visit_stmt(child)))
-        return seq if len(out) == len(seq.stmts) and all(a is b for a, b in zip(out, seq.stmts)) \
-            else S.SeqStmts(out, seq.span, seq.leading_comments)
+        if len(out) == len(seq.stmts) and all(a is b for a, b in zip(out, seq.stmts)):
+            return seq
+        return out[0] if len(out) == 1 else S.SeqStmts(out, seq.span, seq.leading_comments)
 
 
 def pass_new_outputs(funcs: Sequence[F.Function], added: Mapping[str, AddedOutputs]) -> list[F.Function]:

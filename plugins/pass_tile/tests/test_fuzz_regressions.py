@@ -279,3 +279,27 @@ def test_an_accumulator_stored_into_a_narrow_int_tensor_is_the_programs_error(ba
     # 30-minute campaign finding: reported as InferTileMemorySpace breaking AccToGmStoreValid before.
     rejected(ACC_INTO_INT8, backend, r"InferTileMemorySpace: tile.store stores the accumulator 'acc[_a-z0-9]*' \(Acc\) "
                                      r"straight into the INT8 tensor")
+
+
+DEAD_MATMUL_IN_A_LOOP = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, n: pl.Scalar[pl.INDEX], x: pl.Tensor[[16, 16], pl.FP16], y: pl.Tensor[[16, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        if n >= 4:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for _w in pl.range(2):
+                    v = pl.matmul(x, y)
+                    BODY
+        return out
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("body", ["pass", "w = pl.add(x, x)"])
+def test_a_loop_body_left_with_one_statement_is_a_bare_statement(body: str, backend: str):
+    # Campaign seed 32: dropping a dead definition left a one-statement SeqStmts as the loop body, which the
+    # printed text parses back as the bare statement (structural equality failed after ConvertTensorToTileOps).
+    compiled(DEAD_MATMUL_IN_A_LOOP.replace("BODY", body), backend)
