@@ -675,39 +675,34 @@ class Gen:
 
     def tensor_chain(self, s: str, tt: TT) -> str:
         """Nested element-wise tensor ops over `s` alone (so its valid region is the only one involved)."""
-        expr = s
-        for _ in range(self.int(1, 2)):
-            kinds = ("neg", "abs", "add", "mul") + (("exp", "sqrt") if tt.is_float else ())
-            kinds += ("scalar",) if tt.dtype in ("FP32", "INT32") else ()
-            kind = self.pick(kinds)
-            if kind == "exp":
-                expr = f"pl.exp(pl.neg(pl.abs({expr})))"
-            elif kind == "sqrt":
-                expr = f"pl.sqrt(pl.abs({expr}))"
-            elif kind in ("neg", "abs"):
-                expr = f"pl.{kind}({expr})"
-            elif kind == "scalar":
-                expr = f"pl.{self.pick(('add', 'mul', 'maximum'))}({expr}, {self.literal(tt)})"
-            else:
-                expr = f"pl.{kind}({expr}, {s})"
-        return expr
+        kinds = ("neg", "abs", "add", "mul") + (("exp", "sqrt") if tt.is_float else ())
+        kinds += ("scalar",) if tt.dtype in ("FP32", "INT32") else ()
+        return self._chain(s, tt, "pl.", kinds, self.int(1, 2))
 
     def tile_chain(self, t: str, tt: TT) -> str:
         """Nested tile ops over tile `t` keeping its type."""
-        expr = t
-        for _ in range(self.int(1, 3)):
-            kind = self.pick(("exp", "neg", "abs", "sqrt", "add", "mul", "sub", "maximum", "adds", "muls"))
+        kinds = ("exp", "neg", "abs", "sqrt", "add", "mul", "sub", "maximum", "adds", "muls")
+        return self._chain(t, tt, "pl.tile.", kinds, self.int(1, 3), features="tile-")
+
+    def _chain(self, x: str, tt: TT, ns: str, kinds: tuple[str, ...], rounds: int, features: str = "") -> str:
+        """`rounds` ops drawn from `kinds` (`ns` the op namespace), each applied to the previous result and `x`."""
+        expr = x
+        for _ in range(rounds):
+            kind = self.pick(kinds)
             if kind == "exp":
-                expr = f"pl.tile.exp(pl.tile.neg(pl.tile.abs({expr})))"
+                expr = f"{ns}exp({ns}neg({ns}abs({expr})))"  # keeps exp finite in FP16 / BF16
             elif kind == "sqrt":
-                expr = f"pl.tile.sqrt(pl.tile.abs({expr}))"
+                expr = f"{ns}sqrt({ns}abs({expr}))"
             elif kind in ("neg", "abs"):
-                expr = f"pl.tile.{kind}({expr})"
+                expr = f"{ns}{kind}({expr})"
             elif kind in ("adds", "muls"):
-                expr = f"pl.tile.{kind}({expr}, {self.literal(tt)})"
+                expr = f"{ns}{kind}({expr}, {self.literal(tt)})"
+            elif kind == "scalar":
+                expr = f"{ns}{self.pick(('add', 'mul', 'maximum'))}({expr}, {self.literal(tt)})"
             else:
-                expr = f"pl.tile.{kind}({expr}, {t})"
-            self.features.add(f"tile-{kind}")
+                expr = f"{ns}{kind}({expr}, {x})"
+            if features:
+                self.features.add(f"{features}{kind}")
         return expr
 
     # -- functions -------------------------------------------------------------------------------
