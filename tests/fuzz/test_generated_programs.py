@@ -652,11 +652,29 @@ class Gen25:
         return (out12, out13, out16, out23, out25)
 '''
 
+# Campaign seed 34 finding 1: a loop yielding a value of another shape than its carry.
+_CAMPAIGN34_1 = '''import pypto.language as pl
+
+
+@pl.program
+class Gen7:
+
+    @pl.function
+    def main(self, x1: pl.Tensor[[16, 32], pl.FP32], x5: pl.Tensor[[1, 32], pl.FP32], out7: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> tuple[pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[16, 32], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for i2, (a3,) in pl.range(4, 1, init_values=(x1,)):
+                v6 = pl.mul(x5, x5)
+                r4 = pl.yield_(v6)
+        return (out7, r4)
+'''
+
 
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 34: a loop yields a value of its carry's type (tests/language/test_structure_errors.py).
+    Known("loop-yield-of-another-shape", "mismatch", "shape differs", _CAMPAIGN34_1),
     # Campaign seed 32: ConvertToSSA's synthesised yield keeps the declared carries of a loop written without one
     # (plugins/pass_ssa/tests/test_carried_loop_without_yield.py); an assemble of an empty valid region is
     # located at ConvertTensorToTileOps (plugins/pass_split/tests/test_ragged_windows.py).

@@ -249,3 +249,11 @@ def test_a_scalar_carry_keeps_its_kind(init, cond, value):
             f"        k2, a2 = pl.yield_({value}, a)\n"
             "    return a2\n")
     located(fn(body), "the loop carries 'k' as", 6)
+
+
+@pytest.mark.parametrize("yielded", ["pl.row_sum(a)", "pl.cast(a, pl.FP16)"])
+def test_a_loop_yields_a_value_of_its_carrys_type(yielded):
+    # Campaign seed 34: a [1, 32] value yielded into a [16, 32] carry of a loop that ran zero times: the result
+    # was the init on the machine and the yielded type after ConvertTensorToTileOps.
+    located(fn(f"    for i, (a,) in pl.range(4, 1, init_values=(x,)):\n        r = pl.yield_({yielded})\n    return r\n"),
+            "the loop carries 'a' as pl.Tensor[[16, 64], pl.FP32] but yields a pl.Tensor[[16, ", 5)

@@ -13,7 +13,7 @@ from pypto_core.ir.enums import ForKind, SplitMode
 from pypto_core.ir.utils import make_body
 from pypto_core.language.parser.context import Frame
 from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
-from pypto_core.language.parser.stmts import StmtParser, is_pl_call
+from pypto_core.language.parser.stmts import StmtParser, dims_compatible, is_pl_call
 
 _KINDS = {"range": ForKind.Sequential, "parallel": ForKind.Parallel, "unroll": ForKind.Unroll,
           "pipeline": ForKind.Pipeline}
@@ -124,6 +124,13 @@ class LoopParser(StmtParser):
         (left alone, `k = pl.yield_(-0.0)` into an INDEX counter made a while loop that never ends)."""
         for ia, (name, typ, tnode) in zip(iter_args, frame.yield_targets or ()):
             a, b = ia.type, typ
+            if isinstance(a, (T.TensorType, T.TileType)) and isinstance(b, (T.TensorType, T.TileType)) and \
+                    (type(a) is not type(b) or a.dtype is not b.dtype or not dims_compatible(a.shape, b.shape)):
+                # The loop's result is the yielded value, or the init when it runs zero times: one type for both
+                # (campaign seed 34: a [1, 32] value yielded into a [16, 32] carry).
+                self.fail(ParserTypeError, f"the loop carries '{ia.name_hint}' as {a} but yields a {b} value into "
+                                           f"'{name}'", tnode,
+                          hint="yield a value of the carry's type, or start the carry from a value of the yielded type")
             if isinstance(a, T.ScalarType) and isinstance(b, T.ScalarType) and \
                     (a.dtype.is_float() != b.dtype.is_float() or a.dtype.is_bool() != b.dtype.is_bool()):
                 self.fail(ParserTypeError, f"the loop carries '{ia.name_hint}' as {a.dtype.name} but yields a "
