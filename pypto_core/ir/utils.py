@@ -201,6 +201,15 @@ def append_to_yield(stmts: list[S.Stmt], values: Sequence[E.Expr], span: Span | 
     return make_body(stmts, span)
 
 
+def rebuilt_seq(seq: S.SeqStmts, stmts: Sequence[S.Stmt]) -> S.Stmt:
+    """`seq` with its statements replaced by `stmts`: itself when nothing changed, else a normalised body (one
+    statement stays bare, as the parser builds it, so the printed body parses back equal) keeping its comments."""
+    if len(stmts) == len(seq.stmts) and all(a is b for a, b in zip(stmts, seq.stmts)):
+        return seq
+    if len(stmts) == 1:
+        return stmts[0]
+    return S.SeqStmts(list(stmts), seq.span, seq.leading_comments)
+
 
 def function_calls(stmt: S.Stmt) -> list[E.Call]:
     """Every call of a program function (a GlobalVar op) in `stmt`, nested ones included, in walk order."""

@@ -21,7 +21,7 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.types import TileType, dims_equal
-from pypto_core.ir.utils import has_split_aiv_region
+from pypto_core.ir.utils import has_split_aiv_region, rebuilt_seq
 from pypto_core.ir.visitor import IRMutator, IRVisitor
 from pypto_core.ops.registry import create_op_call, opdef_of
 
@@ -84,12 +84,7 @@ class _DropDefs(IRMutator):
 
     def visit_seq_stmts(self, s: S.SeqStmts) -> S.Stmt:
         kept = [x for x in s.stmts if not (isinstance(x, S.AssignStmt) and id(x.var) in self.dead)]
-        stmts = [self.visit_stmt(x) for x in kept]
-        if len(stmts) == len(s.stmts) and all(a is b for a, b in zip(stmts, s.stmts)):
-            return s
-        if len(stmts) == 1:  # a normalised body: one statement stays bare (as the parser builds it)
-            return stmts[0]
-        return s.with_fields(stmts=tuple(stmts))
+        return rebuilt_seq(s, [self.visit_stmt(x) for x in kept])
 
 
 def drop_unused(body: S.Stmt, candidates: set[int]) -> S.Stmt:

@@ -20,7 +20,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import TensorType, TileType, TupleType
-from pypto_core.ir.utils import flatten_to_stmts
+from pypto_core.ir.utils import flatten_to_stmts, rebuilt_seq
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
 
@@ -78,9 +78,7 @@ class _ReturnStores(IRMutator):
         out: list[S.Stmt] = []
         for child in seq.stmts:
             out.extend(flatten_to_stmts(self.visit_stmt(child)))
-        if len(out) == len(seq.stmts) and all(a is b for a, b in zip(out, seq.stmts)):
-            return seq
-        return out[0] if len(out) == 1 else S.SeqStmts(out, seq.span, seq.leading_comments)
+        return rebuilt_seq(seq, out)
 
 
 def store_returned_tiles(func: F.Function) -> tuple[F.Function, AddedOutputs]:
@@ -136,9 +134,7 @@ class _CallSites(IRMutator):
         out: list[S.Stmt] = []
         for child in seq.stmts:
             out.extend(flatten_to_stmts(self.visit_stmt(child)))
-        if len(out) == len(seq.stmts) and all(a is b for a, b in zip(out, seq.stmts)):
-            return seq
-        return out[0] if len(out) == 1 else S.SeqStmts(out, seq.span, seq.leading_comments)
+        return rebuilt_seq(seq, out)
 
 
 def pass_new_outputs(funcs: Sequence[F.Function], added: Mapping[str, AddedOutputs]) -> list[F.Function]:

@@ -119,9 +119,10 @@ class LoopParser(StmtParser):
             out[k.value] = value
         return out
 
-    def _check_scalar_carries(self, frame: Frame, iter_args: list[E.IterArg]) -> None:
-        """A scalar carry keeps its kind: yielding a float into an integer carry (or the reverse) is an error
-        (left alone, `k = pl.yield_(-0.0)` into an INDEX counter made a while loop that never ends)."""
+    def _check_carry_types(self, frame: Frame, iter_args: list[E.IterArg]) -> None:
+        """A carry keeps its type: a tensor / tile carry its kind, dtype and (compatible) dims, a scalar carry its
+        kind -- yielding a float into an integer carry (or the reverse) is an error (left alone,
+        `k = pl.yield_(-0.0)` into an INDEX counter made a while loop that never ends)."""
         for ia, (name, typ, tnode) in zip(iter_args, frame.yield_targets or ()):
             a, b = ia.type, typ
             if isinstance(a, (T.TensorType, T.TileType)) and isinstance(b, (T.TensorType, T.TileType)) and \
@@ -149,7 +150,7 @@ class LoopParser(StmtParser):
         if len(frame.yield_targets) != len(iter_args):
             self.syntax_error(f"For loop has {len(iter_args)} iteration arguments but {len(frame.yield_targets)} "
                               f"return variables. They must match.", node)
-        self._check_scalar_carries(frame, iter_args)
+        self._check_carry_types(frame, iter_args)
         return self.make_return_vars(frame)
 
     # -- while -----------------------------------------------------------------------------------------------
@@ -189,7 +190,7 @@ class LoopParser(StmtParser):
             self.syntax_error(f"While loop has {len(iter_args)} iteration arguments but {len(frame.yield_targets)} "
                               f"return variables. They must match.", node)
         else:
-            self._check_scalar_carries(frame, iter_args)
+            self._check_carry_types(frame, iter_args)
             return_vars = self.make_return_vars(frame)
         self.emit(S.WhileStmt(cond, iter_args, make_body(body, self.span(node)), return_vars, self.span(node)))
         self.bind_results(frame, return_vars)
