@@ -14,7 +14,9 @@ Per N (400, 1600, 6400 by default) it prints
     on the program parsed from the same text, CPU seconds, best of --preset-repeat runs, with their growth;
 and then which targets are met or missed (issue 17), judged on the medians as the issue asks:
   * the whole chain grows at most 4.2x per 4x N (scaled for other steps),
-  * the chain takes at most 2.5x `ast.parse` at N = 1600 (when 1600 is among the sizes),
+  * the chain takes at most 2.5x `ast.parse` at N = 1600 (when 1600 is among the sizes); beside it the
+    floor: ast.parse + the printer alone + one bare visit of the input's AST, what no pure-Python chain
+    that prints this text can go below,
   * peak memory grows at most 4.2x per 4x N, and each preset's total at most 4.5x (as tile.py).
 Every timed run prints one JSON line, for comparisons across commits:
     {"bench": "outline", "kind": "chain", "N": ..., "run": ..., "parse": ..., ..., "ast": ...}
@@ -93,6 +95,42 @@ def _ast_parse(text: str) -> float:
     seconds = time.process_time() - t0
     del tree
     return seconds
+
+
+def _bare_visit(node: ast.AST) -> None:
+    """The least any pure-Python pass over the parsed text does: reach every node once."""
+    for field in node._fields:
+        value = getattr(node, field)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _bare_visit(item)
+        elif isinstance(value, ast.AST):
+            _bare_visit(value)
+
+
+def floor_seconds(n: int, repeat: int) -> dict[str, float]:
+    """Best CPU seconds of ast.parse, of a bare visit of its tree, and of the printer alone on the outlined
+    program: the parts of the chain no pure-Python design can drop (issue 17's floor)."""
+    text = workload(n)
+    tree = ast.parse(text)
+    program = passes.outline_incore_scopes()(passes.convert_to_ssa()(pl.parse(text)))
+    best = {"ast": float("inf"), "visit": float("inf"), "print": float("inf")}
+    jobs = {"ast": lambda: ast.parse(text), "visit": lambda: _bare_visit(tree),
+            "print": lambda: ir.python_print(program)}
+    for _ in range(repeat):
+        for key, job in jobs.items():
+            gc.collect()
+            gc.disable()
+            try:
+                t0 = time.process_time()
+                job()
+                best[key] = min(best[key], time.process_time() - t0)
+            finally:
+                gc.enable()
+    best["output_chars"] = len(ir.python_print(program))
+    best["input_chars"] = len(text)
+    return best
 
 
 def measure(n: int, repeat: int) -> tuple[dict[str, float], dict[str, float]]:
@@ -244,6 +282,15 @@ def main(argv: list[str]) -> int:
         ratio = medians[AST_RATIO_N]["ratio"]
         results.append((f"chain / ast.parse at N={AST_RATIO_N} (median): {ratio:.2f}x <= {AST_RATIO_TARGET}x",
                         ratio <= AST_RATIO_TARGET))
+    if AST_RATIO_N in medians:
+        f = floor_seconds(AST_RATIO_N, args.repeat)
+        floor = (f["ast"] + f["print"] + f["visit"]) / f["ast"]
+        print(f"\nfloor at N={AST_RATIO_N}: ast.parse {f['ast']:.4f}s (inside the parser) + the printer alone "
+              f"{f['print']:.4f}s ({f['output_chars'] / f['input_chars']:.1f}x the input's characters) + one bare "
+              f"visit of the input's AST {f['visit']:.4f}s = {floor:.2f}x ast.parse, before any IR is built, "
+              f"renamed or outlined")
+        print(json.dumps({"bench": "outline", "kind": "floor", "N": AST_RATIO_N,
+                          **{k: round(v, 6) for k, v in f.items()}, "floor_ratio": round(floor, 3)}))
     print("\ntargets:")
     for text, ok in results:
         print(f"  {'met   ' if ok else 'MISSED'} {text}")
