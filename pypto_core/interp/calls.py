@@ -14,9 +14,11 @@ import numpy as np
 
 from pypto_core.interp.dtypes import np_dtype, np_scalar_type, poison_value
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.gm_race import READ, note, notes_itself
 from pypto_core.interp.lane_ops import once_for_all_lanes, runs_once_on_lanes
 from pypto_core.ir import expr as E
 from pypto_core.ir.types import ScalarType, TensorType, TileType
+from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import op_registry
 
 if TYPE_CHECKING:
@@ -69,6 +71,8 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
     specialize = getattr(evaluate, "specialize", None)
     if specialize is not None:
         evaluate = specialize(code, call, kwargs) or evaluate
+    if not notes_itself(opdef.evaluate):
+        evaluate = _noting_tensor_reads(opdef, call, kwargs, evaluate)
     finish = _result_finisher(code, call)
     plain = _plain_result(code, call)
     span = call.span
@@ -110,6 +114,26 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
         return finish(fr, result, args)
 
     return once_for_all_lanes(call, run) if lanes_once else run
+
+
+def _noting_tensor_reads(opdef: Any, call: E.Call, kwargs: dict[str, Any], evaluate: Callable[..., Any]
+                         ) -> Callable[..., Any]:
+    """`evaluate` reporting, while tasks run concurrently, a whole read of each tensor operand the op reads
+    (registry effects); for an op whose evaluate does not report its own accesses (context.py)."""
+    reads = [i for i, a in enumerate(call.args)
+             if isinstance(a.type, TensorType) and opdef.arg_effect(i, kwargs) is Effect.READ]
+    if not reads:
+        return evaluate
+    ndarray = np.ndarray
+
+    def noting(ctx: Any, call: E.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if ctx.race is not None:
+            for i in reads:
+                if args[i].__class__ is ndarray:
+                    note(ctx, call, i, READ, args[i])
+        return evaluate(ctx, call, args, kwargs)
+
+    return noting
 
 
 def _plain_result(code: FunctionCode, call: E.Call) -> tuple[tuple[int, ...], np.dtype] | None:

@@ -15,8 +15,9 @@ clocks. Its edges:
 `system.syncall` / `sync_set` / `sync_wait` are no-ops in the machine (cross_core.py), so they are no
 edges: a program ordering GM only through them is reported.
 
-Every GM access by a memory op (tile.load / store, ...: plugins/ops_tile/semantics/memory.py) is kept
-per tensor buffer, task, kind and window. Two accesses of overlapping elements by two tasks where
+Every GM access by a memory op (tile.load / store, ...: plugins/ops_tile/semantics/memory.py), and the
+whole read of each tensor operand of any other op (a tensor-level `pl.add(x, y)` in a split region reads
+all of x and y: calls.py), is kept per tensor buffer, task, kind and window. Two accesses of overlapping elements by two tasks where
 neither happens-before the other are a race, whatever order the scheduler ran them in (it runs the AIC
 first: the store has happened before the load in real time, but without a FIFO edge there is no
 happens-before):
@@ -31,8 +32,9 @@ With no concurrent task nothing is tracked (EvalContext.race is None: the fast p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
@@ -43,6 +45,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir.types import TensorType
 
 READ, WRITE = "read", "write"
+Evaluate = TypeVar("Evaluate", bound=Callable[..., Any])
 Clock = dict[str, int]  # task -> the last of its events known to have happened before
 
 
@@ -176,6 +179,18 @@ class GmRaceTracker:
         key = (new.region.lo, view.shape, view.strides)
         records.pop(key, None)
         records[key] = new
+
+
+def notes_own_gm_accesses(evaluate: Evaluate) -> Evaluate:
+    """Decorator: this evaluate reports the tensor windows it reads and writes itself (or touches none: a
+    view, a shape query); without it the machine reports a whole read of every tensor operand the op
+    reads (calls.py), which would be too wide for an op that reads a window (tile.load)."""
+    evaluate.notes_own_gm_accesses = True  # type: ignore[attr-defined]
+    return evaluate
+
+
+def notes_itself(evaluate: Any) -> bool:
+    return bool(getattr(evaluate, "notes_own_gm_accesses", False))
 
 
 def note(ctx: Any, call: E.Call, index: int, kind: str, view: np.ndarray, atomic: bool = False) -> None:

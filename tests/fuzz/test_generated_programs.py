@@ -669,10 +669,63 @@ class Gen7:
 '''
 
 
+# Campaign seed 35 finding 1: split_aiv lanes reading a tensor the other lane assembles into (tensor level).
+_CAMPAIGN35_1 = '''import pypto.language as pl
+
+@pl.program
+class Gen34:
+
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[64, 16], pl.FP32]) -> pl.Tensor[[64, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y3 = pl.maximum(p2, p2)
+        return y3
+
+    @pl.function
+    def helper4(self, p5: pl.Tensor[[32, 64], pl.BF16]) -> pl.Tensor[[32, 1], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint='k6'):
+            y7 = pl.row_sum(p5)
+        return y7
+
+    @pl.function
+    def main(self, out10: pl.Out[pl.Tensor[[32, 64], pl.FP32]], out14: pl.Out[pl.Tensor[[32, 32], pl.FP32]], x15: pl.Tensor[[32, 32], pl.FP32], out19: pl.Out[pl.Tensor[[64, 64], pl.FP32]], out25: pl.Out[pl.Tensor[[64, 32], pl.BF16]], x26: pl.Tensor[[64, 16], pl.FP32], x28: pl.Tensor[[32, 64], pl.BF16]) -> tuple[pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[32, 32], pl.FP32], pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 32], pl.BF16]]:
+        for aiv12 in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            out14 = pl.assemble(x15, pl.div(out14, pl.add(pl.abs(x15), 1.0)), [0, 0])
+        h27 = self.helper1(x26)
+        h29 = self.helper4(x28)
+        return (out10, out14, out19, out25)
+'''
+
+# Campaign seed 36 finding 1: a while loop's yield inside a pl.at scope of the loop body.
+_CAMPAIGN36_1 = '''import pypto.language as pl
+
+M = pl.dynamic('M')
+
+@pl.program
+class Gen21:
+
+    @pl.function
+    def main(self, out4: pl.Out[pl.Tensor[[M, 16], pl.BF16]], x8: pl.Tensor[[16, 16], pl.FP32], out15: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[M, 16], pl.BF16], pl.Tensor[[16, 16], pl.FP32]]:
+        for k10, a11 in pl.while_(init_values=(0, x8)):
+            pl.cond(k10 < 2)
+            v14 = pl.maximum(x8, a11)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                kk12, res13 = pl.yield_(k10 + 1, v14)
+        return (out4, out15)
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 35: tensor-level ops in a split region are race-checked, so the racy input is rejected by the
+    # machine before any pass (tests/interp/test_gm_race_tensor_ops.py).
+    Known("lanes-reading-what-the-other-lane-assembles", "miscompile-no-run", "GM race on tensor", _CAMPAIGN35_1,
+          "Ascend950"),
+    # Campaign seed 36: a loop's yield inside a pl.at scope of its body is a located parse error
+    # (tests/language/test_structure_errors.py).
+    Known("loop-yield-inside-an-incore-scope", "verifier", "does not end with a yield", _CAMPAIGN36_1, "Ascend950"),
     # Campaign seed 34: a loop yields a value of its carry's type (tests/language/test_structure_errors.py).
     Known("loop-yield-of-another-shape", "mismatch", "shape differs", _CAMPAIGN34_1),
     # Campaign seed 32: ConvertToSSA's synthesised yield keeps the declared carries of a loop written without one

@@ -40,6 +40,7 @@ def _mode_axis(kwargs: dict) -> int | None:
     return None if mode == 0 else mode - 1
 
 
+@gm_race.notes_own_gm_accesses
 def aiv_shard(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """This lane's part of a full tile (or tensor): box = the result's extent on the split axis."""
     src, axis = args[0], _mode_axis(kwargs)

@@ -21,7 +21,7 @@ import numpy as np
 
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
-from pypto_core.interp.gm_race import READ, WRITE, note
+from pypto_core.interp.gm_race import READ, WRITE, note, notes_own_gm_accesses
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.types import TensorType
 from pypto_plugins.ops_tile.ops.gather_sort_rules import MASK_SELECT
@@ -60,6 +60,7 @@ def _note_elements(ctx: Any, call: Any, index: int, array: np.ndarray, flat: np.
         note(ctx, call, index, kind, array[tuple(slice(p, p + 1) for p in pos)])
 
 
+@notes_own_gm_accesses
 def mgather(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     mem, idx = args[0], np.asarray(args[1])
     coalesce, oob = int(kwargs.get("coalesce", 0)), int(kwargs.get("gather_oob", 0))
@@ -94,6 +95,7 @@ def mgather(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return np.ascontiguousarray(out).astype(result_np_dtype(call), copy=False)
 
 
+@notes_own_gm_accesses
 def mscatter(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """Only the elements valid in both src and idx are written (an empty lane writes nothing)."""
     src, idx, out = np.asarray(args[0]), np.asarray(args[1]).astype(np.int64), args[2]
@@ -230,6 +232,7 @@ def tensor_gather(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return np.take_along_axis(part, index, axis=axis).astype(result_np_dtype(call), copy=False)
 
 
+@notes_own_gm_accesses
 def tensor_gather_row(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     acc, src = args[0], args[1]
     dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
@@ -244,6 +247,7 @@ def tensor_gather_row(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarr
     return out
 
 
+@notes_own_gm_accesses
 def paged_gather(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     src = args[0]
     indices, table = np.asarray(args[1]).reshape(-1), np.asarray(args[2]).reshape(-1)

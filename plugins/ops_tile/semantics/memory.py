@@ -21,7 +21,7 @@ import numpy as np
 
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
-from pypto_core.interp.gm_race import READ, WRITE, note, window_view
+from pypto_core.interp.gm_race import READ, WRITE, note, notes_own_gm_accesses, window_view
 from pypto_core.interp.limits import check_allocation
 from pypto_plugins.ops_tile.semantics.common import (
     Evaluate,
@@ -60,6 +60,7 @@ def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
     return load_2d
 
 
+@notes_own_gm_accesses
 @specialized_by(_specialize_load)
 def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.load(tensor, offsets, shapes, valid_shape): the valid window, poison around it.
@@ -87,6 +88,7 @@ def _flat_extents(shape: tuple, valid: tuple) -> tuple:
     return (min(-(-valid[0] // middle), shape[0]), *shape[1:-1], min(valid[1], shape[-1]))
 
 
+@notes_own_gm_accesses
 def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.store(tile, offsets, out[, shapes], atomic=): write the valid region into `out` in place."""
     tile, offsets, out = args[0], as_ints(args[1]), args[2]
@@ -174,6 +176,7 @@ def assemble_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return out
 
 
+@notes_own_gm_accesses
 def assemble_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tensor.assemble(target, source, offset): writes source into the caller's target in place."""
     target, source = args[0], args[1]
@@ -187,6 +190,7 @@ def assemble_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray
     return target
 
 
+@notes_own_gm_accesses
 def extract(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.extract(src, row, col, shape): the [rows, cols] window at (row, col)."""
     shape = as_ints(args[3]) if len(args) > 3 else ctx.shape(call.type)
@@ -196,6 +200,7 @@ def extract(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return read_window(args[0], offsets, shape, shape, "tile.extract").astype(result_np_dtype(call))
 
 
+@notes_own_gm_accesses
 def read(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
     """tile.read / tensor.read(x, indices): one element."""
     index = as_ints(args[1])
@@ -209,6 +214,7 @@ def read(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
     return value
 
 
+@notes_own_gm_accesses
 def write_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tensor.write(t, indices, value): in place; returns the tensor."""
     index = as_ints(args[1])
@@ -230,6 +236,7 @@ def write_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return out
 
 
+@notes_own_gm_accesses
 def expand_clone(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tensor.expand_clone(input, target): the input broadcast to the target's shape, written into the
     caller's target in place; returns it (converted when the promoted dtype is wider)."""
@@ -243,11 +250,13 @@ def expand_clone(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return target if target.dtype == dt else target.astype(dt)
 
 
+@notes_own_gm_accesses
 def dim(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
     """tensor.dim(t, axis)."""
     return np.int64(np.shape(args[0])[int(args[1])])
 
 
+@notes_own_gm_accesses
 def gather_row(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape], transpose=).
 

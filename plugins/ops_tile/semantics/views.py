@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.gm_race import notes_own_gm_accesses
 from pypto_core.ir.enums import MemorySpace
 from pypto_plugins.ops_tile.semantics.common import Evaluate, as_ints, read_window, result_np_dtype, window
 
@@ -59,6 +60,7 @@ def slice_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return part.reshape(ctx.shape(call.type))  # drop_dims / the >= 2-D clamp only move unit dims
 
 
+@notes_own_gm_accesses
 def slice_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tensor.slice(t, shape, offset[, valid_shape[, drop_dims]]): a view of the caller's tensor."""
     src, shape, offset = args[0], as_ints(args[1]), as_ints(args[2])
@@ -71,6 +73,7 @@ def slice_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return read_window(src, offset, shape, shape, "tensor.slice").reshape(target)
 
 
+@notes_own_gm_accesses
 def reshape(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.reshape copies; tensor.reshape is a view when numpy can make one."""
     shape = as_ints(args[1])
@@ -83,6 +86,7 @@ def reshape(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return np.array(np.reshape(args[0], shape), copy=True)
 
 
+@notes_own_gm_accesses
 def reinterpret_view(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """The same bytes read as another dtype (and shape)."""
     src = args[0]
@@ -92,6 +96,7 @@ def reinterpret_view(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarra
     return np.ascontiguousarray(src).view(dt).reshape(ctx.shape(call.type)).copy()
 
 
+@notes_own_gm_accesses
 def transpose(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.transpose(tile, axis1, axis2[, tmp]) / tensor.transpose (a view)."""
     out = np.swapaxes(args[0], int(args[1]), int(args[2]))

@@ -375,13 +375,14 @@ class StmtParser(ExprParser):
         if call.keywords:
             self.syntax_error("pl.yield_ takes positional values only", call)
         if frame.kind in ("for", "while"):
-            # Lanes fork in a region: its body has no one value per loop iteration to yield (a pl.at scope's
-            # body is the kernel's, and a loop yield there prints and parses back as written).
+            # Lanes fork in a region: its body has no one value per loop iteration to yield; a pl.at scope's
+            # body becomes a kernel, which cannot give its caller's loop the next values (campaign seed 36).
             at = next(i for i, f in enumerate(self.frames) if f is frame)  # by identity: frames compare equal
-            if any(f.kind == "split_aiv" for f in self.frames[at + 1:]):
-                self.syntax_error("pl.yield_ gives the loop's next values, but it is inside a pl.split_aiv region "
-                                  "in the loop body; compute the values there and write the pl.yield_ after the "
-                                  "region, as the last statement of the loop body", node)
+            inner = next((f.kind for f in self.frames[at + 1:] if f.kind in _SCOPE_KINDS), None)
+            if inner is not None:
+                self.syntax_error(f"pl.yield_ gives the loop's next values, but it is inside a {_SCOPE_KINDS[inner]}"
+                                  f" in the loop body; compute the values there and write the pl.yield_ after the "
+                                  f"{_SCOPE_KINDS[inner].split()[-1]}, as the last statement of the loop body", node)
         values = [self.parse_expr(a, "a yielded value") for a in call.args]
         if frame.kind in ("for", "while") and frame.carried and not targets:
             self.syntax_error("a loop with init_values requires an assignment-form pl.yield_: "
