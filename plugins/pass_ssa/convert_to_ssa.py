@@ -287,9 +287,9 @@ class SSAConverter:
                    body_env: Env, span: Any) -> S.Stmt:
         stmts = self.block(flatten_to_stmts(body), body_env)
         values = [body_env[id(x)] for x, *_ in synth]
-        if values and user_iters and not (stmts and isinstance(stmts[-1], S.YieldStmt)):
-            # A carried loop written without a yield keeps each carry (docs/dsl.md); the yield written for the
-            # synthesised carries gives the declared ones first, unchanged (campaign seed 32).
+        if user_iters and not (stmts and isinstance(stmts[-1], S.YieldStmt)):
+            # A carried loop written without a yield keeps each carry (docs/dsl.md): the yield written for it
+            # gives the declared carries unchanged, then any synthesised ones (campaign seeds 32 and 36).
             values = [*user_iters, *values]
         return append_to_yield(stmts, values, span)
 

@@ -19,6 +19,7 @@ from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
+from pypto_plugins.pass_tile.cube_inside_regions import reject_cube_work_inside_regions
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import fold_tails_outside_regions
 from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
 from pypto_plugins.pass_tile.tensor_to_tile.lane_steering import check_lane_steered_boundaries
@@ -66,6 +67,7 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     result = stored if folded is stored.body else stored.with_fields(body=folded)
     reject_vector_work_outside_regions(result, PASS, "it is lowered to the vector op {op}")  # type: ignore[arg-type]
     reject_misplaced_boundary_operands(result, PASS)  # type: ignore[arg-type]
+    reject_cube_work_inside_regions(result, PASS)  # type: ignore[arg-type]
     return result, added  # type: ignore[return-value]
 
 

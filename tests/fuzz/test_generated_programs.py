@@ -715,6 +715,69 @@ class Gen21:
 '''
 
 
+# Campaign seed 35 finding 2: an InCore function written with a tile parameter in no memory space.
+_CAMPAIGN35_2 = '''import pypto.language as pl
+
+@pl.program
+class Gen30:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, out9: pl.Out[pl.Tensor[[32, 64], pl.BF16]], x15: pl.Tile[[16, 16], pl.FP32], out18: pl.Out[pl.Tensor[[32, 32], pl.INT32]], out23: pl.Out[pl.Tensor[[16, 64], pl.FP32]], out27: pl.Out[pl.Tensor[[16, 16], pl.INT32]], out30: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[32, 64], pl.BF16], pl.Tensor[[32, 32], pl.INT32], pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 16], pl.INT32], pl.Tensor[[16, 16], pl.FP32]]:
+        return (out9, out18, out23, out27, out30)
+'''
+
+# Campaign seed 36 finding 2: a matmul inside a split_aiv region after its aic_gather.
+_CAMPAIGN36_2 = '''import pypto.language as pl
+
+@pl.program
+class Gen23:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper5(self, x8: pl.Tensor[[64, 16], pl.FP16]) -> pl.Tensor[[64, 16], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y7 = pl.sub(x8, x8)
+        return y7
+
+    @pl.function
+    def main(self, x12: pl.Tensor[[32, 64], pl.FP32], x13: pl.Tensor[[64, 16], pl.FP32], out17: pl.Out[pl.Tensor[[32, 16], pl.FP32]], out23: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> tuple[pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for aiv11 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                s15 = pl.slice(x12, [16, 64], [aiv11 * 16, 0])
+                full14 = pl.aic_gather(s15)
+                c16 = pl.matmul(full14, x13)
+        return (out17, out23)
+'''
+
+# Campaign seed 36 finding 3: a loop with declared carries, no yield and no rebinding.
+_CAMPAIGN36_3 = '''import pypto.language as pl
+
+@pl.program
+class Gen21:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[32, 64], pl.BF16], b: pl.Tensor[[64, 64], pl.BF16], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        am = pl.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+        al = pl.move(am, target_memory=pl.Mem.Left)
+        br = pl.move(bm, target_memory=pl.Mem.Right)
+        acc0 = pl.matmul(al, br)
+        for k, (acc,) in pl.range(1, 2, init_values=(acc0,)):
+            ak = pl.load(a, [0, k * 32], [32, 32], target_memory=pl.Mem.Mat)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper3(self, p4: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 1], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y5 = pl.row_max(p4)
+        return y5
+
+    @pl.function
+    def main(self, x8: pl.Tensor[[64, 64], pl.BF16], out11: pl.Out[pl.Tensor[[64, 64], pl.BF16]], out13: pl.Out[pl.Tensor[[32, 16], pl.BF16]], out19: pl.Out[pl.Tensor[[32, 64], pl.FP32]], out21: pl.Out[pl.Tensor[[32, 1], pl.FP32]]) -> tuple[pl.Tensor[[64, 64], pl.BF16], pl.Tensor[[32, 16], pl.BF16], pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[32, 1], pl.FP32], pl.Tensor[[64, 64], pl.BF16]]:
+        acc10 = x8
+        return (out11, out13, out19, out21, acc10)
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
@@ -726,6 +789,16 @@ FIXED: list[Known] = [
     # Campaign seed 36: a loop's yield inside a pl.at scope of its body is a located parse error
     # (tests/language/test_structure_errors.py).
     Known("loop-yield-inside-an-incore-scope", "verifier", "does not end with a yield", _CAMPAIGN36_1, "Ascend950"),
+    # ... a matmul inside a region is located at ConvertTensorToTileOps (plugins/pass_tile/tests/test_cube_inside_regions.py);
+    # a loop with only declared carries and no yield gets one keeping them
+    # (plugins/pass_ssa/tests/test_carried_loop_without_yield.py).
+    Known("matmul-inside-a-region", "verifier", "cube op tile.matmul inside a pl.split_aiv region", _CAMPAIGN36_2,
+          "Ascend950"),
+    Known("declared-carries-without-yield", "verifier", "does not end with a yield", _CAMPAIGN36_3),
+    # Campaign seed 35: a kernel's tile parameter with no memory space is a located error
+    # (plugins/pass_tile/tests/test_infer_tile_memory_space.py).
+    Known("kernel-tile-parameter-without-a-space", "internal-error", "with no memory space", _CAMPAIGN35_2,
+          "Ascend950"),
     # Campaign seed 34: a loop yields a value of its carry's type (tests/language/test_structure_errors.py).
     Known("loop-yield-of-another-shape", "mismatch", "shape differs", _CAMPAIGN34_1),
     # Campaign seed 32: ConvertToSSA's synthesised yield keeps the declared carries of a loop written without one

@@ -53,3 +53,56 @@ def test_the_synthesised_yield_keeps_the_declared_carries(text: str) -> None:
             assert value is carry  # a declared carry without a yield keeps its value
     ir.assert_structural_equal(pl.parse(ir.python_print(after)), after)
     same_results(before, after)
+
+
+ONLY_DECLARED = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32], y: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        for i, (a,) in pl.range(1, 3, init_values=(x,)):
+            t = pl.add(a, y)
+        return x
+'''
+
+ONLY_DECLARED_WHILE = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        for (k, a) in pl.while_(init_values=(0, x)):
+            pl.cond(k < 0)
+            t = pl.neg(a)
+        return x
+'''
+
+ONLY_DECLARED_IN_KERNEL = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, a: pl.Tensor[[32, 64], pl.BF16], out: pl.Out[pl.Tensor[[32, 64], pl.BF16]]) -> pl.Tensor[[32, 64], pl.BF16]:
+        t0 = pl.load(a, [0, 0], [32, 32])
+        for k, (acc,) in pl.range(1, 2, init_values=(t0,)):
+            ak = pl.load(a, [0, k * 32], [32, 32])
+        out = pl.store(t0, [0, 0], out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("text", [ONLY_DECLARED, ONLY_DECLARED_WHILE, ONLY_DECLARED_IN_KERNEL],
+                         ids=["for", "while", "kernel"])
+def test_a_loop_with_only_declared_carries_and_no_yield_gets_one_keeping_them(text: str) -> None:
+    # Campaign seed 36: with no synthesised carry either, ConvertToSSA wrote no yield at all and its own SSAForm
+    # check failed ("for loop carries 1 value(s) but its body does not end with a yield").
+    before = pl.parse(text)
+    after = passes.convert_to_ssa()(before)
+    loop = next(s for s in ir.flatten_to_stmts(after.get_function("main").body)
+                if isinstance(s, (ir.ForStmt, ir.WhileStmt)))
+    last = ir.flatten_to_stmts(loop.body)[-1]
+    assert isinstance(last, ir.YieldStmt) and list(last.value) == list(loop.iter_args)
+    assert len(loop.return_vars) == len(loop.iter_args)
+    ir.assert_structural_equal(pl.parse(ir.python_print(after)), after)
+    same_results(before, after)

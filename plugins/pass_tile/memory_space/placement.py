@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pypto_core.errors import InternalError, UserError
+from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -225,10 +225,14 @@ class Placement(BodyRewriter):
 
 
 def check_params(params: Sequence[E.Var], func_name: str) -> None:
+    """A kernel's tile parameter comes from its caller, where no pass places it: the program must say where it
+    is (a parameter written so, or a tile captured by a `pl.at` scope from outside it: campaign seed 35)."""
     for p in params:
         if isinstance(p.type, TileType) and p.type.memory_space is None:
-            raise InternalError(f"{PASS}: InCore function '{func_name}' has a tile parameter '{p.name_hint}' with "
-                                f"no memory space; kernels take tensors (or tiles in a known space)")
+            raise UserError(f"{PASS}: InCore function '{func_name}' has a tile parameter '{user_base(p)}' "
+                            f"with no memory space ({p.type}), which the kernel cannot be given; pass a tensor and "
+                            f"load it inside the kernel, or give the tile its space "
+                            f"(pl.Tile[[...], dtype, pl.Mem.Vec])", p.span)
 
 
 def is_vector_work(call: E.Call) -> bool:

@@ -283,12 +283,39 @@ class P:
     assert "pl.cast(" in message
 
 
-def test_a_tile_parameter_without_a_memory_space_is_an_internal_error():
+def test_a_tile_parameter_without_a_memory_space_built_by_hand_is_a_user_error():
     program = ir.Program([ir.Function(
         "k", [(ir.Var("t", ir.TileType([16, 16], pl.FP32)), ir.ParamDirection.In)], [],
         ir.ReturnStmt([]), type=ir.FunctionType.InCore)], "P")
-    with pytest.raises(pypto.InternalError, match="tile parameter 't' with no memory space"):
+    with pytest.raises(ValueError, match="tile parameter 't' with no memory space") as info:
         passes.infer_tile_memory_space()(program)
+    assert not isinstance(info.value, pypto.InternalError)
+
+
+@pytest.mark.parametrize(("annotation", "returned"), [
+    ("pl.Tile[[16, 16], pl.FP32]", "out"),
+    ("pl.Tile[[16, 64], pl.BF16]", "out"),
+])
+def test_a_written_kernel_tile_parameter_without_a_memory_space_is_located(annotation, returned):
+    # Campaign seed 35: an InCore function written with a tile parameter and no pl.Mem space was an
+    # InternalError ("please report this bug"); the program, not a pass, leaves the space out.
+    text = f"""import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, out: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+             x: {annotation}) -> pl.Tensor[[16, 16], pl.FP32]:
+        return {returned}
+"""
+    program = pl.parse(text, "kernel.py")
+    with pytest.raises(ValueError) as info:
+        passes.infer_tile_memory_space()(passes.convert_to_ssa()(program))
+    message = str(info.value)
+    assert not isinstance(info.value, pypto.InternalError)
+    assert "InCore function 'main' has a tile parameter 'x' with no memory space" in message, message
+    assert "pass a tensor and load it inside the kernel, or give the tile its space" in message
+    assert "--> kernel.py:7:" in message, message
 
 
 def test_the_tile_preset_places_the_cross_core_kernel():
