@@ -9,7 +9,7 @@ Calls dispatch on what the callee is and where the caller runs:
 * an AIV function marked `split_aiv` / `dual_aiv_dispatch` runs on the backend's AIV lanes, with
   `tile.get_subblock_idx()` = 0, 1; an InCore function so marked (LowerAutoVectorSplit output,
   before ExpandMixedKernel) forks its lanes the same way, and so does a `pl.split_aiv` region met
-  outside a lane;
+  outside a lane, or a CORE_GROUP scope holding one (the split_aiv kernel it is outlined into);
 * everything else runs in place, in a new frame.
 
 The lanes of a fork are judged, not scheduled (issue 12 item 3): a fork outside a core group gets its
@@ -174,8 +174,9 @@ class Machine:
             sched.add(c.task, partial(code.invoke, c, list(args)))
         return sched.run()[0]
 
-    def fork_region(self, fr: list[Any], body: Any, lanes: int, stmt: Any) -> Any:
-        """A `pl.split_aiv` region: its body runs once per lane on a copy of the frame.
+    def fork_region(self, fr: list[Any], body: Any, lanes: int, kind: str) -> Any:
+        """A `pl.split_aiv` region (or a CORE_GROUP scope holding one, `kind` says which): its body runs once
+        per lane on a copy of the frame.
 
         Names defined in the region leak out with lane 0's values (tensors are shared anyway).
         """
@@ -183,7 +184,7 @@ class Machine:
         if ctx.lane_set is not None or ctx.lane_count > 1:
             return body(fr)  # already on a lane: the region is this lane's work
         where = ctx.where()
-        what = f"the split_aiv region of '{where}'"
+        what = f"the {kind} of '{where}'"
         sched = Scheduler(what)
         lane_set = LaneSet(lanes)
         race = _lane_tracker(ctx, what)
@@ -191,7 +192,7 @@ class Machine:
         for lane in range(lanes):
             lane_frame = list(fr)
             c = ctx.derive(core="lane", lane=lane, lane_count=lanes, lane_set=lane_set, sched=sched, race=race,
-                           task=f"{where}: split_aiv region[lane {lane}]")
+                           task=f"{where}: {kind}[lane {lane}]")
             c.frame = lane_frame
             lane_frame[0] = c
             frames.append(lane_frame)

@@ -3,7 +3,8 @@
 A YieldStmt writes straight into the slots of the construct it ends: the iter_args of the enclosing
 loop (so the next iteration sees them) or the return_vars of the enclosing if. Loop return_vars
 take the iter_args' values when the loop ends, also by `break` (the yield of a broken iteration
-never ran). Scopes run in place; a split_aiv region forks its two lanes (see Machine.fork_region).
+never ran). Scopes run in place; a split_aiv region forks its two lanes (see Machine.fork_region), and
+so does a CORE_GROUP scope holding one, for its whole body (the split_aiv kernel it becomes).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import ScalarType, TileType
-from pypto_core.ir.utils import free_vars_in_order
+from pypto_core.ir.utils import free_vars_in_order, has_split_aiv_region
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.registry import opdef_of
 
@@ -223,7 +224,19 @@ def _continue(code: FunctionCode, stmt: S.ContinueStmt, target: YieldTarget) -> 
 def _split_region(code: FunctionCode, stmt: S.SplitAivScopeStmt, target: YieldTarget) -> Runner:
     body = compile_stmt(code, stmt.body, target)
     machine, lanes = code.machine, stmt.count
-    return lambda fr: machine.fork_region(fr, body, lanes, stmt)
+    return lambda fr: machine.fork_region(fr, body, lanes, "split_aiv region")
+
+
+def _incore_scope(code: FunctionCode, stmt: S.InCoreScopeStmt, target: YieldTarget) -> Runner:
+    """A CORE_GROUP scope holding a pl.split_aiv region becomes a split_aiv kernel, which both AIV lanes run
+    whole (docs/passes/outline_incore_scopes.md, attributes): so it runs here, before outlining, on the lanes
+    too, and what the lanes do outside the regions is race-checked on the program as written (campaign seed 36:
+    overlapping stores of a loop outside the region raced only once the scope was outlined)."""
+    body = compile_stmt(code, stmt.body, target)
+    if not has_split_aiv_region(stmt.body):
+        return body
+    machine = code.machine
+    return lambda fr: machine.fork_region(fr, body, machine.shape.aiv_lanes, "core-group scope with regions")
 
 
 # -- core-group batches ------------------------------------------------------------------------
@@ -320,5 +333,5 @@ def _compile_batch(code: FunctionCode, batch: list[S.Stmt], target: YieldTarget)
 _COMPILERS: dict[type, Callable[..., Runner]] = {
     S.SeqStmts: _seq, S.AssignStmt: _assign, S.EvalStmt: _eval, S.ReturnStmt: _return, S.YieldStmt: _yield,
     S.IfStmt: _if, S.ForStmt: _for, S.WhileStmt: _while, S.BreakStmt: _break, S.ContinueStmt: _continue,
-    S.SplitAivScopeStmt: _split_region,
+    S.SplitAivScopeStmt: _split_region, S.InCoreScopeStmt: _incore_scope,
 }

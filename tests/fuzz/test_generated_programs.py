@@ -778,6 +778,41 @@ class Gen21:
 '''
 
 
+# Campaign seed 36 finding 4: a scope with a region storing overlapping windows outside it (both lanes run it).
+_CAMPAIGN36_4 = '''import pypto.language as pl
+
+@pl.program
+class Gen29:
+
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[64, 16], pl.BF16]) -> pl.Tensor[[64, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=2)], name_hint='k3'):
+            y4 = pl.div(p2, -1.5)
+        return y4
+
+    @pl.function
+    def helper5(self, p6: pl.Tensor[[64, 16], pl.FP16], x9: pl.Tensor[[64, 16], pl.FP16]) -> pl.Tensor[[64, 16], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)], name_hint='k7'):
+            y8 = x9
+        return y8
+
+    @pl.function
+    def main(self, x10: pl.Tensor[[32, 64], pl.FP32], out11: pl.Out[pl.Tensor[[32, 64], pl.FP32]], x14: pl.Tensor[[16, 64], pl.FP32], out19: pl.Out[pl.Tensor[[64, 64], pl.FP16]], out21: pl.Out[pl.Tensor[[32, 64], pl.FP32]], x25: pl.Tensor[[64, 16], pl.BF16], x27: pl.Tensor[[64, 16], pl.FP16], out29: pl.Out[pl.Tensor[[64, 16], pl.FP16]]) -> tuple[pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[64, 64], pl.FP16], pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[64, 16], pl.FP16]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for i12 in pl.range(2):
+                blk13 = pl.slice(x10, [16, 64], [i12 * 16, 0])
+                if i12 % 2 == 0:
+                    for _a in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                        r15 = pl.yield_(x14)
+                else:
+                    r15 = pl.yield_(blk13)
+                out11 = pl.assemble(out11, r15, [i12 * 1, 0])
+        h26 = self.helper1(x25)
+        h28 = self.helper5(x27, x27)
+        return (out11, out19, out21, out29)
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
@@ -795,6 +830,10 @@ FIXED: list[Known] = [
     Known("matmul-inside-a-region", "verifier", "cube op tile.matmul inside a pl.split_aiv region", _CAMPAIGN36_2,
           "Ascend950"),
     Known("declared-carries-without-yield", "verifier", "does not end with a yield", _CAMPAIGN36_3),
+    # ... a CORE_GROUP scope holding a region runs on both lanes before outlining too, so its racy stores outside
+    # the region reject the input (tests/interp/test_scope_with_regions_on_lanes.py).
+    Known("scope-with-region-overlapping-stores", "miscompile-no-run", "GM race on tensor", _CAMPAIGN36_4,
+          "Ascend950"),
     # Campaign seed 35: a kernel's tile parameter with no memory space is a located error
     # (plugins/pass_tile/tests/test_infer_tile_memory_space.py).
     Known("kernel-tile-parameter-without-a-space", "internal-error", "with no memory space", _CAMPAIGN35_2,

@@ -43,7 +43,7 @@ def test_a_lane_reading_a_tensor_the_other_lane_assembles_into_is_a_located_race
         _run(text)
     message = str(info.value)
     assert "GM race on tensor 'x'" in message, message
-    assert "split_aiv region[lane 1]" in message and "split_aiv region[lane 0]" in message, message
+    assert "[lane 1])" in message and "[lane 0])" in message, message
     assert "--> race.py:8:" in message, message  # the reader's line
 
 
