@@ -813,10 +813,30 @@ class Gen29:
 '''
 
 
+# Campaign seed 38 finding 1: a branch's bare yield of another shape than the other branch's named one.
+_CAMPAIGN38_1 = '''import pypto.language as pl
+
+@pl.program
+class Gen5:
+
+    @pl.function
+    def main(self, n1: pl.Scalar[pl.INT32], x3: pl.Tensor[[7, 64], pl.FP32], x4: pl.Tensor[[32, 32], pl.FP32], out5_: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            if n1 >= 4:
+                pl.yield_(pl.div(pl.div(x3, 1.0), 1.0))
+            else:
+                r2 = pl.yield_(pl.abs(x4))
+        return out5_
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 38: a bare yield gives the names the other branch binds, of their types
+    # (tests/language/test_structure_errors.py).
+    Known("bare-yield-of-another-shape", "input-roundtrip", "does not match the value's type", _CAMPAIGN38_1),
     # Campaign seed 35: tensor-level ops in a split region are race-checked, so the racy input is rejected by the
     # machine before any pass (tests/interp/test_gm_race_tensor_ops.py).
     Known("lanes-reading-what-the-other-lane-assembles", "miscompile-no-run", "GM race on tensor", _CAMPAIGN35_1,

@@ -277,3 +277,28 @@ def test_a_loop_yields_a_value_of_its_carrys_type(yielded):
     # was the init on the machine and the yielded type after ConvertTensorToTileOps.
     located(fn(f"    for i, (a,) in pl.range(4, 1, init_values=(x,)):\n        r = pl.yield_({yielded})\n    return r\n"),
             "the loop carries 'a' as pl.Tensor[[16, 64], pl.FP32] but yields a pl.Tensor[[16, ", 5)
+
+
+BARE_AND_NAMED = ("    if n > 0:\n        {then}\n    else:\n        {orelse}\n    return r\n")
+
+
+@pytest.mark.parametrize(("then", "orelse", "line", "message"), [
+    # Campaign seed 38: a bare yield of another shape printed under the other branch's annotation.
+    ("pl.yield_(pl.slice(x, [8, 64], [0, 0]))", "r = pl.yield_(x)", 5,
+     "this branch yields pl.Tensor[[8, 64], pl.FP32] for 'r', but the other branch yields pl.Tensor[[16, 64], pl.FP32]"),
+    ("r = pl.yield_(x)", "pl.yield_(pl.slice(x, [8, 64], [0, 0]))", 7,
+     "this branch yields pl.Tensor[[8, 64], pl.FP32] for 'r', but the other branch yields pl.Tensor[[16, 64], pl.FP32]"),
+    ("pl.yield_(n)", "r = pl.yield_(x)", 5, "this branch yields pl.Scalar[pl.INDEX] for 'r'"),
+    ("pl.yield_(x, x)", "r = pl.yield_(x)", 5,
+     "this pl.yield_ gives 2 value(s), but the other branch yields 1 into r"),
+])
+def test_a_bare_yield_gives_what_the_other_branch_binds(then, orelse, line, message):
+    located(fn(BARE_AND_NAMED.format(then=then, orelse=orelse)), message, line)
+
+
+def test_a_bare_yield_of_the_same_type_merges_and_prints_back():
+    from pypto import ir
+
+    program = parse(fn(BARE_AND_NAMED.format(then="pl.yield_(pl.add(x, 1.0))", orelse="r = pl.yield_(x)")))
+    printed = ir.python_print(program)
+    ir.assert_structural_equal(program, parse(printed))

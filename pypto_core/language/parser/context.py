@@ -45,6 +45,7 @@ class Frame:
     carried: bool = False  # a loop with init_values / an SSA-form while
     yield_targets: list[tuple[str, Any, Any]] | None = None  # (name, annotation type, node) per target
     yield_seen: bool = False
+    bare_yields: list[tuple[list[Any], Any]] = field(default_factory=list)  # (values, node) of yields with no targets
     region_split: SplitMode | None = None
     cache_policy_vars: list[tuple[E.Var, int]] = field(default_factory=list)
     split_aiv_seen: bool = False

@@ -403,18 +403,9 @@ class StmtParser(ExprParser):
             elif [e[0] for e in frame.yield_targets] != [e[0] for e in entries]:
                 self.syntax_error("every branch must yield into the same names, in the same order", node)
             else:
-                merged = []
-                for (name, first, where), (_, this, _) in zip(frame.yield_targets, entries):
-                    if types_match(first, this) and not _kind_differs(first, this):
-                        merged.append((name, first, where))
-                        continue
-                    placed = _placed_merge(first, this)
-                    if placed is None:
-                        self.fail(ParserTypeError, f"this branch yields {this} for '{name}', but the other "
-                                                   f"branch yields {first}", node,
-                                  hint="yield values of one type into a merged name")
-                    merged.append((name, placed, where))
-                frame.yield_targets = merged
+                frame.yield_targets = self._merged_targets(frame.yield_targets, [e[1] for e in entries], node)
+        if not targets:
+            frame.bare_yields.append((values, node))
         frame.yield_seen = True
         self.emit(S.YieldStmt(values, self.span(node)))
 
@@ -445,6 +436,7 @@ class StmtParser(ExprParser):
                 else_stmts = self.parse_body(node.orelse) if node.orelse else None
             finally:
                 self.other_branch_names.pop()
+        self._check_bare_yields(frame)
         return_vars = self.make_return_vars(frame)
         if return_vars and else_stmts is None:
             self.syntax_error("an if that yields values needs an else branch that yields them too", node)
@@ -459,6 +451,35 @@ class StmtParser(ExprParser):
         else_body = make_body(else_stmts, self.span(node)) if else_stmts is not None else None
         self.emit(S.IfStmt(cond, then_body, else_body, return_vars, self.span(node)))
         self.bind_results(frame, return_vars)
+
+    def _merged_targets(self, targets: list[tuple[str, Any, Any]], types: list[T.Type], node: ast.AST
+                        ) -> list[tuple[str, Any, Any]]:
+        """The merged names' types once another branch yields `types` into them: equal, or the placed one of a
+        placed and an unplaced tile (_placed_merge); anything else is the program's error."""
+        merged = []
+        for (name, first, where), this in zip(targets, types):
+            if types_match(first, this) and not _kind_differs(first, this):
+                merged.append((name, first, where))
+                continue
+            placed = _placed_merge(first, this)
+            if placed is None:
+                self.fail(ParserTypeError, f"this branch yields {this} for '{name}', but the other branch yields "
+                                           f"{first}", node, hint="yield values of one type into a merged name")
+            merged.append((name, placed, where))
+        return merged
+
+    def _check_bare_yields(self, frame: Frame) -> None:
+        """A branch's bare pl.yield_ (PyPTO's printed form of a merge yield inside a region, API.md 8.5) gives
+        the names the other branch's yield binds: as many values, of their types (campaign seed 38: one of
+        another shape printed under the other branch's annotation and did not parse back)."""
+        if frame.yield_targets is None:
+            return
+        for values, node in frame.bare_yields:
+            if len(values) != len(frame.yield_targets):
+                self.syntax_error(f"this pl.yield_ gives {len(values)} value(s), but the other branch yields "
+                                  f"{len(frame.yield_targets)} into {', '.join(n for n, _, _ in frame.yield_targets)}",
+                                  node)
+            frame.yield_targets = self._merged_targets(frame.yield_targets, [v.type for v in values], node)
 
     def parse_condition(self, node: ast.AST) -> E.Expr:
         cond = self.parse_value(node)
