@@ -830,6 +830,27 @@ class Gen5:
 '''
 
 
+# Campaign seed 38 finding 2 (generated): a tile alias on lane 1 of the Ascend910B replay kept lane 0's type.
+_CAMPAIGN38_2 = '''import pypto.language as pl
+
+@pl.program
+class Gen37:
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper6(self, p7: pl.Tensor[[32, 64], pl.FP32], x11: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            y10 = pl.abs(pl.mul(p7, x11))
+        return y10
+
+    @pl.function
+    def main(self, out14: pl.Out[pl.Tensor[[128, 16], pl.BF16]], out18: pl.Out[pl.Tensor[[64, 32], pl.FP32]], x22: pl.Tensor[[32, 64], pl.FP32], out26: pl.Out[pl.Tensor[[32, 64], pl.FP32]], out28: pl.Out[pl.Tensor[[16, 16], pl.FP16]], x31: pl.Tensor[[32, 16], pl.FP16], x32: pl.Tensor[[16, 64], pl.FP16], out37: pl.Out[pl.Tensor[[32, 64], pl.FP16]]) -> tuple[pl.Tensor[[128, 16], pl.BF16], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[16, 16], pl.FP16], pl.Tensor[[32, 64], pl.FP32]]:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k30"):
+                v33 = pl.matmul(x31, x32)
+                v36 = v33
+                out37 = pl.assemble(out37, v36, [0, 0])
+            return out14, out18, out26, out28, x22
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
@@ -837,6 +858,8 @@ FIXED: list[Known] = [
     # Campaign seed 38: a bare yield gives the names the other branch binds, of their types
     # (tests/language/test_structure_errors.py).
     Known("bare-yield-of-another-shape", "input-roundtrip", "does not match the value's type", _CAMPAIGN38_1),
+    # ... and a tile alias on lane 1 is as empty as its value (plugins/pass_split/tests/test_fuzz_regressions_svk.py).
+    Known("lane-1-tile-alias-type", "roundtrip", "tile_view: one side is None", _CAMPAIGN38_2),
     # Campaign seed 35: tensor-level ops in a split region are race-checked, so the racy input is rejected by the
     # machine before any pass (tests/interp/test_gm_race_tensor_ops.py).
     Known("lanes-reading-what-the-other-lane-assembles", "miscompile-no-run", "GM race on tensor", _CAMPAIGN35_1,

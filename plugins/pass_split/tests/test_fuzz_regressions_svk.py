@@ -85,8 +85,36 @@ class P:
         return out
 '''
 
+# Campaign seed 38: a tile alias of a cast matmul result (`v36 = v33`) kept lane 0's type on lane 1, where its value
+# is an empty tile: the printed annotation said one thing and re-parsing gave the other. An alias of an emptied tile
+# is empty too.
+TILE_ALIAS = HEADER + '''\
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 16], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[32, 64], pl.FP16]]) -> pl.Tensor[[32, 64], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            c = pl.matmul(a, b)
+            d = c
+            out = pl.assemble(out, d, [0, 0])
+        return out
+'''
+
+TILE_ALIAS_CHAIN = HEADER + '''\
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 16], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            c = pl.matmul(a, b)
+            d = c
+            e = d
+            out = pl.assemble(out, pl.exp(e), [0, 0])
+        return out
+'''
+
 CASES = {"reproducer": REPRODUCER, "alias_without_scope": ALIAS_WITHOUT_SCOPE, "mixed_in_scope": MIXED_IN_SCOPE,
-         "loop_in_scope": LOOP_IN_SCOPE}
+         "loop_in_scope": LOOP_IN_SCOPE, "tile_alias": TILE_ALIAS, "tile_alias_chain": TILE_ALIAS_CHAIN}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -135,3 +163,13 @@ def test_lane_1_defines_fresh_variables_and_writes_nothing(case: str) -> None:
     assert _scopes(lane1) == _scopes(lane0)  # a scope is replayed as a scope
     cross = ("tile.tpop_from_aic", "system.tfree_to_aic")
     assert [n for n in lane1_ops if n in cross] == [n for n in lane0_ops if n in cross]  # the handshake stays
+
+
+@pytest.mark.parametrize("case", ["tile_alias"])
+def test_a_tile_alias_on_lane_1_is_as_empty_as_its_value(case: str) -> None:
+    lane1 = _dispatch(compile_and_compare(CASES[case], "Ascend910B")).else_body
+    aliases = [s for s in ir.flatten_to_stmts(lane1) if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Var)
+               and isinstance(s.var.type, ir.TileType)]
+    assert aliases, "no tile alias on lane 1"
+    for s in aliases:
+        ir.assert_structural_equal(s.var.type, s.value.type)

@@ -96,8 +96,11 @@ class Lane1Replay:
         if not (isinstance(value, E.Call) and type(value.op) is E.Op) or not isinstance(s.var.type, (TileType, TupleType)):
             # Always a fresh variable, even for a value lane 1 leaves alone (a tensor alias `v = x`, a scalar):
             # the two branches of the dispatch must not define the same variable (SSAForm; fuzz finding).
-            var = self.renamed(s.var, self.sub_type(s.var.type))
-            return [S.AssignStmt(var, self.sub(value), s.span)]
+            new_value = self.sub(value)
+            new_type = self.sub_type(s.var.type)
+            if isinstance(s.var.type, (TileType, TupleType)) and type(new_value.type) is type(s.var.type):
+                new_type = new_value.type  # an alias of an emptied tile is empty too (campaign seed 38)
+            return [S.AssignStmt(self.renamed(s.var, new_type), new_value, s.span)]
         opdef = opdef_of(value)
         if opdef is not None and opdef.cross_core_role is not None:
             return [S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
