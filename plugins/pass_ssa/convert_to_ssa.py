@@ -366,11 +366,16 @@ class SSAConverter:
             then_env[id(v)] = else_env[id(v)] = self.escape_init(s, v, env, where)
         slots = merged + escaping
         # Each branch's values are read right after it: what scoped a value out must still be known.
+        scoped_before = dict(self.scoped_out)
         then_stmts = self.block(region_yield_out(flatten_to_stmts(s.then_body)), then_env)
         then_vals = [self._branch_value(v, then_env) for v in slots]
+        # The else path does not see what the then path defined: a variable scoped out before the if and
+        # defined in the then branch is still out of scope in the else branch (campaign seed 41).
+        scoped_after_then, self.scoped_out = self.scoped_out, scoped_before
         else_stmts = (self.block(region_yield_out(flatten_to_stmts(s.else_body)), else_env)
                       if s.else_body is not None else None)
         else_vals = [self._branch_value(v, else_env) for v in slots]
+        self.scoped_out = {**scoped_after_then, **self.scoped_out}
         if slots and else_stmts is None:
             else_stmts = []  # synthesised else: yields the values from before the if (docs/passes/outline_incore_scopes.md)
         then_body = append_to_yield(then_stmts, then_vals, s.span)
