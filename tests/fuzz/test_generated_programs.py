@@ -869,9 +869,9 @@ class P:
         return out8
 '''
 
-# Campaign seed 41, what its reproducer shows once the above is fixed: an InCore *entry* function returning a
+# Campaign seed 41, what its reproducer showed once the above was fixed: an InCore *entry* function returning a
 # tensor it computes; ConvertTensorToTileOps gives it an Out parameter for that result (its callers allocate it,
-# docs/passes/convert_tensor_to_tile_ops.md), and an entry has no caller, so check-run has no input for it.
+# docs/passes/convert_tensor_to_tile_ops.md), and an entry has no caller, so check-run had no input for it.
 _INCORE_ENTRY_RETURNING_A_COMPUTED_TENSOR = '''import pypto.language as pl
 
 @pl.program
@@ -883,20 +883,16 @@ class P:
 '''
 
 
-KNOWN: list[Known] = [
-    # Campaign seed 41 (--suite-share): check-run cannot run an InCore entry function after ConvertTensorToTileOps
-    # added an Out parameter for its computed result (the compiled program is as PyPTO's; the machine's oracle has
-    # no input for the new parameter). Fix: check-run allocates a pass-added Out parameter of the entry and
-    # compares it with the result it replaces.
-    Known("incore-entry-added-out-parameter", "miscompile-no-run", "no input for parameter(s) v_out",
-          _INCORE_ENTRY_RETURNING_A_COMPUTED_TENSOR, "Ascend950"),
-]
+KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
     # Campaign seed 41: the else branch does not see what the then branch defined
     # (plugins/pass_ssa/tests/test_branch_scoping.py).
     Known("else-branch-read-of-a-then-branch-definition", "roundtrip", "__FREE_VAR", _CAMPAIGN41_1),
+    # ... and check-run allocates an Out parameter a pass adds to the entry (tests/interp/test_check_run.py).
+    Known("incore-entry-added-out-parameter", "miscompile-no-run", "no input for parameter(s) v_out",
+          _INCORE_ENTRY_RETURNING_A_COMPUTED_TENSOR, "Ascend950"),
     # Campaign seed 38: a bare yield gives the names the other branch binds, of their types
     # (tests/language/test_structure_errors.py).
     Known("bare-yield-of-another-shape", "input-roundtrip", "does not match the value's type", _CAMPAIGN38_1),

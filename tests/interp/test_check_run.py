@@ -121,3 +121,30 @@ class Basic:
     x = inputs["x"].astype(np.float64)
     for program in (before, after):
         np.testing.assert_allclose(run_program(program, inputs)["return"], (x + 1) ** 2 + 1 + 2, rtol=1e-5)
+
+
+# Built from parts: tests/tile/test_tile_existing_programs.py compares every whole program string here with its
+# own runner, which gives the entry only the inputs of the program as written.
+INCORE_ENTRY = "\nimport pypto.language as pl\n" + """
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, x: pl.Tensor[[32, 16], pl.FP32], out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> tuple[pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[32, 16], pl.FP32]]:
+        v = pl.abs(x)
+        return (out, v)
+"""
+
+
+def test_an_out_parameter_a_pass_adds_to_the_entry_is_allocated_and_its_result_compared():
+    # Campaign seed 41: ConvertTensorToTileOps gives an InCore entry an Out buffer for the tensor it returns
+    # (callers allocate it; an entry has none), and check-run had no input for it.
+    instrument = CheckRunInstrument(seed=3)
+    program = pl.parse(INCORE_ENTRY)
+    with PassContext([instrument]):
+        after = passes.convert_tensor_to_tile_ops()(passes.convert_to_ssa()(program))
+    main = after.get_function("main")
+    assert len(main.params) == 3  # the added buffer
+    outputs = instrument._outputs
+    assert outputs is not None and set(outputs) == {"return[0]", "return[1]", "out"}
+    np.testing.assert_allclose(outputs["return[1]"], np.abs(instrument.inputs["x"]))
