@@ -883,10 +883,31 @@ class P:
 '''
 
 
+# Campaign seed 46 (--suite-share): a list literal passed for a tensor parameter of a function call.
+_CAMPAIGN46_1 = '''import pypto.language as pl
+
+@pl.program
+class Gen19:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def helper2(self, p3: pl.Tensor[[16, 16], pl.FP16], x5: pl.Tensor[[16, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y4 = pl.add(p3, x5)
+        return y4
+
+    @pl.function
+    def main(self, out7: pl.Out[pl.Tensor[[16, 16], pl.BF16]], out10: pl.Out[pl.Tensor[[32, 32], pl.FP32]], out15: pl.Out[pl.Tensor[[16, 32], pl.INT16]], x17: pl.Tensor[[16, 16], pl.FP16], out19: pl.Out[pl.Tensor[[16, 16], pl.FP16]]) -> tuple[pl.Tensor[[16, 16], pl.BF16], pl.Tensor[[32, 32], pl.FP32], pl.Tensor[[16, 32], pl.INT16], pl.Tensor[[16, 16], pl.FP16]]:
+        h18 = self.helper2([3], x17)
+        return (out7, out10, out15, out19)
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 46: a tuple argument for a tensor parameter is a located error (tests/language/test_structure_errors.py).
+    Known("tuple-argument-for-a-tensor-parameter", "miscompile-no-run", "has no attribute 'ndim'", _CAMPAIGN46_1),
     # Campaign seed 41: the else branch does not see what the then branch defined
     # (plugins/pass_ssa/tests/test_branch_scoping.py).
     Known("else-branch-read-of-a-then-branch-definition", "roundtrip", "__FREE_VAR", _CAMPAIGN41_1),

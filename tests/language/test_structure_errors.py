@@ -105,6 +105,10 @@ def test_a_later_call_whose_return_differs_from_the_name_it_rebinds():
     ("n", "is a scalar, but parameter 'x' is a tensor"),
     ("h", "holds FP16, but parameter 'x' is"),
     ("w", "is pl.Tensor[[16, 32], pl.FP32], but parameter 'x' is"),
+    # Campaign seed 46: a list literal passed for a tensor ran on the machine by numpy broadcasting, then failed
+    # once the callee loaded it as a tile.
+    ("[3]", "is a tuple, but parameter 'x' is a tensor"),
+    ("[n, 4]", "is a tuple, but parameter 'x' is a tensor"),
 ])
 def test_a_call_argument_must_fit_its_parameter(arg, why):
     # 30-minute campaign finding: an FP16 tensor passed for an INDEX parameter was accepted and miscompiled.

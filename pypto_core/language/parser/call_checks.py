@@ -16,6 +16,8 @@ def _kind(t: T.Type) -> str:
         return "tensor"
     if isinstance(t, T.ScalarType):
         return "scalar"
+    if isinstance(t, T.TupleType):
+        return "tuple"  # a list literal `[3]` passed for a tensor (campaign seed 46)
     return ""
 
 
@@ -29,8 +31,8 @@ def argument_mismatch(params: Sequence[E.Var], args: Sequence[E.Expr]) -> tuple[
             continue  # an unknown type (a later method's result) is checked where it is known
         if kw != kg:
             return i, f"is a {kg}, but parameter '{p.name_hint}' is a {kw} ({want})"
-        if isinstance(want, T.ScalarType):
-            continue  # scalars convert (an INDEX loop variable for an INT32 parameter)
+        if isinstance(want, (T.ScalarType, T.TupleType)):
+            continue  # scalars convert (an INDEX loop variable for an INT32 parameter); tuples are not checked deeper
         if want.dtype is not got.dtype:  # type: ignore[attr-defined]
             return i, f"holds {got.dtype.name}, but parameter '{p.name_hint}' is {want}"  # type: ignore[attr-defined]
         shape_w, shape_g = want.shape, got.shape  # type: ignore[attr-defined]
