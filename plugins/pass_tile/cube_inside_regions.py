@@ -5,7 +5,7 @@ A region's body is AIV work: each lane holds its part of the tiles, the cube nee
 (docs/passes/lower_auto_vector_split.md). A tensor op shows it is cube work only once ConvertTensorToTileOps
 lowers it (`pl.matmul` -> tile.matmul), and that pass never moves an op into a region: it rejects the op here,
 where the user wrote it, instead of leaving the AivSplitValid verifier to report it after the pass as the
-pass's failure. Which calls are cube work is the registry's answer (pypto_core.ops.affinity.landing_side).
+pass's failure. Which calls are cube work is the registry's answer (pypto_core.ops.affinity.is_cube_work, shared with AivSplitValid).
 """
 
 from __future__ import annotations
@@ -17,16 +17,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.utils import has_split_aiv_region
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import landing_side
-from pypto_core.ops.opdef import CoreAffinity
-from pypto_core.ops.registry import opdef_of
-
-
-def _is_cube_work(call: E.Call) -> bool:
-    opdef = opdef_of(call)
-    if opdef is None or opdef.traits.gm_transfer or opdef.traits.split_boundary is not None:
-        return False  # a DMA runs on the core its tile is on; a boundary is where the two sides meet
-    return landing_side(call) is CoreAffinity.CUBE
+from pypto_core.ops.affinity import is_cube_work
 
 
 class _FirstCubeInside(IRVisitor):
@@ -45,7 +36,7 @@ class _FirstCubeInside(IRVisitor):
         if self.found is not None:
             return
         super().visit_node(call)
-        if self.found is None and self.region is not None and _is_cube_work(call):
+        if self.found is None and self.region is not None and is_cube_work(call):
             self.found = (call, self.region)
 
 

@@ -103,6 +103,16 @@ def needs_a_region(call: Expr) -> bool:
     return landing_side(call) is CoreAffinity.VECTOR and stated_lane(call) is None
 
 
+def is_cube_work(call: Expr) -> bool:
+    """Work that runs on the cube and so may not sit inside a `pl.split_aiv` region: its landing side is the
+    cube, and it is neither a GM load / store (runs on the core its tile is on) nor a region boundary
+    (docs/passes/lower_auto_vector_split.md)."""
+    opdef = opdef_of(call)
+    if opdef is None or opdef.traits.gm_transfer or opdef.traits.split_boundary is not None:
+        return False
+    return landing_side(call) is CoreAffinity.CUBE
+
+
 def boundary_operand_spaces(call: Expr) -> tuple[MemorySpace, ...]:
     """Where the operand of a region boundary (`traits.split_boundary`) must be: the registry's input_memory
     when it states one, else the producing side's space (docs/passes/lower_auto_vector_split.md: aiv_shard takes

@@ -45,7 +45,7 @@ from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import boundary_operand_spaces, landing_side, needs_a_region
+from pypto_core.ops.affinity import boundary_operand_spaces, is_cube_work, landing_side, needs_a_region
 from pypto_core.ops.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
@@ -289,7 +289,7 @@ class _Checker:
         if is_gm_transfer(call):
             return  # a DMA runs on the core its tile is on, in a region or not (docs/passes/lower_auto_vector_split.md, outside the regions)
         call_side = side(call)
-        if region is not None and call_side is CoreAffinity.CUBE:
+        if region is not None and is_cube_work(call):
             self.check_cube_in_region(call, region)
         if region is None and self.manual:
             if needs_a_region(call):
