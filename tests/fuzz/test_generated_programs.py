@@ -902,10 +902,28 @@ class Gen19:
 '''
 
 
+# Campaign seed 45: a tensor yielded into a loop carry started from a scalar (init_values=(1,)).
+_CAMPAIGN45_1 = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x26: pl.Tensor[[32, 16], pl.FP16], out32: pl.Out[pl.Tensor[[32, 16], pl.FP16]]) -> pl.Tensor[[32, 16], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for i27, (a28,) in pl.range(3, init_values=(1,)):
+                v31 = pl.neg(x26)
+                r29 = pl.yield_(v31)
+            out32 = pl.assemble(out32, r29, [0, 0])
+        return out32
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 45: a loop carry keeps its kind, scalar or tensor (tests/language/test_structure_errors.py).
+    Known("tensor-yielded-into-a-scalar-carry", "internal-error", "asked for the tile of", _CAMPAIGN45_1),
     # Campaign seed 46: a tuple argument for a tensor parameter is a located error (tests/language/test_structure_errors.py).
     Known("tuple-argument-for-a-tensor-parameter", "miscompile-no-run", "has no attribute 'ndim'", _CAMPAIGN46_1),
     # Campaign seed 41: the else branch does not see what the then branch defined

@@ -283,6 +283,24 @@ def test_a_loop_yields_a_value_of_its_carrys_type(yielded):
             "the loop carries 'a' as pl.Tensor[[16, 64], pl.FP32] but yields a pl.Tensor[[16, ", 5)
 
 
+
+@pytest.mark.parametrize(("init", "yielded", "carried", "given"), [
+    # Campaign seed 45: a tensor yielded into a carry started from a scalar reached ConvertTensorToTileOps.
+    ("1", "pl.neg(x)", "pl.Scalar[pl.INDEX]", "pl.Tensor[[16, 64], pl.FP32]"),
+    ("x", "1", "pl.Tensor[[16, 64], pl.FP32]", "pl.Scalar[pl.INDEX]"),
+    ("x", "n", "pl.Tensor[[16, 64], pl.FP32]", "pl.Scalar[pl.INDEX]"),
+])
+def test_a_loop_carry_keeps_its_kind_scalar_or_tensor(init, yielded, carried, given):
+    located(fn(f"    for i, (a,) in pl.range(3, init_values=({init},)):\n        r = pl.yield_({yielded})\n    return x\n"),
+            f"the loop carries 'a' as {carried} but yields a {given} value into 'r'", 5)
+
+
+def test_a_while_carry_keeps_its_kind_scalar_or_tensor():
+    located(fn("    for (a,) in pl.while_(init_values=(x,)):\n        pl.cond(False)\n        r = pl.yield_(1)\n"
+               "    return x\n"),
+            "the loop carries 'a' as pl.Tensor[[16, 64], pl.FP32] but yields a pl.Scalar[pl.INDEX] value into 'r'", 6)
+
+
 BARE_AND_NAMED = ("    if n > 0:\n        {then}\n    else:\n        {orelse}\n    return r\n")
 
 

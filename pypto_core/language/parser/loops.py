@@ -125,6 +125,12 @@ class LoopParser(StmtParser):
         `k = pl.yield_(-0.0)` into an INDEX counter made a while loop that never ends)."""
         for ia, (name, typ, tnode) in zip(iter_args, frame.yield_targets or ()):
             a, b = ia.type, typ
+            if isinstance(a, T.ScalarType) != isinstance(b, T.ScalarType):
+                # Campaign seed 45: a tensor yielded into a carry started from a scalar reached the tile lowering.
+                self.fail(ParserTypeError, f"the loop carries '{ia.name_hint}' as {a} but yields a {b} value into "
+                                           f"'{name}'", tnode,
+                          hint="yield a value of the carry's kind (scalar or tensor / tile), or start the carry "
+                               "from a value of the yielded type")
             if isinstance(a, (T.TensorType, T.TileType)) and isinstance(b, (T.TensorType, T.TileType)) and \
                     (type(a) is not type(b) or a.dtype is not b.dtype or not dims_compatible(a.shape, b.shape)):
                 # The loop's result is the yielded value, or the init when it runs zero times: one type for both
