@@ -29,7 +29,9 @@ DSL coverage (each construct was first checked by hand to compile under the `def
 * `pl.split_aiv(2, mode=...)` regions of every mode: UP_DOWN / LEFT_RIGHT per-lane windows
   (`aiv_id * half`), full-width bodies, NONE task-parallel loops (`pl.range(aiv_id, n, 2)`), shards of
   a matmul result (`pl.aiv_shard`), gathers feeding a matmul (`pl.aic_gather`), tensor-level and
-  tile-level bodies, regions under if, regions outside any scope (the parser wraps them);
+  tile-level bodies, regions under if, regions outside any scope (the parser wraps them); in a region
+  with per-lane work every vector op computes on the lane's window or shard (seed 003: a whole tensor
+  there is rejected by LowerAutoVectorSplit, so drawing one made ~4% of programs rejections);
 * valid shapes (ragged tails): `pl.slice(x, [R, C], [0, 0], valid_shape=[v, C])` / `[R, v]` windows with a
   constant extent or a scalar parameter read at run time, in plain and `pl.split` scopes, element-wise work
   on them and an assemble; per-lane region windows with a narrower valid region (`pl.slice(x, win, off,
@@ -49,7 +51,7 @@ import random
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -101,6 +103,9 @@ class Ctx:
     in_loop: bool = False
     depth: int = 0
     split_scope: bool = False
+    # In an explicit split_aiv region: the per-lane value every operand is drawn from (seed 003,
+    # ValidateMixedExplicitRegion: a vector op there must consume the lane's data, not a whole tensor).
+    lane: str = ""
 
 
 @dataclass
@@ -294,14 +299,20 @@ class Gen:
             op = self.pick(("add", "sub", "mul", "maximum") + (("div",) if v.tt.is_float else ()))
             lit = self.literal(v.tt)
             self.features.add("scalar-op")
-            return f"pl.{op}({v.name}, {lit})", v.tt.with_dtype("FP32") if v.tt.is_float else v.tt
+            # A float literal is FP32 and promotes a float tensor to FP32, except in tensor.subs (OPS.md).
+            promotes = v.tt.is_float and op != "sub"
+            return f"pl.{op}({v.name}, {lit})", v.tt.with_dtype("FP32") if promotes else v.tt
         tt = TT(self.shape(), self.dtype())
         return self.expr_same(ctx, tt, depth)
 
     def operand(self, ctx: Ctx, tt: TT, depth: int) -> str:
         if depth < 2 and self.chance(2):
             return self.expr_same(ctx, tt, depth + 1)[0]
-        return self.value(tt).name
+        return self.leaf(ctx, tt)
+
+    def leaf(self, ctx: Ctx, tt: TT) -> str:
+        """A value of type `tt` to compute on: the region's per-lane value in an explicit region."""
+        return ctx.lane if ctx.lane else self.value(tt).name
 
     def expr_same(self, ctx: Ctx, tt: TT, depth: int = 0) -> tuple[str, TT]:
         """A type-preserving expression of type `tt`."""
@@ -334,7 +345,7 @@ class Gen:
             op = self.pick(("add", "mul", "sub", "maximum"))
             self.features.add("scalar-op")
             return f"pl.{op}({self.operand(ctx, tt, depth)}, {self.literal(tt)})", tt
-        return self.value(tt).name, tt
+        return self.leaf(ctx, tt), tt
 
     def matmul_expr(self, ctx: Ctx) -> tuple[str, TT]:
         dtype = self.float_dtype()
@@ -587,7 +598,7 @@ class Gen:
                 h = self.fresh("h")
                 self.w.line(f"{h} = pl.aiv_shard({c})")
                 self.w.define(h, ht)
-                y, _ = self.expr_same(body, ht, 1)
+                y, _ = self.expr_same(replace(body, lane=h), ht, 1)
                 self.w.line(f"{o} = pl.assemble({o}, {y}, {off})")
             return
         if form == "gather":
@@ -599,7 +610,7 @@ class Gen:
                 s = self.fresh("s")
                 self.w.line(f"{s} = pl.slice({a.name}, {win}, {off})")
                 self.w.define(s, ht)
-                y, _ = self.expr_same(body, ht, 1)
+                y, _ = self.expr_same(replace(body, lane=s), ht, 1)
                 self.w.line(f"{full} = pl.aic_gather({y})")
             self.w.define(full, tt)
             c = self.fresh("c")
@@ -624,7 +635,7 @@ class Gen:
                 s = self.fresh("s")
                 self.w.line(f"{s} = pl.slice({x.name}, {win}, {off})")
                 self.w.define(s, ht)
-                y, _ = self.expr_same(body, ht, 1)
+                y, _ = self.expr_same(replace(body, lane=s), ht, 1)
                 self.w.line(f"{o} = pl.assemble({o}, {y}, {off})")
             elif form == "full":
                 y, _ = self.expr_same(body, tt, 1)
