@@ -918,10 +918,26 @@ class P:
 '''
 
 
+# Campaign seed 47: a float loop bound, pl.range(1e30).
+_CAMPAIGN47_1 = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x7: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        for i8, (a9,) in pl.range(1e30, init_values=(x7,)):
+            v11 = pl.abs(a9)
+            r = pl.yield_(v11)
+        return r
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 47: a loop bound is an integer (tests/language/test_structure_errors.py).
+    Known("float-loop-bound", "internal-error", "Python int too large to convert", _CAMPAIGN47_1),
     # Campaign seed 45: a loop carry keeps its kind, scalar or tensor (tests/language/test_structure_errors.py).
     Known("tensor-yielded-into-a-scalar-carry", "internal-error", "asked for the tile of", _CAMPAIGN45_1),
     # Campaign seed 46: a tuple argument for a tensor parameter is a located error (tests/language/test_structure_errors.py).

@@ -301,6 +301,22 @@ def test_a_while_carry_keeps_its_kind_scalar_or_tensor():
             "the loop carries 'a' as pl.Tensor[[16, 64], pl.FP32] but yields a pl.Scalar[pl.INDEX] value into 'r'", 6)
 
 
+
+@pytest.mark.parametrize(("bounds", "column", "shown"), [
+    # Campaign seed 47: pl.range(1e30) was accepted and failed in ConvertToSSA (OverflowError).
+    ("1e30", 23, "'1e+30' of type pl.Scalar[pl.FP32]"),
+    ("0, 2.5", 26, "'2.5' of type pl.Scalar[pl.FP32]"),
+    ("0, 4, True", 29, "'True' of type pl.Scalar[pl.BOOL]"),
+    ("f", 23, "'f' of type pl.Scalar[pl.FP32]"),
+])
+def test_a_loop_bound_is_an_integer(bounds, column, shown):
+    text = fn(f"    for i in pl.range({bounds}):\n        x = pl.abs(x)\n    return x\n",
+              params=f"x: {T16}, f: pl.Scalar[pl.FP32]")
+    located(text, f"a loop bound must be an integer, got {shown}", 4)
+    with pytest.raises(ValueError, match=f"prog.py:4:{column}"):
+        parse(text, "prog.py")
+
+
 BARE_AND_NAMED = ("    if n > 0:\n        {then}\n    else:\n        {orelse}\n    return r\n")
 
 

@@ -10,6 +10,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ForKind, SplitMode
+from pypto_core.ir.scalar_ops import loop_var_dtype
 from pypto_core.ir.utils import make_body
 from pypto_core.language.parser.context import Frame
 from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
@@ -41,6 +42,13 @@ class LoopParser(StmtParser):
         if not 1 <= len(call.args) <= 3:
             self.syntax_error(f"pl.{_name(kind)} takes 1 to 3 positional bounds (stop | start, stop[, step])", call)
         bounds = [self.parse_scalar_expr(a, "a loop bound") for a in call.args]
+        for b, a in zip(bounds, call.args):
+            dtype = b.type.dtype  # type: ignore[attr-defined]
+            if dtype.is_float() or dtype.is_bool():
+                # Campaign seed 47: pl.range(1e30) reached ConvertToSSA as a float bound.
+                self.fail(ParserTypeError, f"a loop bound must be an integer, got '{ast.unparse(a)}' of type "
+                                           f"{b.type}", a, hint="write an integer constant or an INDEX / INT scalar "
+                                                                "(pl.cast(v, pl.INDEX) converts a value)")
         if len(bounds) == 1:
             start, stop, step = E.ConstInt(0, DataType.INDEX), bounds[0], E.ConstInt(1, DataType.INDEX)
         elif len(bounds) == 2:
@@ -286,16 +294,6 @@ class LoopParser(StmtParser):
 def _name(kind: ForKind) -> str:
     return {ForKind.Sequential: "range", ForKind.Parallel: "parallel", ForKind.Unroll: "unroll",
             ForKind.Pipeline: "pipeline"}[kind]
-
-
-def loop_var_dtype(*bounds: E.Expr) -> DataType:
-    dtypes = [b.type.dtype for b in bounds if isinstance(b.type, T.ScalarType)]
-    if all(isinstance(b, E.ConstInt) for b in bounds) and dtypes and all(d is DataType.INT64 for d in dtypes):
-        return DataType.INT64
-    others = {d for d in dtypes if d is not DataType.INDEX}
-    if len(others) == 1 and not all(isinstance(b, E.ConstInt) for b in bounds):
-        return others.pop()
-    return DataType.INDEX
 
 
 __all__ = ["LoopParser", "ParserSyntaxError"]
