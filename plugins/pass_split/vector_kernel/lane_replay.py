@@ -76,7 +76,8 @@ class Lane1Replay:
         if isinstance(s, S.EvalStmt):
             if _store_target(s.expr) is not None:
                 return []  # no write on lane 1
-            return [S.EvalStmt(self.sub(s.expr), s.span)]
+            hoisted, expr = self.cross_core_operands(s.expr, s.span)
+            return [*hoisted, S.EvalStmt(self.sub(expr), s.span)]
         if isinstance(s, (S.YieldStmt, S.ReturnStmt)):
             return [s.with_fields(value=tuple(self.sub(v) for v in s.value))]
         if isinstance(s, (S.ForStmt, S.WhileStmt)):
@@ -103,7 +104,8 @@ class Lane1Replay:
             return [S.AssignStmt(self.renamed(s.var, new_type), new_value, s.span)]
         opdef = opdef_of(value)
         if opdef is not None and opdef.cross_core_role is not None:
-            return [S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
+            hoisted, value = self.cross_core_operands(value, s.span)
+            return [*hoisted, S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
         new_type = empty_tile_type(s.var.type)
         args = tuple(self._zeroed_arg(opdef, i, self.sub(a)) for i, a in enumerate(value.args))
         if isinstance(s.var.type, TileType) and ((opdef is not None and opdef.traits.gm_transfer)
@@ -114,6 +116,24 @@ class Lane1Replay:
         else:
             call = value.with_fields(args=args, type=new_type)
         return [S.AssignStmt(self.renamed(s.var, new_type), call, s.span)]
+
+    def cross_core_operands(self, call: E.Expr, span: object) -> tuple[list[S.Stmt], E.Expr]:
+        """A tile a cross-core op moves that is a nested call is bound to a name first: only a statement's
+        declared type can say that lane 1's tile holds nothing (nested types are deduced again on parsing),
+        and a push of a fully valid tile would move lane 1's garbage (seed 002: lane 1's replay moves no data)."""
+        if not (isinstance(call, E.Call) and type(call.op) is E.Op):
+            return [], call
+        opdef = opdef_of(call)
+        if opdef is None or opdef.cross_core_role is None:
+            return [], call
+        hoisted: list[S.Stmt] = []
+        args = list(call.args)
+        for i, a in enumerate(args):
+            if isinstance(a, E.Call) and type(a.op) is E.Op and isinstance(a.type, TileType):
+                operand = E.Var(f"{call.op.name.split('.')[-1]}_operand", a.type, a.span)
+                hoisted.extend(self.assign(S.AssignStmt(operand, a, span)))  # type: ignore[arg-type]
+                args[i] = operand
+        return hoisted, (call.with_fields(args=tuple(args)) if hoisted else call)
 
     def _zeroed_arg(self, opdef: object, index: int, arg: E.Expr) -> E.Expr:
         spec = opdef.args[index] if opdef is not None and index < len(opdef.args) else None  # type: ignore[attr-defined]
