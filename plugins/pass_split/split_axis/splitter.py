@@ -255,14 +255,7 @@ class Splitter(BodyRewriter):
 
     # -- statements, carries, merges --------------------------------------------------------------
     def stmt(self, s: S.Stmt) -> list[S.Stmt]:
-        out = super().stmt(s)
-        if isinstance(s, S.AssignStmt) and out and isinstance(out[-1], S.AssignStmt):
-            new = out[-1]
-            self.facts.record(new.var, self.facts.of(new.value))
-            guarded = guard_empty_lane(new, self.facts, self.fresh)
-            if guarded is not None:
-                out[-1] = guarded
-        return out
+        return guard_stores(s, super().stmt(s), self.facts, self.fresh)
 
     def carries(self, iter_args: Sequence[E.IterArg], inits: Sequence[E.Expr]) -> list[E.IterArg]:
         out = super().carries(iter_args, inits)
@@ -305,7 +298,46 @@ class Splitter(BodyRewriter):
         return out
 
 
-def guard_empty_lane(s: S.AssignStmt, facts: SplitFacts, fresh: Callable[[str], str]) -> S.Stmt | None:
+def guard_stores(original: S.Stmt, out: list[S.Stmt], facts: SplitFacts, fresh: Callable[[str], str]) -> list[S.Stmt]:
+    """`out` (the rewrite of `original`) with its store guarded when the storing lane may hold nothing:
+    a bound store, and one written as a statement or inside a `return` (seed 003, LocalizeReturnStores:
+    binding the store to a name first is never a precondition for correctness)."""
+    if not out:
+        return out
+    last = out[-1]
+    if isinstance(original, S.AssignStmt) and isinstance(last, S.AssignStmt):
+        facts.record(last.var, facts.of(last.value))
+        guarded = guard_empty_lane(last, facts, fresh)
+        if guarded is not None:
+            out[-1] = guarded
+    elif isinstance(last, S.EvalStmt):
+        guarded = _guard_unbound(last.expr, facts, fresh)
+        if guarded is not None:
+            out[-1] = guarded[0]
+    elif isinstance(last, S.ReturnStmt):
+        before: list[S.Stmt] = []
+        values: list[E.Expr] = []
+        for v in last.value:
+            guarded = _guard_unbound(v, facts, fresh)
+            if guarded is not None:
+                before.append(guarded[0])
+            values.append(guarded[1] if guarded is not None else v)
+        if before:
+            out[-1:] = [*before, last.with_fields(value=tuple(values))]  # type: ignore[list-item]
+    return out
+
+
+def _guard_unbound(value: E.Expr, facts: SplitFacts, fresh: Callable[[str], str]) -> tuple[S.Stmt, E.Var] | None:
+    """The guard of a store not bound to a name, bound to a fresh `stored` (named only when it is needed)."""
+    span = value.span
+    if guard_empty_lane(S.AssignStmt(E.Var("stored", value.type, span), value, span), facts, fresh, probe=True) is None:
+        return None
+    var = E.Var(fresh("stored"), value.type, span)
+    return guard_empty_lane(S.AssignStmt(var, value, span), facts, fresh), var  # type: ignore[return-value]
+
+
+def guard_empty_lane(s: S.AssignStmt, facts: SplitFacts, fresh: Callable[[str], str],
+                     probe: bool = False) -> S.Stmt | None:
     """A store from a lane whose extent can be 0 runs only when it holds rows (docs/passes/lower_auto_vector_split.md, lane extents):
     `if extent > 0: stored = store(...) else: the target as it was`. None when no guard is needed."""
     value = s.value
@@ -323,6 +355,8 @@ def guard_empty_lane(s: S.AssignStmt, facts: SplitFacts, fresh: Callable[[str], 
                          and i < len(value.args) and isinstance(value.args[i].type, TensorType)), None)
     if target_index is None:
         return None
+    if probe:
+        return s  # a guard is needed; `probe` only asks, without taking a fresh name
     axis = facts.axis_of(source)
     extent = source.type.valid_shape[axis]  # type: ignore[attr-defined,index]
     stored = E.Var(fresh(f"{s.var.name_hint}_lane"), s.var.type, s.span)

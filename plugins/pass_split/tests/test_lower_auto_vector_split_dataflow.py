@@ -271,6 +271,26 @@ def test_a_lane_that_can_be_empty_stores_only_when_it_holds_rows():
         ["tile.store"]
 
 
+
+@pytest.mark.parametrize("tail", ["return pl.store(y, [0, 0], out)", "pl.tile.store(y, [0, 0], out)\n        return out"],
+                         ids=["in-a-return", "as-a-statement"])
+def test_a_store_not_bound_to_a_name_is_guarded_too(tail):
+    # Review of seed 003 (LocalizeReturnStores: binding the store to a name is never a precondition): a store
+    # written inside a return or as a statement stored lane 1's empty window, which the machine refused.
+    src = RAGGED.replace("VALID", "5").replace("OTHER ", "").replace(
+        "BODY", "w = pl.tile.full([16, 128], dtype=pl.FP32, value=1.0)\n        y = pl.tile.add(p, w)").replace(
+        "o = pl.store(y, [0, 0], out)\n        return o", tail)
+    after = lavs(src)  # and the same outputs on the machine
+    stmts = _stmts(after)
+    guard = next(s for s in stmts if isinstance(s, ir.IfStmt))
+    assert ir.python_print(guard.condition).endswith("> 0")
+    assert [s.value.op.name for s in ir.flatten_to_stmts(guard.then_body) if isinstance(s, ir.AssignStmt)] == \
+        ["tile.store"]
+    assert guard.return_vars[0].name_hint == "stored"
+    if tail.startswith("return"):
+        assert stmts[-1].value[0] is guard.return_vars[0]
+
+
 def test_a_split_axis_migrating_reshape_is_rejected_under_the_balanced_partition():
     with pytest.raises(ValueError, match=r"tile.reshape moves the split axis from dim 0 to dim 1"):
         lavs(RAGGED.replace("VALID", "13").replace("OTHER ", "").replace(

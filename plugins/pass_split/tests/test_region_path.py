@@ -173,6 +173,17 @@ def test_an_explicit_shard_whose_lane_can_be_empty_guards_its_store():
     _ragged_rows_stored(after, 5)
 
 
+
+def test_an_explicit_shard_whose_lane_can_be_empty_guards_a_store_written_as_a_statement():
+    # Review of seed 003: the guard was given to a bound store only.
+    after = lavs(_explicit(16, "5", "e = pl.tile.exp(h)\n            pl.tile.store(e, [aiv_id * 8, 0], out)").replace(
+        "return o", "return out"), run=False)
+    (region,) = regions(function(after, "k"))
+    guard = ir.flatten_to_stmts(region.body)[-1]
+    assert isinstance(guard, ir.IfStmt) and ir.python_print(guard.condition).endswith("> 0")
+    _ragged_rows_stored(after, 5)
+
+
 def test_a_consumer_changing_the_rectangle_of_a_ragged_explicit_shard_is_rejected():
     with pytest.raises(ValueError, match=r"tile.slice changes the logical rectangle of the ragged shard 'h'"):
         lavs(_explicit(16, "13", "e = pl.tile.slice(h, [4, 64], [0, 0])\n"

@@ -42,7 +42,7 @@ from pypto_plugins.pass_split.split_axis.facts import Split, SplitFacts
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 from pypto_plugins.pass_split.split_axis.regions import lane_addressed, lane_values
-from pypto_plugins.pass_split.split_axis.splitter import PASS, describe, guard_empty_lane
+from pypto_plugins.pass_split.split_axis.splitter import PASS, describe, guard_stores
 
 
 @dataclass(frozen=True, eq=False)  # Exprs compare by identity (`==` on an Expr builds an Eq node)
@@ -307,14 +307,7 @@ class LocalizeBoundaries(BodyRewriter):
         return new
 
     def stmt(self, s: S.Stmt) -> list[S.Stmt]:
-        out = super().stmt(s)
-        if isinstance(s, S.AssignStmt) and out and isinstance(out[-1], S.AssignStmt):
-            new = out[-1]
-            self.facts.record(new.var, self.facts.of(new.value))
-            guarded = guard_empty_lane(new, self.facts, self.fresh)  # type: ignore[arg-type]
-            if guarded is not None:
-                out[-1] = guarded
-        return out
+        return guard_stores(s, super().stmt(s), self.facts, self.fresh)  # type: ignore[arg-type]
 
 
 class _Scopes(IRVisitor):
