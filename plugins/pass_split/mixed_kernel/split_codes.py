@@ -14,7 +14,8 @@ from __future__ import annotations
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import SplitMode
-from pypto_core.ir.types import TileType
+from pypto_core.ir.types import TileType, Type
+from pypto_core.ir.utils import free_vars_in_order
 from pypto_core.ops.build import static_int
 from pypto_plugins.pass_split.split_axis.lanes import lane_extents
 from pypto_plugins.pass_split.split_axis.modes import split_code, split_dimension
@@ -26,8 +27,12 @@ def boundary_mode(call: E.Call) -> SplitMode:
     return SplitMode(int(call.kwargs.get("split") or 0))
 
 
-def shard_code(call: E.Call, where: str) -> int:
-    """The C->V code of `tile.aiv_shard(full, split=mode[, lane_stride=S])`."""
+def shard_code(call: E.Call, where: str, lanes: frozenset[int] = frozenset(), result: Type | None = None) -> int:
+    """The C->V code of `tile.aiv_shard(full, split=mode[, lane_stride=S])`. The lane extents are the
+    source's full-width extent partitioned by the stride, each narrowed to the shard's own (`result`, the type its
+    statement declares, evaluated for each lane of `lanes`) when that is static: a boundary whose annotation
+    narrows the source's valid region places the lanes by that narrower region
+    (docs/passes/lower_auto_vector_split.md, lane extents)."""
     mode = boundary_mode(call)
     if mode is SplitMode.NONE:
         return 0
@@ -37,11 +42,15 @@ def shard_code(call: E.Call, where: str) -> int:
     dim = split_dimension(mode)
     box = static_int(full.shape[dim])
     valid = static_int(full.valid_shape[dim])
-    if box is None or valid is None:
-        return split_code(mode, odd=False)  # a runtime extent: the full box moves, lane 1 at the half
     stride = static_int(call.kwargs.get("lane_stride")) if call.kwargs.get("lane_stride") is not None else None
-    stride = stride or (box + 1) // 2
+    stride = stride or ((box + 1) // 2 if box is not None else None)
+    if box is None or valid is None or stride is None:
+        return split_code(mode, odd=False)  # a runtime extent: the full box moves, lane 1 at the half
     e0, e1 = lane_extents(valid, stride)
+    declared = _declared_lane_extents(result, dim, lanes)
+    if declared is not None:  # an annotation may narrow a lane's part, never widen it past the source's
+        e0, e1 = min(e0, declared[0]), min(e1, declared[1])
+        valid = e0 + e1
     if e0 == e1 or e1 == 0:
         return split_code(mode, odd=False)
     if e0 == e1 + 1:
@@ -53,6 +62,19 @@ def shard_code(call: E.Call, where: str) -> int:
                     f"equal extents, lane 0 one more, or lane 1 nothing: valid extents {_ranges(feasible)} are "
                     f"placeable with this stride; pad the tile on that axis, or balance the lanes with "
                     f"lane_stride={(valid + 1) // 2}", call.span)
+
+
+def _declared_lane_extents(t: Type | None, dim: int, lanes: frozenset[int]) -> tuple[int, int] | None:
+    """Each lane's extent on the split axis in a lane tile type localised to the lane (an expression of the lane
+    index, as LowerAutoVectorSplit writes it), when both are static. A lane-independent extent is the op's
+    type rule's guess (ceil of half the source's), not a declaration: None."""
+    if not isinstance(t, TileType) or not lanes:
+        return None
+    extent = t.valid_shape[dim]
+    if not any(id(v) in lanes for v in free_vars_in_order([extent])):
+        return None
+    e0, e1 = (eval_int(extent, {k: lane for k in lanes}) for lane in (0, 1))
+    return None if e0 is None or e1 is None else (e0, e1)
 
 
 def gather_code(call: E.Call, where: str, lanes: frozenset[int]) -> int:

@@ -50,7 +50,7 @@ def boundary_of(s: S.Stmt, where: str, lanes: frozenset[int]) -> Boundary | None
     kind = opdef.traits.split_boundary if opdef is not None else None
     if kind == C2V:
         stride = call.kwargs.get("lane_stride")
-        return Boundary(C2V, call.args[0], s.var, shard_code(call, where), stride, s.span)
+        return Boundary(C2V, call.args[0], s.var, shard_code(call, where, lanes, s.var.type), stride, s.span)
     if kind == V2C:
         return Boundary(V2C, call.args[0], s.var, gather_code(call, where, lanes), None, s.span)
     direction = crossing(call)

@@ -60,6 +60,13 @@ class Before:
     ("UP_DOWN", "127, 128", "127, 128", "127, 100"),  # the consumer's result is the narrower one
     ("LEFT_RIGHT", "128, 128", "128, 70", "128, 128"),  # narrower on the LEFT_RIGHT split axis
     ("LEFT_RIGHT", "128, 128", "90, 128", "128, 128"),  # narrower off the LEFT_RIGHT split axis
+    # Campaign seed 48: a full source whose popped tile declares lane 0 one more row than lane 1 (64 / 63) was
+    # pushed with the source's even code, so lane 1 read from row 63, not 64: the transfer's split code comes
+    # from the lanes' declared extents.
+    ("UP_DOWN", "128, 128", "127, 128", "127, 128"),
+    ("UP_DOWN", "128, 128", "65, 128", "65, 128"),  # balanced by lane_stride: 33 / 32
+    ("UP_DOWN", "128, 128", "63, 128", "63, 128"),  # lane 1 holds nothing
+    ("LEFT_RIGHT", "128, 128", "128, 127", "128, 127"),
 ])
 def test_the_declared_region_computes_the_same_through_the_default_pipeline(mode: str, src: str, popped: str,
                                                                              result: str):
