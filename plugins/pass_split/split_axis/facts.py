@@ -16,11 +16,14 @@ from pypto_core.ir import expr as E
 class Split:
     """A split value: the axis a tile is split on, or each element's axis for a tuple (None = whole).
 
-    `may_be_empty`: lane 1's valid extent can be 0 (a ragged or runtime extent): stores are guarded."""
+    `may_be_empty`: lane 1's valid extent can be 0 (a ragged or runtime extent): stores are guarded.
+    `lane_extent`: a shard of a runtime extent moves the whole lane box, so its type does not say how much of
+    it is valid; this is the lane's extent its first consumer must carry (seed 003, runtime split-axis extents)."""
 
     axis: int | None
     elements: tuple[int | None, ...] | None = None
     may_be_empty: bool = False
+    lane_extent: E.Expr | None = None
 
 
 class SplitFacts:

@@ -64,6 +64,46 @@ def test_runtime_rows_cross_the_boundary(mode: pl.SplitMode):
             np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3, err_msg=f"{label}, n = {n}")
 
 
+
+def build_direct_store(mode: pl.SplitMode):
+    """The shard stored with no vector op between: the store is its first consumer."""
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore, attrs={"split": mode})
+        def k(self, a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[64, 128], pl.FP16], n: pl.Scalar[pl.INDEX],
+              out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+            al = pl.move(pl.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            br = pl.move(pl.load(b, [0, 0], [64, 128], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            acc = pl.tile.set_validshape(pl.matmul(al, br), n, 128)
+            v = pl.move(acc, target_memory=pl.Mem.Vec)
+            out = pl.store(v, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[64, 128], pl.FP16], n: pl.Scalar[pl.INDEX],
+                 out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+            out = self.k(a, b, n, out)
+            return out
+    return P
+
+
+@pytest.mark.parametrize("mode", [pl.SplitMode.UP_DOWN, pl.SplitMode.LEFT_RIGHT])
+def test_runtime_rows_stored_straight_from_the_shard_store_only_the_valid_rows(mode: pl.SplitMode):
+    # Review of seed 003: with the store as the shard's first consumer nothing carried the lane's extent, so
+    # each lane stored its whole box (all 16 rows written for n = 5).
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((16, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 128)).astype(np.float16)
+    program = build_direct_store(mode)
+    compiled = default_pipeline().run(program)
+    for n in (16, 13, 9, 8, 5, 1):
+        want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float32)
+        want[n:] = 7.0
+        for label, prog in (("as written", program), ("compiled", compiled)):
+            got = run_program(prog, {"a": a, "b": b, "n": n, "out": np.full((16, 128), 7.0, np.float32)})["out"]
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3, err_msg=f"{label}, n = {n}")
+
+
 def test_the_shard_of_runtime_rows_is_the_whole_lane_box():
     n = ir.Var("n", ir.ScalarType(pl.INDEX))
     acc = ir.Var("acc", ir.TileType([16, 128], pl.FP32, tile_view=ir.TileView(valid_shape=[n, 128]),
