@@ -22,6 +22,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import SplitMode
+from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TensorType, TileType, TupleType, Type
@@ -324,6 +325,31 @@ def guard_stores(original: S.Stmt, out: list[S.Stmt], facts: SplitFacts, fresh: 
             values.append(guarded[1] if guarded is not None else v)
         if before:
             out[-1:] = [*before, last.with_fields(value=tuple(values))]  # type: ignore[list-item]
+    return out
+
+
+def with_lane_extent(rewriter: BodyRewriter, call: E.Call, args: list[E.Expr], facts: SplitFacts,
+                     dim: int) -> list[E.Expr]:
+    """The operands of `call`, a GM store straight from a shard of a runtime split-axis extent narrowed to the
+    lane's extent (`tile.set_validshape`, bound to `<shard>_lane`): the shard's type is the whole lane box, so
+    without it each lane stores its whole box where the program stores only the valid rows (review of seed 003:
+    the first consumer carries the lane's extent, and a store has no result to carry it)."""
+    opdef = opdef_of(call)
+    if opdef is None or not opdef.traits.gm_transfer or not isinstance(call.type, TensorType):
+        return args
+    out: list[E.Expr] = []
+    for a in args:
+        split = facts.of(a)
+        t = a.type
+        if split is None or split.lane_extent is None or not isinstance(t, TileType) or len(t.shape) != 2:
+            out.append(a)
+            continue
+        valid = list(t.valid_shape)
+        valid[dim] = split.lane_extent
+        lane = rewriter.bind(create_op_call("tile.set_validshape", [a, *valid], span=rewriter.span),
+                             f"{user_base(a)}_lane")
+        facts.record(lane, Split(split.axis, may_be_empty=True))
+        out.append(lane)
     return out
 
 

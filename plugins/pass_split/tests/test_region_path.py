@@ -184,6 +184,48 @@ def test_an_explicit_shard_whose_lane_can_be_empty_guards_a_store_written_as_a_s
     _ragged_rows_stored(after, 5)
 
 
+
+RUNTIME_ROWS = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, c0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+        c = pl.tile.set_validshape(c0, n, 64)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            h = pl.aiv_shard(c)
+            BODY
+        return o
+'''
+
+
+@pytest.mark.parametrize("body, stored", [
+    ("e = pl.tile.exp(h)\n            o = pl.store(e, [aiv_id * 8, 0], out)", "exp"),
+    ("o = pl.store(h, [aiv_id * 8, 0], out)", "shard"),
+], ids=["through-a-consumer", "stored-straight"])
+def test_an_explicit_shard_of_runtime_rows_gives_each_lane_its_extent(body: str, stored: str):
+    # Review of seed 003 (runtime split-axis extents: the shard keeps the whole box, the first consumer carries
+    # the lane's extent): the extent was recorded on the shard call and never reached a consumer.
+    import numpy as np
+
+    from pypto_core.interp import make_inputs, run_program
+
+    after = lavs(RUNTIME_ROWS.replace("BODY", body), run=False)
+    (region,) = regions(function(after, "k"))
+    lane = "pl.min(pl.max(n, aiv_id * 8) - aiv_id * 8, 8)"
+    carrier = next(s for s in ir.flatten_to_stmts(region.body)
+                   if isinstance(s, ir.AssignStmt) and s.var.name_hint == ("e" if stored == "exp" else "h_lane"))
+    assert ir.python_print(carrier.var.type.valid_shape[0]) == lane, ir.python_print(after)
+    for n in (16, 13, 8, 5, 1):
+        inputs = make_inputs(function(after, "k"), seed=4)
+        inputs["n"] = n
+        inputs["out"] = np.full((16, 64), 7.0, np.float32)
+        got = run_program(after, inputs, "k")["out"]
+        want = inputs["c0"] if stored == "shard" else np.exp(inputs["c0"])
+        np.testing.assert_allclose(got[:n], want[:n], rtol=1e-5, err_msg=f"n = {n}")
+        assert (got[n:] == 7.0).all(), f"n = {n}: rows past the valid ones were stored"
+
+
 def test_a_consumer_changing_the_rectangle_of_a_ragged_explicit_shard_is_rejected():
     with pytest.raises(ValueError, match=r"tile.slice changes the logical rectangle of the ragged shard 'h'"):
         lavs(_explicit(16, "13", "e = pl.tile.slice(h, [4, 64], [0, 0])\n"

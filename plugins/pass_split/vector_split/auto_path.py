@@ -20,13 +20,13 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.fresh_names import FreshNames, user_base
-from pypto_core.ir.types import ScalarType, TensorType, TileType
+from pypto_core.ir.types import ScalarType, TileType
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.build import static_int
 from pypto_core.ops.opdef import CoreAffinity
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_split.split_axis.facts import Split
 from pypto_plugins.pass_split.split_axis.lanes import (
     LanePartition,
@@ -36,7 +36,12 @@ from pypto_plugins.pass_split.split_axis.lanes import (
     placeable,
 )
 from pypto_plugins.pass_split.split_axis.modes import mode_of_dimension, split_dimension
-from pypto_plugins.pass_split.split_axis.splitter import Splitter, check_no_cube_tile_halved, describe
+from pypto_plugins.pass_split.split_axis.splitter import (
+    Splitter,
+    check_no_cube_tile_halved,
+    describe,
+    with_lane_extent,
+)
 
 SPLIT_ATTRS = ("split", "split_aiv", "dual_aiv_dispatch")
 
@@ -138,26 +143,7 @@ class AutoSplitter(Splitter):
         return shard
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
-        opdef = opdef_of(call)
-        if opdef is not None and opdef.traits.gm_transfer and isinstance(call.type, TensorType):
-            args = [self._with_lane_extent(a) for a in args]
-        return super().rewrite_call(call, args, result)
-
-    def _with_lane_extent(self, operand: E.Expr) -> E.Expr:
-        """A GM store straight from a shard of a runtime extent: the shard's type is the whole lane box, so the
-        lane's extent is set on the stored tile first (`tile.set_validshape`), else the lane would store its whole
-        box where the program stores only the valid rows (review of seed 003)."""
-        split = self.facts.of(operand)
-        t = operand.type
-        if split is None or split.lane_extent is None or not isinstance(t, TileType) or len(t.shape) != 2:
-            return operand
-        valid = list(t.valid_shape)
-        valid[self.dim] = split.lane_extent
-        narrowed = self.call("tile.set_validshape", [operand, *valid])
-        self.facts.record(narrowed, Split(split.axis, may_be_empty=True))
-        lane = self.bind(narrowed, f"{user_base(operand)}_lane")
-        self.facts.record(lane, Split(split.axis, may_be_empty=True))
-        return lane
+        return super().rewrite_call(call, with_lane_extent(self, call, args, self.facts, self.dim), result)
 
     def _check_placeable(self, full: TileType) -> None:
         """Lane 1's data sits where its own extent says (docs/passes/lower_auto_vector_split.md, lane extents)."""

@@ -42,7 +42,7 @@ from pypto_plugins.pass_split.split_axis.facts import Split, SplitFacts
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 from pypto_plugins.pass_split.split_axis.regions import lane_addressed, lane_values
-from pypto_plugins.pass_split.split_axis.splitter import PASS, describe, guard_stores
+from pypto_plugins.pass_split.split_axis.splitter import PASS, describe, guard_stores, with_lane_extent
 
 
 @dataclass(frozen=True, eq=False)  # Exprs compare by identity (`==` on an Expr builds an Eq node)
@@ -246,8 +246,7 @@ class LocalizeBoundaries(BodyRewriter):
         self.fresh = fresh  # type: ignore[assignment]
         self.dim = split_dimension(SplitMode(int(region.split)))
         self.partition = LanePartition(lane)
-        self.facts = SplitFacts()
-        self.pending_extent: dict[int, E.Expr] = {}  # a runtime-extent shard -> the lane extent its consumer takes
+        self.facts = SplitFacts()  # a runtime-extent shard's Split holds the lane extent its consumers take
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         if call.span is not None and call.span.is_valid():
@@ -255,10 +254,16 @@ class LocalizeBoundaries(BodyRewriter):
         opdef = opdef_of(call)
         if opdef is not None and opdef.traits.split_boundary == "c2v":
             return self._shard(call, args)
-        changed = [i for i, (a, b) in enumerate(zip(args, call.args)) if a is not b]
+        args = with_lane_extent(self, call, args, self.facts, self.dim)
+        # An operand rewritten, or a runtime-extent shard (its type the whole lane box, unchanged by the pass).
+        changed = [i for i, (a, b) in enumerate(zip(args, call.args)) if a is not b or self._lane_extent(a) is not None]
         if not changed:
             return call
         return self._consumer(call, args, changed)
+
+    def _lane_extent(self, value: E.Expr) -> E.Expr | None:
+        split = self.facts.of(value)
+        return split.lane_extent if split is not None else None
 
     def _shard(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         t, src = call.type, args[0].type
@@ -276,9 +281,8 @@ class LocalizeBoundaries(BodyRewriter):
             valid[self.dim] = lane_extent
         view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
         new = call.with_fields(type=TileType(t.shape, t.dtype, t.memref, view, t.memory_space))
-        if static_int(v) is None:
-            self.pending_extent[id(new)] = lane_extent
-        self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(lane_extent)))
+        self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(lane_extent),
+                                     lane_extent=lane_extent if static_int(v) is None else None))
         return new
 
     def _consumer(self, call: E.Call, args: list[E.Expr], changed: Sequence[int]) -> E.Expr:
@@ -295,7 +299,7 @@ class LocalizeBoundaries(BodyRewriter):
                             f"'{getattr(call.args[changed[0]], 'name_hint', '?')}' whose valid extent differs per "
                             f"lane: its result cannot carry each lane's extent; pad the boundary tile to a valid "
                             f"extent both lanes share, or apply {call.op.name} on the cube side", call.span)
-        extent = self.pending_extent.pop(id(source), None)
+        extent = self._lane_extent(source)
         valid = list(t.valid_shape)
         valid[self.dim] = extent if extent is not None else new_src.valid_shape[self.dim]
         view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
