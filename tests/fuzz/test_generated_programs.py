@@ -947,10 +947,27 @@ class Before:
 '''
 
 
+# Campaign seed 48 (--suite-share): a move's annotation declaring more valid rows than its source has.
+_CAMPAIGN48_2 = '''import pypto.language as pl
+@pl.program
+class Before:
+
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def split_auto(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[127, 128])], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        pl.func_attr({'split': pl.SplitMode.UP_DOWN})
+        popped__ssa_v0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.move(qk, target_memory=pl.Mem.Vec)
+        y: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[127, 128], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.add(popped__ssa_v0, popped__ssa_v0)
+        out_store: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(y, [0, 0], out_0)
+        return out_store
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # ... and an annotation wider than the source adds no valid rows (test_declared_valid_regions.py).
+    Known("annotation-wider-than-the-boundary-source", "miscompile-no-run", "reads rows", _CAMPAIGN48_2),
     # Campaign seed 48: a transfer's split code comes from the lanes' declared extents
     # (plugins/pass_split/tests/test_declared_valid_regions.py).
     Known("split-code-of-a-declared-narrower-boundary", "mismatch", "changed what the program computes", _CAMPAIGN48_1),

@@ -77,3 +77,25 @@ def test_the_declared_region_computes_the_same_through_the_default_pipeline(mode
 @pytest.mark.parametrize("popped", ["127, 100", "100, 128", "60, 128"])
 def test_lower_auto_vector_split_alone_keeps_what_the_program_computes(popped: str):
     lavs(kernel("UP_DOWN", "127, 128", popped, "127, 128"))
+
+
+# Campaign seed 48 (--suite-share) again: the popped tile's annotation (with layouts, so that it is kept as
+# written) declares the whole box of a 127-row source valid. An annotation wider than the source adds no valid
+# rows: the lanes hold 64 and 63 (odd code); taken as 64 and 64, lane 1 read rows [65, 129) of the pushed tile.
+WIDER_THAN_THE_SOURCE = "import pypto.language as pl\n\n@pl.program\n" + '''class Before:
+
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def split_auto(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[127, 128])], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        pl.func_attr({'split': pl.SplitMode.UP_DOWN})
+        popped__ssa_v0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[128, 128], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.move(qk, target_memory=pl.Mem.Vec)
+        y: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[127, 128], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.add(popped__ssa_v0, popped__ssa_v0)
+        out_store: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(y, [0, 0], out_0)
+        return out_store
+'''
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("popped", ["128, 128", ""])
+def test_an_annotation_wider_than_the_source_adds_no_valid_rows(backend: str, popped: str):
+    text = WIDER_THAN_THE_SOURCE.replace("valid_shape=[128, 128], blayout", f"valid_shape=[{popped}], blayout")
+    compile_and_compare(text, backend)

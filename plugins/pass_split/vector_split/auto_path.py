@@ -24,7 +24,7 @@ from pypto_core.ir.types import ScalarType, TileType
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import classify_call_affinity
-from pypto_core.ops.build import static_int
+from pypto_core.ops.build import same_dim, static_int
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_split.split_axis.facts import Split
@@ -82,8 +82,8 @@ def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
         if side == "v2c":
             return LanePartition(subblock)  # gather joins the lanes at their own extents: box only
         if side == "c2v":
-            t = call.type  # the boundary's result as written: its valid region is the one the lanes share
-            boundaries.add((static_int(t.shape[dim]), static_int(t.valid_shape[dim])))  # type: ignore[attr-defined]
+            t = boundary_result(call)  # the boundary's result as written: its valid region is the one the lanes share
+            boundaries.add((static_int(t.shape[dim]), static_int(t.valid_shape[dim])))
         elif _independent_source(call, dim):
             return LanePartition(subblock)  # a tile the boundary does not feed spans the whole box
     if len(boundaries) != 1:
@@ -92,6 +92,27 @@ def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
     if box is None or valid is None:
         return LanePartition(subblock)
     return LanePartition(subblock, balanced_stride(box, valid))
+
+
+def boundary_result(call: E.Call) -> TileType:
+    """A cube -> vector move's result as the program wrote it, its valid region no wider than its source's: an
+    annotation narrowing the region is the program's meaning (the rest is poison), one widening it adds no
+    valid data (campaign seed 48: `valid_shape=[]` on a move of a 127-row source made lane 1 read past the box)."""
+    t, src = call.type, call.args[0].type
+    assert isinstance(t, TileType)
+    if not isinstance(src, TileType) or len(src.shape) != len(t.shape):
+        return t
+    valid: list[E.Expr] = []
+    for declared, source, box in zip(t.valid_shape, src.valid_shape, t.shape):
+        d, v = static_int(declared), static_int(source)
+        if same_dim(declared, box) or (d is not None and v is not None and v < d):
+            valid.append(source)
+        else:
+            valid.append(declared)
+    if all(a is b for a, b in zip(valid, t.valid_shape)):
+        return t
+    view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
+    return TileType(t.shape, t.dtype, t.memref, view, t.memory_space)
 
 
 def _independent_source(call: E.Call, dim: int) -> bool:
@@ -119,8 +140,7 @@ class AutoSplitter(Splitter):
         src = args[0]
         # The move's result as the program wrote it: a declared valid region narrower than the source's is the
         # program's meaning (the rest is poison), so the lanes keep it rather than re-deriving the source's.
-        full = call.type
-        assert isinstance(full, TileType)
+        full = boundary_result(call)
         kwargs: dict[str, int] = {"split": int(self.mode)}
         stride = self.partition.balanced_stride
         if stride is not None:
