@@ -335,3 +335,32 @@ def test_synthesize_regions_wraps_a_single_vector_phase_and_the_lowered_verifier
 def test_synthesize_regions_keeps_the_flat_form_for_interleaved_cube_and_vector_phases():
     after = _lavs_with(CROSS_CORE.replace("MODE", "UP_DOWN"), synthesize_regions=True)
     assert not any(isinstance(s, ir.SplitAivScopeStmt) for s in ir.flatten_to_stmts(function(after, "k").body))
+
+
+MIGRATED_GATHER = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, qk: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc], b: pl.Tile[[16, 16], pl.FP32, pl.Mem.Right], out: pl.Out[pl.Tensor[[1, 16], pl.FP32]]) -> pl.Tensor[[1, 16], pl.FP32]:
+        pl.func_attr({"split": pl.SplitMode.UP_DOWN})
+        p = pl.move(qk, target_memory=pl.Mem.Vec)
+        tmp = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        s = pl.tile.row_sum(p, tmp)
+        r = pl.tile.reshape(s, [1, 16])
+        g = pl.tile.move(r, target_memory=pl.Mem.Mat)
+        gl = pl.tile.move(g, target_memory=pl.Mem.Left)
+        m = pl.tile.matmul(gl, b)
+        o = pl.store(m, [0, 0], out)
+        return o
+'''
+
+
+def test_synthesize_regions_keeps_the_flat_form_for_a_boundary_whose_split_axis_migrated():
+    # Review of seed 003 ("迁移后的边界轴继续使用 flat lowered 形式"): the UP_DOWN region held
+    # tile.aic_gather(r, split=2), whose printed form inside a region drops split= and did not parse back.
+    after = _lavs_with(MIGRATED_GATHER, synthesize_regions=True)
+    stmts = ir.flatten_to_stmts(function(after, "k").body)
+    assert not any(isinstance(s, ir.SplitAivScopeStmt) for s in stmts)
+    gather = next(s.value for s in stmts if isinstance(s, ir.AssignStmt) and s.value.op.name == "tile.aic_gather")
+    assert gather.kwargs["split"] == 2
+    ir.assert_structural_equal(after, parse(ir.python_print(after)))

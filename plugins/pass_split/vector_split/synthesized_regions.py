@@ -5,8 +5,8 @@ Only a single straight-line vector phase is wrapped: the function body has no co
 vector statements (vector calls, the aiv_shard / aic_gather boundaries) stand together; SHARED calls
 after the phase and before the next cube statement or the return join it. Compute order and the lane
 variable are kept: the region binds the same `subblock_idx`, moved into the region when nothing
-outside uses it. Interleaved cube / vector phases, control flow, a rebalanced boundary (lane_stride)
-and anything the AivSplitLoweredValid verifier would not accept keep the flat lowered form.
+outside uses it. Interleaved cube / vector phases, control flow, a rebalanced boundary (lane_stride),
+a boundary whose split axis a reshape moved, and anything the AivSplitLoweredValid verifier would not accept keep the flat lowered form.
 """
 
 from __future__ import annotations
@@ -48,6 +48,16 @@ def _phase(s: S.Stmt) -> str | None:
     return "shared"
 
 
+def _migrated_boundary(call: E.Call, mode: SplitMode) -> bool:
+    """A boundary moving the lanes' parts on another axis than the function's mode (a reshape moved the split
+    axis): a region of `mode` cannot hold it (its printed form drops `split=`, seed 003: migrated boundary axes
+    keep the flat form)."""
+    opdef = opdef_of(call)
+    if opdef is None or opdef.traits.split_boundary is None:
+        return False
+    return int(call.kwargs.get("split") or 0) not in (0, int(mode))
+
+
 def synthesize_region(func: F.Function, mode: SplitMode) -> F.Function | None:
     """The function with its vector phase in a region, or None when the flat form must stay."""
     stmts = flatten_to_stmts(func.body)
@@ -67,6 +77,8 @@ def synthesize_region(func: F.Function, mode: SplitMode) -> F.Function | None:
     while end < len(rest) and phases[end] == "shared":
         end += 1  # SHARED calls after the vector phase join it
     head, phase, tail = rest[:first], rest[first:end], rest[end:]
+    if any(_migrated_boundary(c, mode) for s in phase for c in _calls(s)):
+        return None
     if any(v is lane_binding.var for v in free_vars_in_order([*head, *tail])):
         return None  # the lane binding moves into the region (its aiv_id) only when nothing outside uses it
     region = S.SplitAivScopeStmt(mode, 2, body=make_body([lane_binding, *phase], func.body.span), span=phase[0].span)
