@@ -196,3 +196,25 @@ def test_the_vector_kernel_split_verifier_reports_a_split_aiv_aiv_function_dispa
     with on_backend("Ascend950"):
         fixed = passes.split_vector_kernel()(parse(NONE_REGION_AIV))
     assert passes.PropertyVerifierRegistry.verify(props, fixed) == []
+
+
+SLICE_WITHOUT_VALID = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
+    def main_aiv(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        s: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.slice(x, [8, 16], [0, 0])
+        v: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.set_validshape(s, 4, 16)
+        o = pl.store(v, [0, 0], out)
+        return o
+'''
+
+
+def test_lane_1_zeroes_the_valid_shape_operand_of_a_slice_written_without_one():
+    # Review of seed 002 ("tile.slice / tile.set_validshape 的 valid_shape 置零"): the operand, not only the type.
+    after = svk(parse(SLICE_WITHOUT_VALID), "Ascend910B")
+    text = ir.python_print(after)
+    assert "pl.tile.slice(x_1, [8, 16], [0, 0], [0, 0])" in text, text
+    assert "pl.tile.set_validshape(s_1, 0, 0)" in text, text
+    ir.assert_structural_equal(after, parse(text))

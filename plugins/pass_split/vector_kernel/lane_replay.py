@@ -108,6 +108,7 @@ class Lane1Replay:
             return [*hoisted, S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
         new_type = empty_tile_type(s.var.type)
         args = tuple(self._zeroed_arg(opdef, i, self.sub(a)) for i, a in enumerate(value.args))
+        args += _absent_valid_shape(opdef, len(args), s.var.type)
         if isinstance(s.var.type, TileType) and ((opdef is not None and opdef.traits.gm_transfer)
                                                  or _rededuced(value, args) is None):
             # A load reads nothing; an op whose type rule rejects lane 1's empty operands (a reshape of a
@@ -209,6 +210,16 @@ def _emptied(e: E.Expr) -> E.Expr:
         return create_op_call("tile.create", [to_tuple(list(e.type.shape))],
                               {"dtype": e.type.dtype, "target_memory": e.type.memory_space}, span=e.span)
     return rededuce_call(e, [_emptied(a) for a in e.args])  # not a tile: let the deduction's error out
+
+
+def _absent_valid_shape(opdef: object, given: int, t: Type) -> tuple[E.Expr, ...]:
+    """A zero `valid_shape` operand for a call written without its optional one (`tile.slice(x, shape, offset)`):
+    seed 002 zeroes the operand itself, so lane 1's call says it reads nothing, not only its declared type."""
+    specs = getattr(opdef, "args", ())
+    index = next((i for i, spec in enumerate(specs) if spec.name in VALID_ARGS), None)
+    if index is None or index != given or not isinstance(t, TileType):
+        return ()
+    return (to_tuple([0] * len(t.shape)),)
 
 
 def _rededuced(call: E.Call, args: Sequence[E.Expr]) -> E.Call | None:
