@@ -65,6 +65,25 @@ class Substituter(IRMutator):
                 return hit
         return var
 
+    def visit_call(self, call: E.Call) -> E.Expr:
+        """The generic walk of a call, short-cut for the usual one: no kwargs, attrs or type variables, so only
+        its arguments can change (every outlined scope body is substituted through here)."""
+        if call.kwargs or call.attrs or call.type.has_vars:
+            return self.visit_node(call)
+        args = call.args
+        mapping = self.mapping
+        new_args: list[E.Expr] | None = None
+        for i, a in enumerate(args):
+            if type(a) is E.Var and not a.type.has_vars:
+                n = mapping.get(id(a), a)
+            else:
+                n = self._dispatch(a)
+            if n is not a:
+                if new_args is None:
+                    new_args = list(args)
+                new_args[i] = n
+        return call if new_args is None else call.with_fields(args=tuple(new_args))  # type: ignore[return-value]
+
     def visit_iter_arg(self, var: E.IterArg) -> E.Expr:
         hit = self.mapping.get(id(var))
         if hit is not None:
