@@ -29,6 +29,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     store_returned_tiles,
 )
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
+from pypto_plugins.pass_tile.writes_through_views import reject_writes_through_views
 
 
 def cache_policy_of(func: F.Function) -> dict[int, int]:
@@ -54,6 +55,7 @@ class _CacheKwargs(IRMutator):
 
 def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     check_lane_steered_boundaries(func, PASS)
+    reject_writes_through_views(func, PASS)
     policy = cache_policy_of(func)
     lowering = FunctionLowering(func, policy)
     body = lowering.run()

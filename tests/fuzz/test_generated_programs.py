@@ -962,10 +962,56 @@ class Before:
 '''
 
 
+# Campaign seed 49: an assemble into a reshape view of an input inside a kernel.
+_CAMPAIGN49_1 = '''import pypto.language as pl
+
+@pl.program
+class Gen7:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [64, 64], [64, 31])
+        res = pl.tile.maximum(pl.tile.adds(t, 1.0), t)
+        out = pl.store(res, [0, 0], out)
+        return out
+
+    @pl.function
+    def main(self, x2: pl.Tensor[[64, 64], pl.FP32], out5: pl.Out[pl.Tensor[[256, 16], pl.FP32]], out6: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> tuple[pl.Tensor[[256, 16], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]):
+            v4 = pl.reshape(x2, [256, 16])
+            out5 = pl.assemble(v4, out5, [0, 0])
+        out6 = self.kern1(x2, out6)
+        return (out5, out6)
+'''
+
+
+# Campaign seed 50 (--suite-share): a bare pl.yield_ in an if whose branches name no results.
+_CAMPAIGN50_1 = '''import pypto.language as pl
+
+@pl.program
+class Gen33:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, out13: pl.Out[pl.Tensor[[32, 32], pl.FP32]], x14: pl.Tensor[[32, 64], pl.FP32], x16: pl.Tensor[[16, 16], pl.FP32], out23: pl.Out[pl.Tensor[[32, 64], pl.FP32]], out26: pl.Out[pl.Tensor[[64, 16], pl.FP16]], out29: pl.Out[pl.Tensor[[64, 16], pl.BF16]], out32: pl.Out[pl.Tensor[[64, 16], pl.FP32]], out33: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> tuple[pl.Tensor[[32, 32], pl.FP32], pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[64, 16], pl.FP16], pl.Tensor[[64, 16], pl.BF16], pl.Tensor[[64, 16], pl.FP32], pl.Tensor[[16, 1], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+        for i15, (a17, b18) in pl.range(3, init_values=(x14, x16)):
+            v21 = pl.add(a17, pl.div(x14, pl.add(pl.abs(a17), 1.0)))
+            v22 = pl.div(x16, pl.add(pl.abs(b18), 1.0))
+            if 1 < 2:
+                pl.yield_(v21, v22)
+            r19, r20 = pl.yield_(v21, v22)
+        return (out13, out23, out26, out29, out32, out33, r19)
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 50: a bare yield needs names to give its values to (tests/language/test_structure_errors.py).
+    Known("bare-yield-in-an-if-without-results", "verifier", "carries 0 value(s) but its body yields", _CAMPAIGN50_1),
+    # Campaign seed 49: a write into a tensor view in a kernel is a located error
+    # (plugins/pass_tile/tests/test_writes_through_views.py).
+    Known("write-into-a-tensor-view", "mismatch", "changed what the program computes", _CAMPAIGN49_1, "Ascend950"),
     # ... and an annotation wider than the source adds no valid rows (test_declared_valid_regions.py).
     Known("annotation-wider-than-the-boundary-source", "miscompile-no-run", "reads rows", _CAMPAIGN48_2),
     # Campaign seed 48: a transfer's split code comes from the lanes' declared extents

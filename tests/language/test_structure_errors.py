@@ -317,6 +317,15 @@ def test_a_loop_bound_is_an_integer(bounds, column, shown):
         parse(text, "prog.py")
 
 
+
+@pytest.mark.parametrize("orelse", ["", "    else:\n        pl.yield_(x, x)\n"])
+def test_a_bare_yield_in_an_if_no_branch_names_is_located(orelse):
+    # Campaign seed 50: `if c: pl.yield_(a, b)` (a misplaced loop yield) gave an if with no results whose branch
+    # yields two values; ConvertToSSA's SSAForm check failed on it.
+    located(fn("    if n > 0:\n        pl.yield_(x, x)\n" + orelse + "    return x\n"),
+            "this pl.yield_ gives 2 value(s), but no branch of the if names its results", 5)
+
+
 BARE_AND_NAMED = ("    if n > 0:\n        {then}\n    else:\n        {orelse}\n    return r\n")
 
 

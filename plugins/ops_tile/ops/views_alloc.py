@@ -363,10 +363,10 @@ OPDEFS = [
           kwargs=(_PAD,), traits=OpTraits(shape_args=(1,)),
           doc="The tensor's valid region at the origin of a bigger tensor of `shape`, the rest the pad value."),
     OpDef("tensor.set_validshape", deduce_tensor_set_validshape,
-          args=(ArgSpec("tensor"), ArgSpec("valid_rows"), ArgSpec("valid_cols")),
+          args=(ArgSpec("tensor"), ArgSpec("valid_rows"), ArgSpec("valid_cols")), traits=OpTraits(aliases_operand=True),
           doc="The same tensor (a view) with valid region [valid_rows, valid_cols]."),
     OpDef("tensor.view", deduce_tensor_view,
           args=(ArgSpec("input"), ArgSpec("shape", optional=True), ArgSpec("valid_shape", optional=True)),
-          kwargs=(KwargSpec("layout", (TensorLayout,), None),), traits=OpTraits(shape_args=(1, 2)),
+          kwargs=(KwargSpec("layout", (TensorLayout,), None),), traits=OpTraits(shape_args=(1, 2), aliases_operand=True),
           doc="The same memory viewed with another shape and/or layout (ND <-> DN swaps the last two axes)."),
 ]

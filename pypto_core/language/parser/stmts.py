@@ -473,6 +473,12 @@ class StmtParser(ExprParser):
         the names the other branch's yield binds: as many values, of their types (campaign seed 38: one of
         another shape printed under the other branch's annotation and did not parse back)."""
         if frame.yield_targets is None:
+            for values, node in frame.bare_yields:
+                if values:  # campaign seed 50: the if got no results, its branch yielded two (SSAForm failed)
+                    self.syntax_error(f"this pl.yield_ gives {len(values)} value(s), but no branch of the if names "
+                                      f"its results", node,
+                                      hint="bind them in every branch (`a, b = pl.yield_(...)`), or, to carry a "
+                                           "loop's values, write the loop's pl.yield_ as its body's last statement")
             return
         for values, node in frame.bare_yields:
             if len(values) != len(frame.yield_targets):
