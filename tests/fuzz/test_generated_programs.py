@@ -1003,10 +1003,73 @@ class Gen33:
 '''
 
 
+# Campaign seed 52 (--suite-share), finding 1.
+_CAMPAIGN52_1 = '''import pypto.language as pl
+@pl.program
+class Gen27:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern2(self, out: pl.Out[pl.Tensor[[32, 16], pl.FP16]]) -> pl.Tensor[[32, 16], pl.FP16]:
+        return out
+
+    @pl.function
+    def helper3(self, p4: pl.Tensor[[64, 16], pl.FP16], x6: pl.Tensor[[64, 16], pl.FP16]) -> pl.Tensor[[64, 16], pl.INT64]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y5 = pl.exp(pl.neg(pl.abs(x6)))
+        return y5
+
+    @pl.function
+    def helper7(self, p8: pl.Tensor[[32, 32], pl.FP16], x9: pl.Tensor[[64, 16], pl.FP16]) -> pl.Tensor[[64, 16], pl.BF16]:
+        h10 = self.helper3(x9, x9)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y11 = pl.cast(h10, pl.BF16)
+        return y11
+
+    @pl.function
+    def main(self, x14: pl.Tensor[[32, 64], pl.FP32], out19: pl.Out[pl.Tensor[[64, 64], pl.FP32]], x21: pl.Tensor[[32, 32], pl.FP16], x22: pl.Tensor[[64, 16], pl.FP16], out24: pl.Out[pl.Tensor[[64, 16], pl.BF16]], out26: pl.Out[pl.Tensor[[32, 16], pl.FP16]], out27: pl.Out[pl.Tensor[[32, 1], pl.FP32]]) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 16], pl.BF16], pl.Tensor[[32, 16], pl.FP16], pl.Tensor[[32, 1], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+        o15 = pl.sub(x14, x14)
+        h23 = self.helper7(x21, x22)
+        out24 = pl.assemble(out24, h23, [0, 0])
+        return out19, out24, out26, out27, o15
+'''
+
+
+# Campaign seed 52 (--suite-share), finding 2.
+_CAMPAIGN52_2 = '''import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def split_auto(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[127, 128])], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        popped: pl.Tile[[128, 128], pl.FP32, pl.Mem.Right, pl.TileView(valid_shape=[127, 128], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.move(qk, target_memory=pl.Mem.Vec)
+        y: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[127, 128], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.add(popped, popped)
+        out_store: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(y, [0, 0], out_0)
+        return out_store
+'''
+
+
+# Campaign seed 52 (--suite-share), finding 3.
+_CAMPAIGN52_3 = '''import pypto.language as pl
+@pl.program
+class Region:
+    @pl.function
+    def main(self, a: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)], name_hint="half_exp"):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                base: pl.Scalar[pl.INDEX] = aiv_id * 64
+                t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Left] = pl.tile.load(a, [base, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
+                out: pl.Tensor[[128, 64], pl.FP32] = pl.tile.store(pl.tile.exp(t), [base, 0], out)
+        return out
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 52: a return gives the declared types; a tile annotation keeps its value's memory space
+    # (tests/language/test_structure_errors.py).
+    Known("return-of-another-dtype", "mismatch", "changed what the program computes", _CAMPAIGN52_1, "Ascend950"),
+    Known("annotation-in-another-memory-space", "verifier", "holds mixed work", _CAMPAIGN52_2, "Ascend910B"),
+    Known("annotation-in-another-memory-space-2", "mismatch", "changed what the program computes", _CAMPAIGN52_3, "Ascend950"),
     # Campaign seed 50: a bare yield needs names to give its values to (tests/language/test_structure_errors.py).
     Known("bare-yield-in-an-if-without-results", "verifier", "carries 0 value(s) but its body yields", _CAMPAIGN50_1),
     # Campaign seed 49: a write into a tensor view in a kernel is a located error

@@ -326,6 +326,44 @@ def test_a_bare_yield_in_an_if_no_branch_names_is_located(orelse):
             "this pl.yield_ gives 2 value(s), but no branch of the if names its results", 5)
 
 
+
+@pytest.mark.parametrize(("annotation", "op", "message"), [
+    # Campaign seed 52: the annotation's space was taken, and the passes and the machine each read another.
+    ("pl.Tile[[16, 64], pl.FP32, pl.Mem.Left]", "pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)",
+     "the annotation places the tile in Left, but the value is in Vec"),
+    ("pl.Tile[[16, 64], pl.FP32, pl.Mem.Right]", "pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Mat)",
+     "the annotation places the tile in Right, but the value is in Mat"),
+])
+def test_a_tile_annotation_in_another_memory_space_than_its_value_is_located(annotation, op, message):
+    located(fn(f"    t: {annotation} = {op}\n    return x\n"), message, 4)
+
+
+def test_a_tile_annotation_may_add_the_memory_space():
+    parse(fn("    t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])\n    return x\n"))
+
+
+@pytest.mark.parametrize(("ret", "returned", "message"), [
+    # Campaign seed 52: an FP16 value returned under an INT64 annotation was read as INT64 by its caller.
+    ("pl.Tensor[[16, 64], pl.INT64]", "x", "the return value is a pl.Tensor[[16, 64], pl.FP32], but the function "
+                                           "declares pl.Tensor[[16, 64], pl.INT64]"),
+    ("pl.Tensor[[8, 64], pl.FP32]", "x", "the return value is a pl.Tensor[[16, 64], pl.FP32]"),
+    ("pl.Scalar[pl.INDEX]", "x", "the return value is a pl.Tensor[[16, 64], pl.FP32], but the function declares "
+                                 "pl.Scalar[pl.INDEX]"),
+    ("tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]", "x",
+     "this return gives 1 value(s), but the function declares 2"),
+    ("tuple[pl.Tensor[[16, 64], pl.FP32], pl.Scalar[pl.FP32]]", "x, n", "return value 1 is a pl.Scalar[pl.INDEX]"),
+])
+def test_a_return_gives_what_the_annotation_declares(ret, returned, message):
+    text = ("import pypto.language as pl\n@pl.function\n"
+            f"def f(x: {T16}, n: pl.Scalar[pl.INDEX]) -> {ret}:\n    return {returned}\n")
+    located(text, message, 4)
+
+
+def test_a_return_of_an_index_like_scalar_and_of_a_callees_tuple_is_fine():
+    parse("import pypto.language as pl\n@pl.function\n"
+          f"def f(x: {T16}, n: pl.Scalar[pl.INDEX]) -> tuple[{T16}, pl.Scalar[pl.INT64]]:\n    return x, n\n")
+
+
 BARE_AND_NAMED = ("    if n > 0:\n        {then}\n    else:\n        {orelse}\n    return r\n")
 
 

@@ -66,6 +66,7 @@ class ParserBase:
         self.def_nodes: dict[str, ast.AST] = {}
         self.loop_var_ids: set[int] = set()  # for-loop variables: read-only in their body
         self.params: list[E.Var] = []
+        self.declared_returns: list[Any] | None = None  # the return annotation's types, when written
         self.frames: list[Frame] = [Frame("function")]
         self.blocks: list[list[S.Stmt]] = []
         self.last_line = 0

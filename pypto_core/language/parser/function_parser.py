@@ -47,6 +47,7 @@ class FunctionParser(ScopeParser):
         self.last_line = fdef.lineno
         params = self.parse_params(fdef)
         returns = self.parse_return_annotation(fdef.returns) if fdef.returns is not None else []
+        self.declared_returns = returns if fdef.returns is not None else None
         attrs = dict(options.attrs)
         if not options.auto_scope:
             attrs["auto_scope"] = False

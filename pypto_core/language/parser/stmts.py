@@ -104,7 +104,37 @@ class StmtParser(ExprParser):
         if node.value is not None:
             elts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
             values = [self.parse_expr(e, "a return value") for e in elts]
+        self._check_returned(values, node)
         self.emit(S.ReturnStmt(values, self.span(node)))
+
+    def _check_returned(self, values: list[E.Expr], node: ast.Return) -> None:
+        """What a `return` gives matches the return annotation: as many values, each of its kind and dtype and
+        of compatible dims (campaign seed 52: an FP16 value returned under `-> pl.Tensor[..., pl.INT64]` was
+        read as INT64 by the caller and computed another result after the passes)."""
+        declared = self.declared_returns
+        if not declared:
+            return
+        types = [v.type for v in values]
+        if len(types) == 1 and isinstance(types[0], T.TupleType) and len(declared) != 1:
+            types = list(types[0].types)  # `return self.g(x)` of a callee returning a tuple
+        if len(types) != len(declared):
+            self.fail(ParserTypeError, f"this return gives {len(types)} value(s), but the function declares "
+                                       f"{len(declared)}", node, hint="return what the annotation declares")
+        for i, (got, want) in enumerate(zip(types, declared)):
+            if isinstance(got, T.UnknownType) or isinstance(want, T.UnknownType):
+                continue
+            same_kind = type(got) is type(want)
+            if same_kind and isinstance(got, (T.TensorType, T.TileType)):
+                ok = got.dtype is want.dtype and dims_compatible(got.shape, want.shape)
+            elif same_kind and isinstance(got, T.ScalarType):
+                ok = got.dtype is want.dtype or (got.dtype.is_index_like() and want.dtype.is_index_like())
+            else:
+                ok = same_kind
+            if not ok:
+                where = f"return value {i}" if len(types) > 1 else "the return value"
+                self.fail(ParserTypeError, f"{where} is a {got}, but the function declares {want}",
+                          node.value if node.value is not None else node,
+                          hint="return a value of the declared type (pl.cast converts a dtype), or fix the annotation")
 
     def _stmt_Break(self, node: ast.Break) -> None:  # noqa: N802
         self._check_loop_control("break", node)
@@ -303,6 +333,14 @@ class StmtParser(ExprParser):
         if isinstance(ann, T.TileType) and isinstance(inferred, T.TileType):
             self._check_same(ann.dtype is inferred.dtype and dims_compatible(ann.shape, inferred.shape),
                              ann, inferred, node)
+            if ann.memory_space is not None and inferred.memory_space is not None and \
+                    ann.memory_space is not inferred.memory_space:
+                # Campaign seed 52: `t: pl.Tile[..., pl.Mem.Left] = pl.tile.load(..., target_memory=pl.Mem.Vec)`
+                # took the annotation's space, and the passes and the machine each read a different one.
+                self.fail(ParserTypeError, f"the annotation places the tile in {ann.memory_space.name}, but the value "
+                                           f"is in {inferred.memory_space.name}", node,
+                          hint=f"write pl.Mem.{inferred.memory_space.name} in the annotation, or change where the op "
+                               f"puts its result (target_memory=)")
             result = T.TileType(ann.shape, ann.dtype, ann.memref or inferred.memref,
                                 ann.tile_view if ann.tile_view is not None else inferred.tile_view,
                                 ann.memory_space if ann.memory_space is not None else inferred.memory_space)
