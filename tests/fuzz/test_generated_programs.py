@@ -1061,10 +1061,41 @@ class Region:
 '''
 
 
+# Campaign seed 53: a rank-1 cube -> vector boundary under LEFT_RIGHT.
+_CAMPAIGN53_1 = '''import pypto.language as pl
+@pl.program
+class Gen27:
+    @pl.function
+    def helper1(self, p2: pl.Tensor[[32, 32], pl.FP16], x4: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[64, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y3 = pl.add(x4, x4)
+        return y3
+
+    @pl.function
+    def helper5(self, p6: pl.Tensor[[16, 32], pl.FP16], x7: pl.Tensor[[32, 32], pl.FP16], x8: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[32, 32], pl.BF16]:
+        h9 = self.helper1(x7, x8)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k10"):
+            y11 = pl.slice(x8, [32, 32], [16, 0])
+        return y11
+
+    @pl.function
+    def main(self, n12: pl.Scalar[pl.INDEX], out15: pl.Out[pl.Tensor[[64, 16], pl.INT32]], x18: pl.Tensor[[16, 32], pl.FP16], x19: pl.Tensor[[32, 32], pl.FP16], x20: pl.Tensor[[64, 32], pl.BF16], x23: pl.Tensor[[16], pl.FP32], x24: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[64, 16], pl.INT32]:
+        h21 = self.helper5(x18, x19, x20)
+        if n12 > 2:
+            with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]):
+                v25 = pl.matmul(x23, x24)
+                v26 = pl.cast(v25, pl.FP16)
+            return out15
+'''
+
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 53: a rank-1 boundary under LEFT_RIGHT is a located error
+    # (plugins/pass_split/tests/test_fuzz_regressions.py).
+    Known("rank-1-boundary-left-right", "internal-error", "tuple index out of range", _CAMPAIGN53_1),
     # Campaign seed 52: a return gives the declared types; a tile annotation keeps its value's memory space
     # (tests/language/test_structure_errors.py).
     Known("return-of-another-dtype", "mismatch", "changed what the program computes", _CAMPAIGN52_1, "Ascend950"),

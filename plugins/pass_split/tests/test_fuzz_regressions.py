@@ -445,3 +445,25 @@ AIV_KERNEL_THEN_AIC_KERNEL = HEADER + '''    @pl.function(type=pl.FunctionType.I
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_aiv_kernel_then_an_aic_kernel_reading_its_output(backend: str) -> None:
     compile_and_compare(AIV_KERNEL_THEN_AIC_KERNEL, backend)
+
+
+RANK_1_BOUNDARY = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16], pl.FP16]]) -> pl.Tensor[[16], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]):
+            v = pl.matmul(a, b)
+            out = pl.assemble(out, pl.cast(v, pl.FP16), [0])
+        return out
+'''
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_rank_1_boundary_under_left_right_is_located(backend: str) -> None:
+    # Campaign seed 53: the cube -> vector boundary of a rank-1 matmul result was indexed at dim 1 (IndexError).
+    from .pipeline_checks import default_pipeline
+
+    with pytest.raises(ValueError, match=r"moves a rank-1 tile .* which has no dim 1 for LEFT_RIGHT to split"):
+        default_pipeline(backend).run(parse_text(RANK_1_BOUNDARY))

@@ -83,6 +83,8 @@ def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
             return LanePartition(subblock)  # gather joins the lanes at their own extents: box only
         if side == "c2v":
             t = boundary_result(call)  # the boundary's result as written: its valid region is the one the lanes share
+            if dim >= len(t.shape):
+                return LanePartition(subblock)  # no split axis: _shard reports it
             boundaries.add((static_int(t.shape[dim]), static_int(t.valid_shape[dim])))
         elif _independent_source(call, dim):
             return LanePartition(subblock)  # a tile the boundary does not feed spans the whole box
@@ -141,6 +143,11 @@ class AutoSplitter(Splitter):
         # The move's result as the program wrote it: a declared valid region narrower than the source's is the
         # program's meaning (the rest is poison), so the lanes keep it rather than re-deriving the source's.
         full = boundary_result(call)
+        if self.dim >= len(full.shape):
+            # Campaign seed 53: a rank-1 boundary under LEFT_RIGHT indexed past its dims.
+            raise self.reject(f"the cube -> vector boundary moves a rank-{len(full.shape)} tile ({full}), which has no "
+                              f"dim {self.dim} for {self.mode.name} to split; give the tile two dims (pl.reshape it "
+                              f"to [1, N] or [N, 1]) or split along a dim it has")
         kwargs: dict[str, int] = {"split": int(self.mode)}
         stride = self.partition.balanced_stride
         if stride is not None:
