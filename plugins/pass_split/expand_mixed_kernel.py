@@ -24,7 +24,7 @@ from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
-from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_function, facts_of
+from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_function, check_groups, facts_of
 
 PASS = "ExpandMixedKernel"
 
@@ -82,3 +82,11 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "
                             f"(or write an InCore function and let this pass split it)", errors[0].span)
+    # A Group the user wrote launches its AIC / AIV pair as written (campaign seed 54: a pipe set up without
+    # slot_num on one core only was reported as this pass breaking MixedKernelExpanded).
+    written = {f.name: facts_of(f) for f in program.functions.values()
+               if f.func_type in (FunctionType.AIC, FunctionType.AIV)}
+    errors = [d for d in check_groups(program, written) if d.severity is DiagnosticSeverity.Error]
+    if errors:
+        raise UserError(f"ExpandMixedKernel: {errors[0].message}: write the same initialize_pipe (dir_mask, "
+                        f"slot_size, slot_num) on both cores", errors[0].span)

@@ -1119,17 +1119,14 @@ class test_aiv_shard:
 '''
 
 
-KNOWN: list[Known] = [
-    # Campaign seed 54 (--suite-share): a hand-written Group whose AIC sets its pipe up without slot_num passes
-    # ExpandMixedKernel unchanged, and the MixedKernelExpanded check after it blames the pass. It must be a
-    # located user error (ExpandMixedKernel checking the hand-written Groups it passes through); a pass manager
-    # rule "unchanged input -> the input's error" would also excuse a pass that does not do its job.
-    Known("hand-written-group-with-mismatched-pipes", "verifier", "both cores must declare the same pipe",
-          _CAMPAIGN54_1, "Ascend950"),
-]
+KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 54: ExpandMixedKernel checks the hand-written Groups it passes through
+    # (plugins/pass_split/tests/test_expand_mixed_kernel_rules.py).
+    Known("hand-written-group-with-mismatched-pipes", "verifier", "both cores must declare the same pipe",
+          _CAMPAIGN54_1, "Ascend950"),
     # Campaign seed 53: a rank-1 boundary under LEFT_RIGHT is a located error
     # (plugins/pass_split/tests/test_fuzz_regressions.py).
     Known("rank-1-boundary-left-right", "internal-error", "tuple index out of range", _CAMPAIGN53_1),

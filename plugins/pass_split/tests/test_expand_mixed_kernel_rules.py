@@ -428,3 +428,41 @@ class P:
                                                "[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard")
         .replace("[32, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose", "[32, 32], pl.FP32, pl.Mem.Vec] = "
                  "pl.tile.transpose").replace("[0, aiv_id * 16]", "[0, 0]"))
+
+
+# Campaign seed 54 (--suite-share): a hand-written Group whose AIC sets its pipe up without slot_num.
+MISMATCHED_PIPES = '''import pypto.language as pl
+@pl.program
+class MismatchedPipes:
+
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def split_aiv_aic(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
+        split_aiv_c2v_slot_buffer_import: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name='split_aiv_c2v_slot_buffer', peer_func='split_aiv_aiv')
+        pl.system.aic_initialize_pipe(split_aiv_c2v_slot_buffer_import, pl.const(0, pl.INT32), dir_mask=1, slot_size=65536)
+        pl.tile.tpush_to_aiv(qk, split=1)
+
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def split_aiv_aiv(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
+        split_aiv_c2v_slot_buffer: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='split_aiv_c2v_slot_buffer', size=131072, base=-1)
+        pl.system.aiv_initialize_pipe(split_aiv_c2v_slot_buffer, pl.const(0, pl.INT32), dir_mask=1, slot_size=65536, slot_num=2)
+        half: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)
+        y: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.add(half, half)
+        pl.system.tfree_to_aic(half)
+        out_store: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(y, [sb * 64, 0], out_0)
+        return out_store
+
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def split_aiv(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        self.split_aiv_aic(qk, out_0)
+        self.split_aiv_aiv(qk, out_0)
+        return out_0
+'''
+
+
+def test_a_hand_written_group_whose_cores_set_a_pipe_up_differently_is_located():
+    # Passed through unchanged, it failed MixedKernelExpanded after the pass, which blamed the pass.
+    with pytest.raises(ValueError, match=r"ExpandMixedKernel: Group 'split_aiv': pipe 0 is set up as \(dir_mask, "
+                                         r"slot_size, slot_num\) \(1, 65536, None\) by 'split_aiv_aic' but "
+                                         r"\(1, 65536, 2\) by 'split_aiv_aiv'.*write the same initialize_pipe"):
+        emk(MISMATCHED_PIPES.split("\n", 1)[1], run=False)

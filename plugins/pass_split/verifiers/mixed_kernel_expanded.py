@@ -147,7 +147,8 @@ class _Launches(IRVisitor):
         super().visit_call(call)
 
 
-def _check_groups(program: Program, facts: dict[str, _Facts]) -> list[Diagnostic]:
+def check_groups(program: Program, facts: dict[str, _Facts]) -> list[Diagnostic]:
+    """Each Group's AIC / AIV pair declares the same pipes (also used by ExpandMixedKernel on hand-written Groups)."""
     out: list[Diagnostic] = []
     funcs = {f.name: f for f in program.functions.values()}
     for group in funcs.values():
@@ -180,5 +181,5 @@ def verify_mixed_kernel_expanded(program: Program | Function) -> list[Diagnostic
         if f.name in facts:
             out += check_function(f, facts[f.name])
     if isinstance(program, Program):
-        out += _check_groups(program, facts)
+        out += check_groups(program, facts)
     return out
