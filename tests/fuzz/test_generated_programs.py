@@ -1119,7 +1119,35 @@ class test_aiv_shard:
 '''
 
 
-KNOWN: list[Known] = []
+# Campaign seed 56 (--suite-share), minimised: a kernel returns a view (pl.slice) of its parameter and the caller
+# writes into the returned tensor.
+_CAMPAIGN56_1 = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def top(self, x: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[32, 32], pl.BF16]:
+        y = pl.slice(x, [32, 32], [0, 0])
+        return y
+
+    @pl.function
+    def main(self, x: pl.Tensor[[64, 32], pl.BF16], z: pl.Tensor[[32, 32], pl.BF16], out: pl.Out[pl.Tensor[[32, 32], pl.BF16]]) -> pl.Tensor[[32, 32], pl.BF16]:
+        h = self.top(x)
+        w = pl.assemble(h, z, [0, 0])
+        h2 = self.top(x)
+        out = pl.assemble(out, h2, [0, 0])
+        return out
+'''
+
+
+KNOWN: list[Known] = [
+    # Campaign seed 56: on the machine a kernel's returned view aliases its parameter, so the caller's write into
+    # it changes the parameter; after ConvertTensorToTileOps the kernel returns a copy in an Out buffer. The
+    # semantics must agree (a kernel's results are its own tensors: the machine copies a returned view, or the
+    # write is a located error like a write into a view inside a kernel, plugins/pass_tile/writes_through_views.py).
+    Known("write-into-a-view-a-kernel-returned", "mismatch", "changed what the program computes", _CAMPAIGN56_1,
+          "Ascend950"),
+]
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
