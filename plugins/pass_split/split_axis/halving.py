@@ -7,6 +7,9 @@ keeps the view it had (in the example of docs/passes/lower_auto_vector_split.md,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pypto_core.ir.expr import Expr
 from pypto_core.ir.types import TileType, TileView, implicit_layout
 from pypto_core.ops.build import ceil_half
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
@@ -25,3 +28,9 @@ def halve_tile_type(t: TileType, axis: int, partition: LanePartition) -> tuple[T
         base = TileView(blayout=blayout, slayout=slayout, fractal=fractal)
     view = base.with_fields(valid_shape=tuple(valid))  # TileType drops a valid region equal to the shape
     return TileType(shape, t.dtype, t.memref, view, t.memory_space), lane_one_may_be_empty(valid[axis])
+
+
+def with_valid_region(t: TileType, valid: Sequence[Expr]) -> TileType:
+    """`t` with another valid region, its view (or the one its shape implies) kept otherwise."""
+    view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
+    return TileType(t.shape, t.dtype, t.memref, view, t.memory_space)

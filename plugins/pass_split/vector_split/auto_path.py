@@ -28,6 +28,7 @@ from pypto_core.ops.build import same_dim, static_int
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_split.split_axis.facts import Split
+from pypto_plugins.pass_split.split_axis.halving import with_valid_region
 from pypto_plugins.pass_split.split_axis.lanes import (
     LanePartition,
     balanced_stride,
@@ -113,8 +114,7 @@ def boundary_result(call: E.Call) -> TileType:
             valid.append(declared)
     if all(a is b for a, b in zip(valid, t.valid_shape)):
         return t
-    view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
-    return TileType(t.shape, t.dtype, t.memref, view, t.memory_space)
+    return with_valid_region(t, valid)
 
 
 def _independent_source(call: E.Call, dim: int) -> bool:
@@ -163,8 +163,7 @@ class AutoSplitter(Splitter):
         # types, carry the lane's extent (docs/passes/lower_auto_vector_split.md, lane extents).
         runtime = static_int(full.valid_shape[self.dim]) is None
         valid[self.dim] = t.shape[self.dim] if runtime else lane_extent
-        view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
-        shard = shard.with_fields(type=TileType(t.shape, t.dtype, t.memref, view, t.memory_space))  # type: ignore[assignment]
+        shard = shard.with_fields(type=with_valid_region(t, valid))  # type: ignore[assignment]
         self.facts.record(shard, Split(self.dim, may_be_empty=lane_one_may_be_empty(lane_extent),
                                        lane_extent=lane_extent if runtime else None))
         return shard
@@ -212,8 +211,7 @@ class AutoSplitter(Splitter):
         if isinstance(full, TileType) and isinstance(t, TileType):
             valid = list(t.valid_shape)
             valid[axis] = full.valid_shape[axis]
-            view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
-            gather = gather.with_fields(type=TileType(t.shape, t.dtype, t.memref, view, t.memory_space))  # type: ignore[assignment]
+            gather = gather.with_fields(type=with_valid_region(t, valid))  # type: ignore[assignment]
         name = f"{user_base(result)}_mat" if result is not None else "gathered_mat"
         whole = self.bind(gather, name)
         return self.call(call.op.name, [whole], dict(call.kwargs))

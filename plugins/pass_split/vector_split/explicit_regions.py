@@ -39,6 +39,7 @@ from pypto_core.ops.build import same_dim, static_int
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.split_axis.facts import Split, SplitFacts
+from pypto_plugins.pass_split.split_axis.halving import with_valid_region
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 from pypto_plugins.pass_split.split_axis.regions import lane_addressed, lane_values
@@ -279,8 +280,7 @@ class LocalizeBoundaries(BodyRewriter):
             valid[self.dim] = t.shape[self.dim]
         else:
             valid[self.dim] = lane_extent
-        view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
-        new = call.with_fields(type=TileType(t.shape, t.dtype, t.memref, view, t.memory_space))
+        new = call.with_fields(type=with_valid_region(t, valid))
         self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(lane_extent),
                                      lane_extent=lane_extent if static_int(v) is None else None))
         return new
@@ -302,9 +302,8 @@ class LocalizeBoundaries(BodyRewriter):
         extent = self._lane_extent(source)
         valid = list(t.valid_shape)
         valid[self.dim] = extent if extent is not None else new_src.valid_shape[self.dim]
-        view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
         new = E.Call(call.op, args, kwargs=dict(call.kwargs), attrs=dict(call.attrs),
-                     type=TileType(t.shape, t.dtype, t.memref, view, t.memory_space), span=call.span)
+                     type=with_valid_region(t, valid), span=call.span)
         split = self.facts.of(source)
         if split is not None:
             self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(valid[self.dim])))
