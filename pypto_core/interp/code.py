@@ -11,9 +11,11 @@ from pypto_core.interp.dims import free_vars, solve_dim
 from pypto_core.interp.dtypes import np_scalar_type
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.frame import UNSET, Return, Slots
+from pypto_core.interp.kernel_results import owned_results
 from pypto_core.interp.stable import read_only_params, read_only_view, stable_params
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.function import Function
 from pypto_core.ir.types import ScalarType, TensorType, TileType
 
@@ -60,6 +62,8 @@ class FunctionCode:
                             plain.add(id(var))
                             self.solved_dims.append((i, axis, dim, self.slots(var), _dim_scalar_type(var)))
         self.read_only = read_only_params(func)
+        # An InCore kernel's results are its own tensors (kernel_results.py).
+        self.owns_results = func.func_type is FunctionType.InCore
         self.body = compile_stmt(self, func.body, None)
         self.frozen = True
         self.nslots = len(self.slots)
@@ -130,6 +134,8 @@ class FunctionCode:
         signal = self.body(fr)
         if isinstance(signal, Return):
             values = signal.values
+            if self.owns_results:
+                values = owned_results(values, args)
             if len(values) == 1:
                 return values[0]
             return values if values else None

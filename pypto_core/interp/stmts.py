@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.exprs import compile_expr
 from pypto_core.interp.frame import BREAK, CONTINUE, Return
+from pypto_core.interp.kernel_results import owned
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import ScalarType, TileType
-from pypto_core.ir.utils import free_vars_in_order, has_split_aiv_region
+from pypto_core.ir.utils import collect_def_vars, free_vars_in_order, has_split_aiv_region
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.registry import opdef_of
 
@@ -233,10 +234,38 @@ def _incore_scope(code: FunctionCode, stmt: S.InCoreScopeStmt, target: YieldTarg
     too, and what the lanes do outside the regions is race-checked on the program as written (campaign seed 36:
     overlapping stores of a loop outside the region raced only once the scope was outlined)."""
     body = compile_stmt(code, stmt.body, target)
-    if not has_split_aiv_region(stmt.body):
+    if has_split_aiv_region(stmt.body):
+        body = _on_lanes(code, body)
+    if code.func.func_type not in _OUTLINED_FROM:
         return body
+    return _owning_scope_results(code, stmt, body)
+
+
+def _on_lanes(code: FunctionCode, body: Runner) -> Runner:
     machine = code.machine
     return lambda fr: machine.fork_region(fr, body, machine.shape.aiv_lanes, "core-group scope with regions")
+
+
+# The functions whose CORE_GROUP scopes OutlineIncoreScopes turns into InCore kernels (seed 000).
+_OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
+
+
+def _owning_scope_results(code: FunctionCode, stmt: S.InCoreScopeStmt, body: Runner) -> Runner:
+    """The scope's values leave it as the outlined kernel's results: a view among them is copied unless it
+    is one of the arrays the scope was given (kernel_results.py)."""
+    defined = collect_def_vars(stmt.body)
+    defined_ids = {id(v) for v in defined}
+    def_slots = sorted({code.slots(v) for v in defined})
+    read_slots = sorted({code.slots(v) for v in free_vars_in_order([stmt.body]) if id(v) not in defined_ids})
+
+    def run(fr: list[Any]) -> Any:
+        given = [fr[slot] for slot in read_slots]
+        signal = body(fr)
+        for slot in def_slots:
+            fr[slot] = owned(fr[slot], given)
+        return signal
+
+    return run
 
 
 # -- core-group batches ------------------------------------------------------------------------

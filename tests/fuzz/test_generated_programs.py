@@ -1140,17 +1140,14 @@ class P:
 '''
 
 
-KNOWN: list[Known] = [
-    # Campaign seed 56: on the machine a kernel's returned view aliases its parameter, so the caller's write into
-    # it changes the parameter; after ConvertTensorToTileOps the kernel returns a copy in an Out buffer. The
-    # semantics must agree (a kernel's results are its own tensors: the machine copies a returned view, or the
-    # write is a located error like a write into a view inside a kernel, plugins/pass_tile/writes_through_views.py).
-    Known("write-into-a-view-a-kernel-returned", "mismatch", "changed what the program computes", _CAMPAIGN56_1,
-          "Ascend950"),
-]
+KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 56: a kernel's results are its own tensors: the machine copies a view an InCore function
+    # returns or a CORE_GROUP scope gives out (tests/interp/test_kernel_results.py).
+    Known("write-into-a-view-a-kernel-returned", "mismatch", "changed what the program computes", _CAMPAIGN56_1,
+          "Ascend950"),
     # Campaign seed 54: ExpandMixedKernel checks the hand-written Groups it passes through
     # (plugins/pass_split/tests/test_expand_mixed_kernel_rules.py).
     Known("hand-written-group-with-mismatched-pipes", "verifier", "both cores must declare the same pipe",
