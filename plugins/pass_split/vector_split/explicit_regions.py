@@ -255,6 +255,8 @@ class LocalizeBoundaries(BodyRewriter):
         opdef = opdef_of(call)
         if opdef is not None and opdef.traits.split_boundary == "c2v":
             return self._shard(call, args)
+        if opdef is not None and opdef.traits.split_boundary == "v2c":
+            return self._gather(call, args)
         args = with_lane_extent(self, call, args, self.facts, self.dim)
         # An operand rewritten, or a runtime-extent shard (its type the whole lane box, unchanged by the pass).
         changed = [i for i, (a, b) in enumerate(zip(args, call.args)) if a is not b or self._lane_extent(a) is not None]
@@ -282,8 +284,21 @@ class LocalizeBoundaries(BodyRewriter):
             valid[self.dim] = lane_extent
         new = call.with_fields(type=with_valid_region(t, valid))
         self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(lane_extent),
-                                     lane_extent=lane_extent if static_int(v) is None else None))
+                                     lane_extent=lane_extent if static_int(v) is None else None, gathered_extent=v))
         return new
+
+    def _gather(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
+        """An aic_gather of a localised shard (or of a consumer keeping its valid region) is typed exactly: the
+        lanes' parts are adjacent by construction, so the gathered extent is the shard source's (seed 003, gather
+        geometry); the type rule could only double its ceil guess. Any other operand is the author's and is
+        left to the type rule and ExpandMixedKernel's gather code."""
+        split = self.facts.of(args[0]) if args else None
+        t = call.type
+        if split is None or split.gathered_extent is None or not isinstance(t, TileType):
+            return call if all(a is b for a, b in zip(args, call.args)) else call.with_fields(args=tuple(args))
+        valid = list(t.valid_shape)
+        valid[self.dim] = split.gathered_extent
+        return call.with_fields(args=tuple(args), type=with_valid_region(t, valid))
 
     def _consumer(self, call: E.Call, args: list[E.Expr], changed: Sequence[int]) -> E.Expr:
         """A consumer of a localised shard keeps the lane's extent when it keeps the valid region."""
@@ -306,7 +321,8 @@ class LocalizeBoundaries(BodyRewriter):
                      type=with_valid_region(t, valid), span=call.span)
         split = self.facts.of(source)
         if split is not None:
-            self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(valid[self.dim])))
+            self.facts.record(new, Split(self.dim, may_be_empty=lane_one_may_be_empty(valid[self.dim]),
+                                         gathered_extent=split.gathered_extent))
         return new
 
     def stmt(self, s: S.Stmt) -> list[S.Stmt]:

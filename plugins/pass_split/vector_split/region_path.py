@@ -53,6 +53,7 @@ from pypto_plugins.pass_split.split_axis.regions import (
     has_explicit_lanes,
     lane_var,
 )
+from pypto_plugins.pass_split.split_axis.retyped_uses import retyped_uses
 from pypto_plugins.pass_split.split_axis.splitter import PASS, Splitter, check_no_cube_tile_halved
 from pypto_plugins.pass_split.vector_split.explicit_regions import (
     LocalizeBoundaries,
@@ -145,7 +146,9 @@ class RegionLowering:
             if lane is None:
                 return region, following
             localize = LocalizeBoundaries(self.func, region, lane, self.fresh)
-            return region.with_fields(body=localize.body(region.body)), following
+            body = localize.body(region.body)
+            # A value the region retyped (an exactly typed gather) is named by its new variable after the region.
+            return region.with_fields(body=body), retyped_uses(self.func, localize.subst, following)
         check_transpose_hazard(body_calls(region.body), mode, f"{PASS}: InCore function '{self.func.name}'")
         region, following = self._take_stores(region, following)
         region = self._reload_inputs(region)
