@@ -10,6 +10,8 @@ Per N (400, 1600, 6400 by default) it prints
     round's ratio) and the growth of the median total per step of N;
   * the peak memory of one chain (tracemalloc, in a separate untimed run: tracing slows every
     allocation) and its growth;
+  * the Python calls of one chain (cProfile, untimed) and their growth: the deterministic measure of the work,
+    exactly 4x per 4x N when every stage is linear (timings on a shared machine wander by 10-20%);
   * the passes of the `tile` and `default` presets (Ascend910B backend, no instruments, no verification)
     on the program parsed from the same text, CPU seconds, best of --preset-repeat runs, with their growth;
 and then which targets are met or missed (issue 17), judged on the medians as the issue asks:
@@ -21,6 +23,7 @@ and then which targets are met or missed (issue 17), judged on the medians as th
 Every timed run prints one JSON line, for comparisons across commits:
     {"bench": "outline", "kind": "chain", "N": ..., "run": ..., "parse": ..., ..., "ast": ...}
     {"bench": "outline", "kind": "memory", "N": ..., "peak_bytes": ...}
+    {"bench": "outline", "kind": "calls", "N": ..., "calls": ...}
     {"bench": "outline", "kind": "preset", "preset": ..., "N": ..., "run": ..., "pass": ..., "seconds": ...}
 The garbage collector is paused while a chain runs: its cost depends on everything the process holds,
 not on the algorithms measured here. Nothing here is a test: tests never assert on time.
@@ -173,6 +176,22 @@ def peak_memory(n: int) -> int:
     return peak - base
 
 
+def python_calls(n: int) -> int:
+    """Python function calls (and builtin calls) one chain makes: a deterministic measure of the work, whose
+    growth per 4x N is exactly 4x for a linear algorithm, whatever the machine is doing meanwhile."""
+    import cProfile
+    import pstats
+
+    text = workload(n)
+    prof = cProfile.Profile()
+    prof.enable()
+    _chain(text)
+    prof.disable()
+    calls = sum(entry[1] for entry in pstats.Stats(prof).stats.values())  # type: ignore[attr-defined]
+    print(json.dumps({"bench": "outline", "kind": "calls", "N": n, "calls": calls}))
+    return calls
+
+
 def preset_chain(program: Any, pass_list: list[Any], backend: str) -> list[tuple[str, float]]:
     """As pass_timing.chain (no instruments, no verification), timed in CPU seconds like the chain above."""
     times: list[tuple[str, float]] = []
@@ -238,6 +257,7 @@ def main(argv: list[str]) -> int:
     chains = {n: best for n, (best, _) in measured.items()}
     medians = {n: median for n, (_, median) in measured.items()}
     memory = {n: peak_memory(n) for n in sizes}
+    calls = {n: python_calls(n) for n in sizes}
     presets: dict[str, dict[int, float | None]] = {}
     if not args.no_presets:
         for preset in PRESETS:
@@ -248,15 +268,19 @@ def main(argv: list[str]) -> int:
           f"ast.parse; the targets are judged on medians); peak memory of one chain (tracemalloc)")
     print(f"{'N':>6} " + " ".join(f"{s:>8}" for s in STAGES)
           + f" {'total':>8} {'median':>8} {'growth':>7} {'ast':>8} {'/ast':>6} {'peak MiB':>9} {'growth':>7}"
-          + f" {'B/scope':>8}")
+          + f" {'B/scope':>8} {'calls':>9} {'growth':>7}")
     chain_growth = _growth({n: medians[n]["total"] for n in sizes})
     memory_growth = _growth({n: float(memory[n]) for n in sizes})
+    calls_growth = _growth({n: float(calls[n]) for n in sizes})
     for n in sizes:
         t = chains[n]
         print(f"{n:>6} " + " ".join(f"{t[s]:8.3f}" for s in STAGES)
               + f" {t['total']:8.3f} {medians[n]['total']:8.3f} {_fmt_growth(chain_growth[n])} {t['ast']:8.3f}"
               + f" {medians[n]['ratio']:5.2f}x"
-              + f" {memory[n] / 2**20:9.2f} {_fmt_growth(memory_growth[n])} {memory[n] // n:8d}")
+              + f" {memory[n] / 2**20:9.2f} {_fmt_growth(memory_growth[n])} {memory[n] // n:8d}"
+              + f" {calls[n]:9d} {_fmt_growth(calls_growth[n])}")
+    print("calls: Python calls of one chain (cProfile), deterministic: growth 4.00x per 4x N is linear work, so "
+          "timing growth above it comes from the machine (caches, allocation), not from the algorithms")
     preset_growth = {preset: _growth(values) for preset, values in presets.items()}
     for preset, values in presets.items():
         cells = " ".join(f"N={n}: {v:.3f}s {_fmt_growth(preset_growth[preset][n]).strip()}" if v is not None
