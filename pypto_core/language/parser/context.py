@@ -24,6 +24,8 @@ class ProgramContext:
     in_program: bool = False
     # Set when a call names a method not parsed yet: its result type and arity are checked on a second parse.
     forward_call: bool = False
+    # `@pl.function`s defined outside the program that its methods call by bare name (docs/dsl.md).
+    external: dict[str, F.Function] = field(default_factory=dict)
 
     def dynamic_var(self, dim: DynamicDim) -> E.Var:
         var = self.dynamic_vars.get(id(dim))

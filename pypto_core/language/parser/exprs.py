@@ -9,6 +9,7 @@ import types
 from typing import Any
 
 from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
 from pypto_core.ir import scalar_ops
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType, const_problem
@@ -244,6 +245,9 @@ class ExprParser(SliceParser):
         if path is not None:
             return self.call_pl(path, node)
         if isinstance(func, ast.Name) and self.lookup_var(func.id) is None:
+            outside = self.env.lookup(func.id)
+            if isinstance(outside, F.Function):
+                return self.call_external(func.id, outside, node)
             if func.id == "abs" and len(node.args) == 1:
                 return self._scalar_call(scalar_ops.abs_, node, self.parse_scalar_expr(node.args[0]))
             if func.id == "float" and len(node.args) == 1:
@@ -391,6 +395,28 @@ class ExprParser(SliceParser):
                 and any(value is v for v in self.program.dynamic_vars.values()))
 
     # -- self.f(...) -----------------------------------------------------------------------------------
+    def call_external(self, name: str, callee: F.Function, node: ast.Call) -> E.Expr:
+        """A bare-name call of a `@pl.function` defined outside the program (docs/dsl.md, calls between
+        functions): the program takes the function in under its name, and the call is a call of it."""
+        if not self.program.in_program:
+            self.fail(UnsupportedFeatureError, f"call of the @pl.function '{name}' outside a @pl.program: a call "
+                                               f"needs a program that holds its callee", node,
+                      hint=f"call '{name}' from a method of a @pl.program class, which then includes it")
+        if name != callee.name:
+            self.fail(UnsupportedFeatureError, f"'{name}' names the @pl.function '{callee.name}': call a "
+                                               f"function by its own name, which the program gives it", node)
+        known = self.program.parsed.get(name)
+        if name in self.program.global_vars and known is not callee:
+            what = "a method of this program" if name not in self.program.external else "another @pl.function"
+            self.fail(ParserSyntaxError, f"'{name}' is {what} and also the outside @pl.function called here; "
+                                         f"a program holds one function per name", node,
+                      hint=f"rename one of them, or call the method as self.{name}(...)")
+        if name not in self.program.external:
+            self.program.external[name] = callee
+            self.program.global_vars[name] = E.GlobalVar(name)
+            self.program.parsed[name] = callee
+        return self.call_function(name, node)
+
     def call_function(self, name: str, node: ast.Call) -> E.Expr:
         gv = self.program.global_vars.get(name)
         if gv is None:

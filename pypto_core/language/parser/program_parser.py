@@ -182,6 +182,11 @@ def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
             hit, call = function_decorator(node, env)
             if hit:
                 found.append((node, call))
+    programs = [(n, c) for n, c in found if isinstance(n, ast.ClassDef)]
+    if len(programs) == 1 and len(found) > 1:
+        helpers = _program_with_helpers(programs[0], [f for f in found if isinstance(f[0], ast.FunctionDef)], src, env)
+        if helpers is not None:
+            return helpers
     if len(found) != 1:
         what = "no @pl.program class or @pl.function" if not found else f"{len(found)} programs/functions"
         where = src.span(found[1][0]) if len(found) > 1 else Span(filename, 1, 1)
@@ -193,3 +198,16 @@ def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
     if isinstance(node, ast.ClassDef):
         return parse_program_class(node, src, env, strict_flag(call, env), warn=False)
     return parse_function_def(node, call, src, env, warn=False)  # type: ignore[arg-type]
+
+
+def _program_with_helpers(program: tuple[ast.AST, ast.AST | None], functions: list[tuple[ast.AST, ast.AST | None]],
+                          src: SourceInfo, env: Env) -> F.Program | None:
+    """One `@pl.program` beside module-level `@pl.function`s that its methods call by bare name: the program,
+    holding them (docs/dsl.md, calls between functions); None when one of them is not called (then the file
+    holds more than one program or function)."""
+    helpers = {node.name: parse_function_def(node, call, src, env, warn=False)  # type: ignore[attr-defined]
+               for node, call in functions}
+    node, call = program
+    parsed = parse_program_class(node, src, env.overlay(helpers), strict_flag(call, env), warn=False)  # type: ignore[arg-type]
+    held = {f.name for f in parsed.functions.values()}
+    return parsed if all(helpers[name].name in held for name in helpers) else None
