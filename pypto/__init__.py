@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import logging
 
-from pypto import backend, ir, language, runtime  # noqa: E402  # noqa: E402
+from pypto import backend, ir, language, pypto_core, runtime  # noqa: E402
 from pypto_core import passes  # noqa: E402
 from pypto_core.errors import Error, InternalError
 from pypto_core.ir.dtypes import DataType
@@ -34,4 +34,4 @@ def set_log_level(level: LogLevel | int) -> None:
 
 
 __all__ = ["DataType", "Error", "InternalError", "LogLevel", "backend", "get_log_level", "ir", "language",
-           "passes", "runtime", "set_log_level"]
+           "passes", "pypto_core", "runtime", "set_log_level"]

@@ -1,5 +1,7 @@
 """IR nodes: immutability, constructor forms, promotion, TileView canonicalisation."""
 
+import sys
+
 import pytest
 
 from pypto import ir
@@ -63,3 +65,19 @@ def test_program_sorts_functions_by_name():
     p = ir.Program(fs, "P")
     assert [gv.name for gv in p.functions] == ["a", "b", "c"]
     assert p.get_function("b") is fs[0]
+
+
+def test_an_ir_builder_called_without_span_records_the_callers_line():
+    # API.md 3.6: "span defaults to the caller location".
+    from pypto.ir.op import tile_ops as T
+
+    t = ir.Var("t", ir.TensorType([64, 64], DataType.FP32))
+    line = sys._getframe().f_lineno + 1
+    call = T.load(t, [0, 0], [64, 64])
+    assert call.span.filename == __file__ and call.span.begin_line == line
+    assert T.get_subblock_idx().span.begin_line == line + 2
+    given = ir.Span("given.py", 3, 4)
+    assert T.load(t, [0, 0], [64, 64], span=given).span == given
+    assert T.load(t, [0, 0], [64, 64], None, ir.MemorySpace.Vec, False, given).span == given
+    with pytest.raises(TypeError, match=r"load\(\) got an unexpected keyword argument 'bogus'"):
+        T.load(t, [0, 0], [64, 64], bogus=1)

@@ -1,6 +1,14 @@
-"""`pypto.pypto_core`: the names PyPTO's C++ extension module exposes (`passes`, `ir`)."""
+"""`pypto.pypto_core`: the names PyPTO's C++ extension module exposes (`passes`, `ir`).
+
+`pypto.pypto_core.passes` and `pypto.pypto_core.ir` are the very modules `pypto_core.passes` / `pypto_core.ir`
+(registered under both names, so `import pypto.pypto_core.passes` works as in PyPTO, API.md 1)."""
+
+import sys
 
 from pypto_core import ir, passes
+
+sys.modules.setdefault(f"{__name__}.passes", passes)
+sys.modules.setdefault(f"{__name__}.ir", ir)
 
 
 def _clear_thread_log_level() -> None:

@@ -62,13 +62,20 @@ _HIDDEN_FUNC_ATTRS = ("auto_scope", "external_source")
 
 
 def format_float(value: float) -> str:
-    """Shortest round-tripping literal, with `.0` when it has no '.' or exponent."""
+    """The shortest `%.<p>g` text that reads back as the same double, with `.0` when it has no '.' or exponent
+    (API.md 8.6: `2.0`, `0.5`, `1e+16`, `1e-07`; `%g` writes 100.0 as `1e+02`)."""
     if math.isnan(value):
         return 'float("nan")'
     if math.isinf(value):
         return 'float("inf")' if value > 0 else '-float("inf")'
-    text = repr(float(value))
-    if "." not in text and "e" not in text and "inf" not in text:
+    value = float(value)
+    text = f"{value:.17g}"
+    for precision in range(1, 17):
+        candidate = f"{value:.{precision}g}"
+        if float(candidate) == value:
+            text = candidate
+            break
+    if "." not in text and "e" not in text:
         text += ".0"
     return text
 
@@ -675,8 +682,9 @@ class Printer:
         sign = "-" if isinstance(e, E.Neg) else "~"
         operand = e.operand
         text = self._expr(operand, cl)
+        # pl.min / pl.max print as calls: no parentheses (API.md 8.6, Neg).
         if not isinstance(operand, (E.UnaryExpr, E.Var, E.ConstInt, E.ConstFloat, E.ConstBool, E.Call,
-                                    E.MakeTuple, E.TupleGetItemExpr)) or isinstance(operand, E.Not):
+                                    E.MakeTuple, E.TupleGetItemExpr, E.Min, E.Max)) or isinstance(operand, E.Not):
             text = f"({text})"
         elif isinstance(operand, (E.ConstInt, E.ConstFloat)) and text.startswith("-"):
             text = f"({text})"

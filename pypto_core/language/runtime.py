@@ -81,9 +81,14 @@ TensorView = _Lenient("TensorView")
 MemRef = _Lenient("MemRef")
 
 
+class ParseTimeOnlyError(ValueError, RuntimeError):
+    """A DSL construct called from plain Python: a ValueError as PyPTO raises it (API.md 7), and a RuntimeError
+    for callers that caught the earlier type."""
+
+
 def _parse_time_only(name: str):
     def fn(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"pl.{name} only has meaning inside a @pl.function body, which pypto parses "
+        raise ParseTimeOnlyError(f"pl.{name} only has meaning inside a @pl.function body, which pypto parses "
                            f"instead of executing; it cannot be called from plain Python")
 
     fn.__name__ = name

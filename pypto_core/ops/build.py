@@ -424,7 +424,7 @@ def dsl_entry(fn: Any) -> Any:
                 if key != "span" and key not in keywords:
                     hint = difflib.get_close_matches(key, keywords, n=1)
                     suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
-                    raise TypeError(f"got an unexpected keyword '{key}' (valid keywords: "
+                    raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{key}' (valid keywords: "
                                     f"{', '.join(keywords) or 'none'}){suggestion}")
         try:
             return fn(*args, **kwargs)

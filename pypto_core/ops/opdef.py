@@ -245,7 +245,7 @@ class OpDef:
                 hint = difflib.get_close_matches(key, known, n=1)
                 suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
                 valid = ", ".join(known) if known else "none"
-                raise TypeError(f"{self.name} got an unexpected keyword '{key}' (valid keywords: {valid})"
+                raise TypeError(f"{self.name} got an unexpected keyword argument '{key}' (valid keywords: {valid})"
                                 f"{suggestion}")
             spec.check(self.name, value)
         for spec in self.kwargs:

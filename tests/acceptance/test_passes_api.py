@@ -305,6 +305,14 @@ class TestPypto:
         _clear_thread_log_level()
         import importlib
 
+        # pypto.pypto_core's submodules import by their dotted names too (API.md 1, 5).
+        assert importlib.import_module("pypto.pypto_core.passes") is passes
+        assert importlib.import_module("pypto.pypto_core.ir").Var is ir.Var
+        assert pypto.pypto_core.passes is passes
+        assert pypto.DataType.DEFAULT_CONST_INT is pypto.DataType.INT64  # API.md 4.7
+        assert pypto.DataType.DEFAULT_CONST_FLOAT is pypto.DataType.FP32
+        assert "DEFAULT_CONST_INT" not in pypto.DataType.__members__
+
         importlib.import_module("pypto.language.distributed")
         from pypto.ir.op import tile_ops as T  # noqa: F401
         from pypto.ir.pass_manager import OptimizationStrategy, PassManager  # noqa: F401

@@ -220,6 +220,7 @@ def test_chained_and_is_left_associative():
     (lambda a, b: E.Pow(a, E.Pow(b, a, DataType.INDEX), DataType.INDEX), "a ** b ** a"),
     (lambda a, b: E.Mul(E.Add(a, b, DataType.INDEX), a, DataType.INDEX), "(a + b) * a"),
     (lambda a, b: E.Neg(E.Add(a, b, DataType.INDEX), DataType.INDEX), "-(a + b)"),
+    (lambda a, b: E.Neg(E.Min(a, b, DataType.INDEX), DataType.INDEX), "-pl.min(a, b)"),  # a call: API.md 8.6
     (lambda a, b: E.Pow(E.ConstInt(-2, DataType.INDEX), a, DataType.INDEX), "(-2) ** a"),
     (lambda a, b: E.Eq(E.Lt(a, b, DataType.BOOL), E.ConstBool(True), DataType.BOOL), "(a < b) == True"),
     (lambda a, b: E.Xor(E.Lt(a, b, DataType.BOOL), E.ConstBool(True), DataType.BOOL), "(a < b) ^ True"),

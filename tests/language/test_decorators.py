@@ -205,3 +205,6 @@ def test_runtime_split_aiv_checks_its_arguments():
         pl.split_aiv(2, mode="UP_DOWN")
     with pytest.raises(RuntimeError, match="parses"):
         pl.range(3)
+    # A valid call outside the parser is a ValueError (API.md 7), still a RuntimeError for older callers.
+    with pytest.raises(ValueError, match=r"pl.split_aiv only has meaning inside a @pl.function body"):
+        pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)

@@ -72,6 +72,10 @@ def test_types_print_on_their_own():
     (2.0, DataType.FP32, "2.0"), (0.5, DataType.FP32, "0.5"), (1e16, DataType.FP32, "1e+16"),
     (1e-07, DataType.FP32, "1e-07"), (-1.5, DataType.FP32, "-1.5"), (0.1, DataType.FP32, "0.1"),
     (2.0, DataType.FP16, "pl.const(2.0, pl.FP16)"), (math.inf, DataType.FP32, 'float("inf")'),
+    # The shortest `%.<p>g` text (API.md 8.6), not Python's repr: %g writes a power of ten with an exponent.
+    (100.0, DataType.FP32, "1e+02"), (10.0, DataType.FP32, "1e+01"), (1e5, DataType.FP32, "1e+05"),
+    (128.0, DataType.FP32, "128.0"), (-1e30, DataType.FP32, "-1e+30"), (1 / 3, DataType.FP32, "0.3333333333333333"),
+    (-0.0, DataType.FP32, "-0.0"), (60.0, DataType.FP32, "6e+01"),
 ])
 def test_float_literals(value, dtype, text):
     const = E.ConstFloat(value, dtype)

@@ -161,7 +161,7 @@ def test_tensor_selects_say_to_load_tiles():
         _parse_error("x = pl.tensor.sels(a, a, 0.0)")
     assert "PyPTO has no tensor.sel" in _parse_error("x = pl.sel(a, a, a)")
     assert "works on tiles" in _parse_error("x = pl.prelu(a, a, a)")
-    assert "got an unexpected keyword 'cmp_mode'" in _parse_error("x = pl.cmp(v, v, cmp_mode=1)")
+    assert "got an unexpected keyword argument 'cmp_mode'" in _parse_error("x = pl.cmp(v, v, cmp_mode=1)")
 
 
 @pytest.mark.parametrize("body,printed", [

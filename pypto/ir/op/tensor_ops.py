@@ -1,13 +1,9 @@
-"""IR builders of the `tensor` namespace, looked up in the op registry (filled by plugins)."""
+"""IR builders of the `tensor` namespace, looked up in the op registry (filled by plugins); builders.py says how."""
 
 from typing import Any
 
+from pypto.ir.op.builders import lookup
+
 
 def __getattr__(name: str) -> Any:
-    from pypto_core.ops.registry import op_registry
-
-    table = op_registry().builders.get("tensor", {})
-    fn = table.get(name) or table.get(name.rstrip("_"))
-    if fn is None:
-        raise AttributeError(f"no tensor builder '{name}' is registered (is the op plugin loaded?)")
-    return fn
+    return lookup("tensor", name)
