@@ -1121,6 +1121,26 @@ class test_aiv_shard:
 
 # Campaign seed 56 (--suite-share), minimised: a kernel returns a view (pl.slice) of its parameter and the caller
 # writes into the returned tensor.
+_CAMPAIGN57_1 = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, c0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc], n: pl.Scalar[pl.INT8], w: pl.Tensor[[64, 16], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+        c = pl.tile.set_validshape(c0, n, 64)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            h = pl.aiv_shard(c)
+            e = pl.tile.exp(h)
+            g = pl.aic_gather(e)
+        gl = pl.tile.move(g, target_memory=pl.Mem.Left)
+        wr = pl.tile.move(pl.tile.load(w, [0, 0], [64, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        o = pl.tile.store(pl.tile.matmul(gl, wr), [0, 0], out)
+        return o
+'''
+
+
 _CAMPAIGN56_1 = '''import pypto.language as pl
 
 @pl.program
@@ -1144,6 +1164,10 @@ KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Campaign seed 57 (--suite-share, an INT8 extent): the lane expressions are built with the parser's
+    # promotion (plugins/pass_split/tests/test_exact_gather.py).
+    Known("narrow-runtime-extent-in-a-lane-expression", "roundtrip", "node kinds differ (Var vs Cast)", _CAMPAIGN57_1,
+          "Ascend950"),
     # Campaign seed 56: a kernel's results are its own tensors: the machine copies a view an InCore function
     # returns or a CORE_GROUP scope gives out (tests/interp/test_kernel_results.py).
     Known("write-into-a-view-a-kernel-returned", "mismatch", "changed what the program computes", _CAMPAIGN56_1,

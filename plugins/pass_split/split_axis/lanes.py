@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pypto_core.ir import expr as E
+from pypto_core.ir import scalar_ops
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ops.build import ceil_half, static_int
 
@@ -38,7 +39,7 @@ class LanePartition:
 
     def lane_offset(self, offset: E.Expr, extent: E.Expr) -> E.Expr:
         """offset + subblock_idx * S (kept as written: `0 + subblock_idx * 64`, docs/passes/lower_auto_vector_split.md, example)."""
-        return E.Add(offset, self.lane_start(extent), DataType.INDEX)
+        return scalar_ops.add(offset, self.lane_start(extent))
 
     def lane_valid(self, valid: E.Expr, extent: E.Expr) -> E.Expr:
         """clamp(V - L*S, 0, S); S itself when V is the whole of an even axis split by its box."""
@@ -47,8 +48,10 @@ class LanePartition:
         if v is not None and n is not None and s is not None and v == n and 2 * s == n:
             return index(s)
         start_a, start_b = self.lane_start(extent), self.lane_start(extent)
-        upper = E.Max(_indexed(valid), start_a, DataType.INDEX)
-        return E.Min(E.Sub(upper, start_b, DataType.INDEX), _indexed(stride), DataType.INDEX)
+        # Built with the parser's promotion (an INT8 extent is cast to INDEX), so the printed form reads back
+        # to the same tree (campaign seed 57).
+        upper = scalar_ops.max_(_indexed(valid), start_a)
+        return scalar_ops.min_(scalar_ops.sub(upper, start_b), _indexed(stride))
 
 
 def _indexed(e: E.Expr) -> E.Expr:
