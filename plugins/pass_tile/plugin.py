@@ -1,4 +1,5 @@
-"""Entry point of the pass_tile plugin: the tile-lowering passes and the properties they establish."""
+"""Entry point of the pass_tile plugin: the tile-lowering passes (and LowerCompositeOps) and the properties they
+establish."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_tile.convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from pypto_plugins.pass_tile.flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from pypto_plugins.pass_tile.infer_tile_memory_space import InferTileMemorySpace
+from pypto_plugins.pass_tile.lower_composite_ops import LowerCompositeOps
 from pypto_plugins.pass_tile.verifiers import VERIFIERS
 
 
@@ -16,6 +18,7 @@ def pypto_register_passes(registry: Any) -> None:
     registry.register_pass(ConvertTensorToTileOps)
     registry.register_pass(FlattenTileNdTo2D)
     registry.register_pass(InferTileMemorySpace)
+    registry.register_pass(LowerCompositeOps)
 
 
 @hookimpl

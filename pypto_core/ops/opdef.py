@@ -166,6 +166,7 @@ Flatten2D = Callable[["Call", Sequence["Expr"]], "Call"]
 AffinityClassifier = Callable[["Call"], CoreAffinity]
 TypeDeducer = Callable[[Sequence["Expr"], Mapping[str, Any]], "Type"]
 Evaluator = Callable[..., Any]
+Expansion = Callable[["Call", Sequence["Expr"]], "Expr"]
 
 
 @dataclass
@@ -195,6 +196,9 @@ class OpDef:
     # How LowerAutoVectorSplit halves a call whose operands describe its shape or window (tile.load,
     # tile.slice, tile.full, ...; pypto_core.ops.split_form). None: halved operands, halved result.
     split_form: SplitFormFn | None = None
+    # A composite op: how LowerCompositeOps rewrites a call of it, (call, its operands) -> an expression of
+    # other ops computing the same value with the same type (docs/passes/lower_composite_ops.md).
+    expand: Expansion | None = None
     no_duplicate: bool = False
     cross_core_role: CrossCoreRole | None = None
     traits: OpTraits = field(default_factory=OpTraits)

@@ -1,0 +1,1 @@
+"""pass_dispatch: passes over the dispatches (calls of program functions) that host-side code makes."""
