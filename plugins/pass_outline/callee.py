@@ -154,6 +154,14 @@ def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt], live_outs
     return outputs
 
 
+def dispatch_attrs(info: ScopeInfo) -> dict[str, object]:
+    """The call's attrs: the scope's `dump_vars` (`dumps=[...]`, pl.dump_tag) that the caller holds, i.e. the
+    kernel's inputs, since a value the scope defines does not exist where the call stands (docs/passes/outline_incore_scopes.md)."""
+    inputs = {id(v) for v in info.inputs}
+    dumps = [v for v in info.scope.attrs.get("dump_vars", ()) if id(v) in inputs]
+    return {"dump_vars": dumps} if dumps else {}
+
+
 def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions: VersionCounter,
                    callee_returns: Mapping[str, list[int | None]],
                    fresh: Callable[[str], str] | None = None) -> Outlined:
@@ -180,7 +188,7 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
         attrs["cache_policy"] = policy
     function = F.Function(name, list(zip(params, info.directions)), return_types, make_body(body, info.scope.span),
                           info.scope.span, FunctionType.InCore, attrs=attrs)
-    call = E.Call(E.GlobalVar(name), list(args), {}, {}, call_return_type(params, return_types, args),
+    call = E.Call(E.GlobalVar(name), list(args), {}, dispatch_attrs(info), call_return_type(params, return_types, args),
                   info.scope.span)
     caller_vars: list[E.Var] = []
     renames: list[tuple[E.Var, E.Var]] = []

@@ -11,6 +11,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.span import Span
+from pypto_core.ir.utils import free_vars_in_order
 from pypto_core.language.parser.context import Frame, ProgramContext
 from pypto_core.language.parser.env import MISSING, Env
 from pypto_core.language.parser.errors import (
@@ -65,6 +66,8 @@ class ParserBase:
         self.symbols: dict[str, E.Var] = {}
         self.def_nodes: dict[str, ast.AST] = {}
         self.loop_var_ids: set[int] = set()  # for-loop variables: read-only in their body
+        # Tensors `pl.dump_tag(t)` marked: every later scope / dispatch consuming one lists it in dump_vars.
+        self.dump_tagged: list[E.Var] = []
         self.params: list[E.Var] = []
         self.declared_returns: list[Any] | None = None  # the return annotation's types, when written
         self.frames: list[Frame] = [Frame("function")]
@@ -85,6 +88,13 @@ class ParserBase:
         from pypto_core.ops.registry import op_registry
 
         self.dsl_names = op_registry().dsl  # loads the plugins once per parse, not once per call
+
+    def tagged_in(self, body: Any) -> list[E.Var]:
+        """The dump-tagged tensors `body` (statements or expressions) uses, in tag order."""
+        if not self.dump_tagged:
+            return []
+        used = {id(v) for v in free_vars_in_order(body if isinstance(body, list) else [body])}
+        return [v for v in self.dump_tagged if id(v) in used]
 
     # -- errors ------------------------------------------------------------------------------
     def span(self, node: ast.AST | None) -> Span:

@@ -250,7 +250,9 @@ class LoopParser(StmtParser):
         if in_place:
             self.emit(region)
         else:
-            self.emit(S.InCoreScopeStmt(SplitMode.NONE, "", body=region, span=self.span(node)))
+            tagged = self.tagged_in([region])  # forward-sticky dump tags join the wrapper (API.md 2.9)
+            self.emit(S.InCoreScopeStmt(SplitMode.NONE, "", body=region, span=self.span(node),
+                                        attrs={"dump_vars": tagged} if tagged else None))
 
     def region_boundary(self, path: str, node: ast.Call) -> E.Expr:
         """`pl.aiv_shard(x)` / `pl.aic_gather(x)` (docs/dsl.md, splitting vector work)."""

@@ -48,6 +48,13 @@ class ScopeParser(LoopParser):
             out[kw.arg] = (kw.value, None)
         return out
 
+    def _merge_dump_tags(self, attrs: dict[str, Any], body: list[S.Stmt]) -> None:
+        """The dump-tagged tensors the scope consumes join its dumps= (after them, once each)."""
+        listed = list(attrs.get("dump_vars", ()))
+        extra = [v for v in self.tagged_in(body) if not any(v is w for w in listed)]
+        if extra:
+            attrs["dump_vars"] = listed + extra
+
     def at_scope(self, node: ast.With, call: ast.Call) -> None:
         args = self._at_arguments(call)
         if "level" not in args:
@@ -86,6 +93,7 @@ class ScopeParser(LoopParser):
         if level is not Level.CORE_GROUP:
             frame = Frame("hierarchy")
             body = self.parse_body(node.body, frame)
+            self._merge_dump_tags(attrs, body)
             if frame.cache_policy_vars:
                 attrs["cache_policy_vars"] = list(frame.cache_policy_vars)
             self.emit(S.HierarchyScopeStmt(level, role, name_hint, body=make_body(body, self.span(node)),
@@ -100,6 +108,7 @@ class ScopeParser(LoopParser):
                               "an AUTO split and also splits by hand", args["optimizations"][0],
                               hint="drop pl.split(...); use optimizations=[pl.cross_core_slot(slot_num=N)] "
                                    "if you only meant to size the cross-core pipe")
+        self._merge_dump_tags(attrs, body)
         if frame.cache_policy_vars:
             attrs["cache_policy_vars"] = list(frame.cache_policy_vars)
         if slot_num is not None:

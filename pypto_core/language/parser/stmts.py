@@ -10,7 +10,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import CachePolicy
+from pypto_core.ir.enums import CachePolicy, FunctionType
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.language.parser.context import Frame
@@ -176,7 +176,8 @@ class StmtParser(ExprParser):
                 self.cache_policy(value)
                 return
             if path == "dump_tag":
-                self.fail(UnsupportedFeatureError, "pl.dump_tag is not supported by pypto", node)
+                self.dump_tag(value)
+                return
             if path == "cond":
                 self.fail(ParserSyntaxError, "pl.cond(...) must be the first statement of a pl.while_ body", node)
         expr = self.parse_expr(value, "an expression statement")
@@ -212,6 +213,21 @@ class StmtParser(ExprParser):
 
                 return python_print(value)
         return value if isinstance(value, str) else repr(value)
+
+    def dump_tag(self, call: ast.Call) -> None:
+        """`pl.dump_tag(t)`: parse-time, no IR; every later scope or dispatch of this function consuming `t` lists
+        it in its `dump_vars` (API.md 2.10, docs/dsl.md)."""
+        if self.func_type not in _HOST_FUNCTION_TYPES:
+            self.fail(ParserSyntaxError, f"pl.dump_tag marks tensors of host-side code; '{self.func_name}' is "
+                                         f"{self.func_type.name}", call,
+                      hint="tag the tensor in the orchestration that dispatches this kernel")
+        if len(call.args) != 1 or call.keywords:
+            self.syntax_error("pl.dump_tag takes one tensor variable: pl.dump_tag(t)", call)
+        target = self.parse_value(call.args[0])
+        if not isinstance(target, E.Var) or not isinstance(target.type, T.TensorType):
+            self.fail(ParserTypeError, "pl.dump_tag applies to a tensor variable", call.args[0])
+        if not any(target is v for v in self.dump_tagged):
+            self.dump_tagged.append(target)
 
     def cache_policy(self, call: ast.Call) -> None:
         """`pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` is recorded on the enclosing scope (docs/passes/outline_incore_scopes.md)."""
@@ -604,6 +620,9 @@ def _retyped(value: E.Expr, typ: T.Type) -> E.Expr:
         return value.with_fields(type=typ)  # type: ignore[return-value]
     return value
 
+
+# The functions whose code dispatches tasks: where pl.dump_tag may mark tensors (API.md 2.10).
+_HOST_FUNCTION_TYPES = (FunctionType.Orchestration, FunctionType.Opaque, FunctionType.Inline, FunctionType.Graph)
 
 _SCOPE_KINDS = {"incore": "pl.at(...) scope", "hierarchy": "pl.at(...) scope", "cluster": "pl.cluster() scope",
                 "split_aiv": "pl.split_aiv region"}
