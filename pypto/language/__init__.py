@@ -38,6 +38,8 @@ from pypto_core.language.runtime import (
     Tuple,
     UnknownType,
     adir,
+    aic_gather,
+    aiv_shard,
     at,
     cast,
     cluster,

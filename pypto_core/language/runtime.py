@@ -116,6 +116,10 @@ scope = _parse_time_only("scope")
 manual_scope = _parse_time_only("manual_scope")
 cluster = _parse_time_only("cluster")
 spmd = _parse_time_only("spmd")
+# Region boundaries: parser constructs inside pl.split_aiv (the region gives the split); `pl.tile.aiv_shard` /
+# `pl.tile.aic_gather` are the IR builders, which take it explicitly.
+aiv_shard = _parse_time_only("aiv_shard")
+aic_gather = _parse_time_only("aic_gather")
 
 
 def split_aiv(n: Any, *, mode: Any = None) -> Any:

@@ -395,3 +395,11 @@ def test_shard_inside_region_takes_the_region_mode():
     assert ts.value.op.name == "tensor.aiv_shard"
     text = ir.python_print(parse(SHARD_CASES["shard_and_gather_in_region"]))
     assert "pl.tile.aiv_shard(t)" in text and "split=" not in text  # re-derived from the region
+
+
+def test_external_source_is_for_aic_and_aiv_kernels_only():
+    # API.md 2.2: `external_source=path` (AIC/AIV only).
+    text = CASES["external_source"].replace("pl.FunctionType.AIV", "pl.FunctionType.InCore")
+    assert "pl.FunctionType.InCore" in text
+    with pytest.raises(ValueError, match=r"external_source= gives the code of an AIC or AIV kernel; 'k' is InCore"):
+        parse(text)

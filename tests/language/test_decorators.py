@@ -208,3 +208,7 @@ def test_runtime_split_aiv_checks_its_arguments():
     # A valid call outside the parser is a ValueError (API.md 7), still a RuntimeError for older callers.
     with pytest.raises(ValueError, match=r"pl.split_aiv only has meaning inside a @pl.function body"):
         pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)
+    # The region boundaries are pl names too (API.md 1.1, 3.2), parser constructs like split_aiv.
+    for name in ("aiv_shard", "aic_gather"):
+        with pytest.raises(ValueError, match=f"pl.{name} only has meaning inside"):
+            getattr(pl, name)(None)

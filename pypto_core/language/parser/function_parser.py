@@ -68,6 +68,11 @@ class FunctionParser(ScopeParser):
             self.note_statement_end(body_nodes[0])
             body_nodes = body_nodes[1:]
         if options.external_source is not None:
+            if options.func_type not in (FunctionType.AIC, FunctionType.AIV):
+                self.syntax_error(f"external_source= gives the code of an AIC or AIV kernel; '{fdef.name}' is "
+                                  f"{options.func_type.name}", fdef,
+                                  hint="declare it @pl.function(type=pl.FunctionType.AIC, ...) or "
+                                       "type=pl.FunctionType.AIV")
             if not (len(body_nodes) == 1 and isinstance(body_nodes[0], ast.Expr)
                     and isinstance(body_nodes[0].value, ast.Constant) and body_nodes[0].value.value is Ellipsis):
                 self.syntax_error("a function with external_source= must have '...' as its body", fdef)
