@@ -670,7 +670,8 @@ def build_rem_with_tmp(shape, divisor):
 
 def test_rem_and_rems_take_pyptos_scratch():
     a, b = data((8, 64), -6.0, 6.0), data((8, 64), 1.0, 2.5)
-    want = np.fmod(np.fmod(a, b), np.float32(0.75)).astype(np.float32)
+    # rem is the remainder with the divisor's sign (numpy / torch remainder), unlike fmod.
+    want = np.remainder(np.remainder(a, b), np.float32(0.75)).astype(np.float32)
     check_kernel(build_rem_with_tmp([8, 64], 0.75), {"a": a, "b": b, "out": np.zeros((8, 64), np.float32)},
                  {"out": want})
 
@@ -699,25 +700,24 @@ def test_xor_and_xors_take_pyptos_scratch():
                  {"out": (a ^ b ^ np.int32(0x5A5A)).astype(np.int32)})
 
 
-def build_tensor_rem_alias(shape, divisor):
-    m, n = shape
-
-    @pl.program
-    class TensorRemAlias:
-        @pl.function(type=pl.FunctionType.Opaque)
-        def main(self, x: pl.Tensor[[m, n], pl.INT32], out: pl.Out[pl.Tensor[[m, n], pl.INT32]]) -> pl.Tensor[[m, n], pl.INT32]:
-            with pl.at(level=pl.Level.CORE_GROUP):
-                r = pl.rem(x, divisor)  # PyPTO has rem only on tiles: the tensor form is tensor.fmods
-                out = pl.assemble(out, r, [0, 0])
-            return out
-    return TensorRemAlias
+def test_rem_on_tensors_is_a_located_error_naming_fmod():
+    # PyPTO has rem / rems on tiles only (OPS.md); their remainder takes the divisor's sign, pl.fmod the dividend's.
+    text = """import pypto.language as pl
 
 
-@pytest.mark.parametrize("divisor", [3, -4])
-def test_tensor_rem_is_fmod(divisor):
-    x = RNG.integers(-50, 50, (8, 32)).astype(np.int32)
-    check_kernel(build_tensor_rem_alias([8, 32], divisor), {"x": x, "out": np.zeros((8, 32), np.int32)},
-                 {"out": np.fmod(x, np.int32(divisor)).astype(np.int32)})
+@pl.program
+class TensorRem:
+    @pl.function
+    def main(self, x: pl.Tensor[[8, 32], pl.INT32], out: pl.Out[pl.Tensor[[8, 32], pl.INT32]]) -> pl.Tensor[[8, 32], pl.INT32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            r = pl.rem(x, 3)
+            out = pl.assemble(out, r, [0, 0])
+        return out
+"""
+    with pytest.raises(ValueError, match=r"pl.rem: PyPTO has no tensor.rem.*pl.fmod / pl.fmods, with the dividend's "
+                                         r"sign, take tensors") as info:
+        pl.parse(text, "rem.py")
+    assert "rem.py:9" in str(info.value)
 
 
 def build_tensor_int_rsqrt(shape):

@@ -84,10 +84,10 @@ def relu(tensor: Expr, span: Span | None = None) -> Call:
     return create_op_call("tensor.maximum", [tensor, scalar_for(0, tensor, span)], span=span)
 
 
-def _tile_only(name: str) -> Builder:
+def _tile_only(name: str, why: str = "the mask of pl.tile.cmp is a packed tile predicate") -> Builder:
     def build(*args: Any, span: Span | None = None, **kwargs: Any) -> Call:
         raise TypeError(f"PyPTO has no tensor.{name}: load the tensors into tiles (pl.load) and use "
-                        f"pl.tile.{name} on the tiles (the mask of pl.tile.cmp is a packed tile predicate)")
+                        f"pl.tile.{name} on the tiles ({why})")
 
     build.__name__ = name
     return build
@@ -207,6 +207,8 @@ def _expand(name: str) -> Builder:
     return dsl_entry(build)
 
 
+_REM = "which take a tmp tile and give the divisor's sign; pl.fmod / pl.fmods, with the dividend's sign, take tensors"
+
 TENSOR: dict[str, Builder] = {
     **{dsl_name(n): _binary(n) for n in ew.BINARY},
     **{n: _scalar(n) for n in ew.SCALAR},
@@ -215,7 +217,8 @@ TENSOR: dict[str, Builder] = {
     # pypto's old spellings, building PyPTO's ops
     "maxs": _scalar("maxs", "tensor.maximum"), "mins": _scalar("mins", "tensor.minimum"),
     "maximums": _scalar("maximums", "tensor.maximum"), "minimums": _scalar("minimums", "tensor.minimum"),
-    "cmps": cmp, "relu": relu, "rem": _binary("fmod"), "rems": _scalar("rems", "tensor.fmods"),
+    "cmps": cmp, "relu": relu, # rem / rems are tile ops (the remainder with the divisor's sign, with a tmp tile); pl.fmod is the tensor one.
+    "rem": _tile_only("rem", _REM), "rems": _tile_only("rems", _REM),
     "sel": _tile_only("sel"), "sels": _tile_only("sels"),
     "div": div, "create": create, "full": full, "cast": cast, "cmp": cmp, "slice": slice, "reshape": reshape,
     "transpose": transpose,

@@ -295,13 +295,17 @@ def _op(name: str, deduce: Any, args: tuple[ArgSpec, ...], doc: str, vec: tuple[
 _CAST_MODES = tuple(int(m) for m in CastMode)
 CMP_TYPE = KwargSpec("cmp_type", (int,), 0, choices=tuple(range(len(CMP_MODES))), recorded=True)
 
+# What the ops with a scratch tile compute beyond their name (docs/reference/ops.md).
+_WITH_TMP_NOTES = {"rem": "; the remainder takes the divisor's sign, as numpy / torch remainder (tile.fmod takes the "
+                          "dividend's); x rem 0 is 0 for integers"}
+
 OPDEFS = [
     *[_op(n, binary_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
           f"Element-wise {n} of two tiles (numpy broadcasting).", vec=(0, 1)) for n in BINARY
       if n not in ("div", *WITH_TMP)],
     *[_op(n, binary_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs"), ArgSpec("tmp", optional=True)),
-          f"Element-wise {n} of two tiles (numpy broadcasting; rem truncates like C fmod, x rem 0 is 0 for "
-          f"integers); tmp is the hardware scratch PyPTO passes.", vec=(0, 1, 2),
+          f"Element-wise {n} of two tiles (numpy broadcasting{_WITH_TMP_NOTES.get(n, '')}); tmp is the hardware "
+          f"scratch PyPTO passes.", vec=(0, 1, 2),
           lane_invariant={2: LaneCategory.SCRATCH}) for n in BINARY if n in WITH_TMP],
     _op("div", deduce_div, (ArgSpec("lhs"), ArgSpec("rhs")),
         "Element-wise lhs / rhs of two tiles of one shape and dtype (integers truncate; x / 0 is 0).", vec=(0, 1),
@@ -309,9 +313,11 @@ OPDEFS = [
     _op("log", deduce_log, (ArgSpec("tile"),), "Element-wise natural logarithm of an FP16 / FP32 tile.",
         kwargs=(KwargSpec("high_precision", (bool,), False),)),
     *[_op(n, scalar_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs")),
-          f"Element-wise {n[:-1]} of a tile and a scalar.") for n in SCALAR if n[:-1] not in WITH_TMP],
+          f"Element-wise {n[:-1]} of a tile and a scalar (the scalar narrowed to the tile's dtype first).")
+      for n in SCALAR if n[:-1] not in WITH_TMP],
     *[_op(n, scalar_deducer(f"tile.{n}"), (ArgSpec("lhs"), ArgSpec("rhs"), ArgSpec("tmp", optional=True)),
-          f"Element-wise {n[:-1]} of a tile and a scalar; tmp is the hardware scratch PyPTO passes.", vec=(0, 2),
+          f"Element-wise {n[:-1]} of a tile and a scalar{_WITH_TMP_NOTES.get(n[:-1], '')}; tmp is the hardware "
+          f"scratch PyPTO passes.", vec=(0, 2),
           lane_invariant={2: LaneCategory.SCRATCH}) for n in SCALAR if n[:-1] in WITH_TMP],
     *[_op(n, unary_deducer(f"tile.{n}"), (ArgSpec("tile"),), f"Element-wise {n}.") for n in UNARY],
     _op("recip", deduce_recip, (ArgSpec("tile"),), "Element-wise 1 / x.",

@@ -3,8 +3,8 @@
 
 * float -> int: round by the mode (none = rint: ties to even; round = ties away from zero), then
   saturate to the target range; NaN gives 0.
-* -> narrower float (FP32 -> FP16 / BF16 / FP8, int -> float): the two representable neighbours of
-  the exact value are found and the mode picks one (rint / none: nearest, ties to even; round:
+* -> a float that may not hold the value (FP32 -> FP16 / BF16 / FP8, FP16 <-> BF16, int -> float): the two
+  representable neighbours of the exact value are found and the mode picks one (rint / none: nearest, ties to even; round:
   nearest, ties away from zero; floor / ceil / trunc: directed; odd: the neighbour whose last
   mantissa bit is 1, i.e. round-to-odd).
 * int -> int wraps (two's complement), as numpy; widening conversions are exact.
@@ -88,8 +88,9 @@ def convert(x: Any, dt: np.dtype, mode: int) -> np.ndarray:
     if is_float_dtype(src.dtype) and is_int_dtype(dt):
         return float_to_int(src, dt, mode)
     if is_float_dtype(dt):
-        narrower = is_int_dtype(src.dtype) or dt.itemsize < src.dtype.itemsize
-        return to_narrow_float(src, dt, mode) if narrower else src.astype(dt)
+        # Any float target but FP64 may not hold the value: FP16 <-> BF16 narrows the mantissa or the range
+        # although both are 2 bytes, so the mode picks the neighbour there too (an exact value is kept).
+        return to_narrow_float(src, dt, mode) if dt != np.float64 else src.astype(dt)
     return src.astype(dt)  # int -> int wraps
 
 

@@ -35,11 +35,14 @@ def _div(a: Any, b: Any) -> Any:
 
 
 def _rem(a: Any, b: Any) -> Any:
+    """The remainder with the divisor's sign (floored quotient, numpy / torch `remainder`, Python `%`); tile.fmod
+    is the one with the dividend's sign. An integer remainder by 0 is 0, like integer div."""
     a_arr, b_arr = np.asarray(a), np.asarray(b)
     if is_float_dtype(a_arr.dtype) or is_float_dtype(b_arr.dtype):
-        return np.fmod(a, b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.remainder(a, b)
     safe = np.where(b_arr == 0, 1, b_arr)
-    return np.where(b_arr == 0, 0, np.fmod(a_arr, safe))
+    return np.where(b_arr == 0, 0, np.remainder(a_arr, safe))
 
 
 def _relu(a: Any) -> Any:
@@ -101,6 +104,24 @@ def binary(fn: Callable[[Any, Any], Any]) -> Evaluate:
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
         dt = result_np_dtype(call)
         return _finish(fn(_operand(args[0], dt), _operand(args[1], dt)), dt, (args[0], args[1]))
+
+    return evaluate
+
+
+def tile_scalar(fn: Callable[[Any, Any], Any]) -> Evaluate:
+    """A tile-scalar op whose result has the tile's dtype: the scalar is narrowed to that dtype first (OPS.md
+    tile.adds / muls / divs / ...: "scalar narrowed to tile dtype"), as the vector unit takes it; a float scalar
+    narrowed to an integer tile truncates toward zero (C conversion, saturating)."""
+    from pypto_plugins.ops_tile.semantics.cast import NONE, TRUNC, convert
+
+    def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        dt = result_np_dtype(call)
+        tile_dt = getattr(args[0], "dtype", None)
+        scalar = args[1]
+        if tile_dt == dt and getattr(scalar, "dtype", None) != dt:
+            value = np.asarray(scalar)
+            scalar = convert(value, dt, TRUNC if is_float_dtype(value.dtype) and is_int_dtype(dt) else NONE)[()]
+        return _finish(fn(_operand(args[0], dt), _operand(scalar, dt)), dt, (args[0], args[1]))
 
     return evaluate
 
@@ -189,7 +210,7 @@ def evaluators() -> dict[str, Evaluate]:
         for name, fn in BINARY_FNS.items():
             out[f"{family}.{name}"] = binary(fn)
         for name, fn in SCALAR_FNS.items():
-            out[f"{family}.{name}"] = binary(fn)
+            out[f"{family}.{name}"] = tile_scalar(fn) if family == "tile" else binary(fn)
         for name, ufn in UNARY_FNS.items():
             out[f"{family}.{name}"] = unary(ufn)
     out["tile.cmp"] = out["tile.cmps"] = compare_packed

@@ -2,8 +2,8 @@
 
 Choices where OPS.md is silent (following pto-isa's instructions of the same name):
 * subc = lhs - rhs + rhs2 and subsc = lhs - scalar + rhs2 (TSUBC / TSUBSC); addc / addsc add all three.
-* fmod is C fmod (truncated quotient: the result has the dividend's sign); an integer fmod by 0 is 0,
-  like tile.rem here.
+* fmod is C fmod (truncated quotient: the result has the dividend's sign; tile.rem is the one with the
+  divisor's sign); an integer fmod by 0 is 0, like tile.rem here.
 * part_*: per element, the op where both sources are valid, the valid source's value where only one is,
   0 where neither is (the machine then poisons what lies outside the result's valid region, src0's).
 * prelu / lrelu: x where x > 0, else slope * x (0 and -0 take the slope branch; NaN stays NaN).
@@ -18,7 +18,7 @@ import numpy as np
 
 from pypto_core.interp.dtypes import is_float_dtype
 from pypto_plugins.ops_tile.semantics.common import Evaluate, result_np_dtype, wide
-from pypto_plugins.ops_tile.semantics.elementwise import _finish, binary
+from pypto_plugins.ops_tile.semantics.elementwise import _finish, binary, tile_scalar
 
 
 def fmod(a: Any, b: Any) -> Any:
@@ -93,7 +93,7 @@ def evaluators() -> dict[str, Callable[..., Any]]:
     }
     for family in ("tile", "tensor"):
         out[f"{family}.fmod"] = binary(fmod)
-        out[f"{family}.fmods"] = binary(fmod)
+        out[f"{family}.fmods"] = tile_scalar(fmod) if family == "tile" else binary(fmod)
         out[f"{family}.expands"] = expands
         for name, fn in _PART_FNS.items():
             out[f"{family}.{name}"] = _partial(fn)

@@ -257,6 +257,8 @@ CASES.update({
     "system.task_invalid": ("t = pl.system.task_invalid()\nu = None", "pl.system.task_invalid()"),
 })
 CASES.update(elementwise_extra_cases.CASES)  # cmp / sel / maximums / ... and the issue-14 element-wise ops
+for _name in elementwise_extra_cases.ERROR_ONLY:  # no tensor form: test_elementwise_extra checks the error
+    CASES.pop(_name, None)
 # The other issue-14 families keep their cases beside their ops' tests.
 CASES.update({k: v for k, v in BROADCAST_REDUCE_CASES.items() if k not in CASES})
 CASES.update(views_alloc_cases.CASES)

@@ -160,6 +160,9 @@ def test_tensor_selects_say_to_load_tiles():
     assert "PyPTO has no tensor.sels: load the tensors into tiles (pl.load)" in \
         _parse_error("x = pl.tensor.sels(a, a, 0.0)")
     assert "PyPTO has no tensor.sel" in _parse_error("x = pl.sel(a, a, a)")
+    # rem / rems: the remainder with the divisor's sign is a tile op; fmod is the tensor one (the dividend's sign).
+    for text in ("x = pl.tensor.rem(a, a)", "x = pl.rem(a, 3.0)", "x = pl.rems(a, 2.0)", "x = pl.tensor.rems(a, 2.0)"):
+        assert "pl.fmod / pl.fmods, with the dividend's sign, take tensors" in _parse_error(text), text
     assert "works on tiles" in _parse_error("x = pl.prelu(a, a, a)")
     assert "got an unexpected keyword argument 'cmp_mode'" in _parse_error("x = pl.cmp(v, v, cmp_mode=1)")
 
@@ -167,7 +170,7 @@ def test_tensor_selects_say_to_load_tiles():
 @pytest.mark.parametrize("body,printed", [
     ("x = pl.tile.maxs(v, 0.5)", "pl.tile.maximums(v, 0.5)"),
     ("x = pl.relu(a)", "pl.tensor.maximum(a, 0.0)"),
-    ("x = pl.rem(a, 2.0)", "pl.tensor.fmods(a, 2.0)"),
+    ("x = pl.rem(v, 2.0)", "pl.tile.rems(v, 2.0)"),
     ("x = pl.cmps(a, 0.0, cmp_type=3)", "pl.tensor.cmp(a, 0.0, cmp_type=3)"),
     ("x = pl.tile.part_add(v, v)", "pl.tile.part_add(v, v)"),
     ("x = pl.div(a, a, high_precision=True)", "pl.tensor.div(a, a, high_precision=True)"),
