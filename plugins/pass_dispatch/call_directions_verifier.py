@@ -7,7 +7,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir.enums import ArgDirection, ParamDirection
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.types import ScalarType
-from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ir.utils import function_calls
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_dispatch.dispatches import callee_of, host_functions
 
@@ -21,24 +21,12 @@ _ACCEPTED = {
 }
 
 
-class _Dispatches(IRVisitor):
-    def __init__(self) -> None:
-        self.found: list[E.Call] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        if isinstance(call.op, E.GlobalVar):
-            self.found.append(call)
-        super().visit_call(call)
-
-
 def verify_call_directions(program: Program | Function) -> list[Diagnostic]:
     if not isinstance(program, Program):
         return []
     out: list[Diagnostic] = []
     for func in host_functions(program):
-        walker = _Dispatches()
-        walker.visit_stmt(func.body)
-        for call in walker.found:
+        for call in function_calls(func.body):
             callee = callee_of(program, call)
             if callee is None:
                 continue

@@ -5,8 +5,8 @@ Per argument: a scalar parameter -> `scalar`; `In` -> `input`; `InOut` -> `inout
 write must be ordered after something (seed 000, InferParamDirections: "在顺序执行的外层循环内、在同一 root 的前序
 写者之后，或该 root 是外层函数的 InOut 形参时，把被调函数的 Out 重新提升为 InOut"): the call is inside a
 sequential loop, an earlier statement of the function wrote the same root buffer, or the root is an `InOut`
-parameter of the calling function; else `output` when the root is a tensor the function creates
-(`pl.create_tensor`), which the call fills first, and `output_existing` for any other existing tensor. A
+parameter of the calling function; else `output` when the root is a tensor the function allocates (an op's
+tensor result computed from no tensor operand: `pl.create_tensor`, `pl.tensor.full`), which the call fills first, and `output_existing` for any other existing tensor. A
 `no_dep` written in the call's `arg_directions` is kept. The root of an argument is the buffer it is, through
 copies, in-place writes and calls returning a parameter (pypto_core.ops.lineage) and through views (ops with the
 registry trait `aliases_operand`).
@@ -19,14 +19,14 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import ArgDirection, ForKind, ParamDirection
-from pypto_core.ir.types import ScalarType
+from pypto_core.ir.enums import DISPATCHING_TYPES, ArgDirection, ForKind, ParamDirection
+from pypto_core.ir.types import ScalarType, TensorType
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.lineage import Lineage
 from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.pass_base import Pass
-from pypto_plugins.pass_dispatch.dispatches import HOST_TYPES, callee_of
+from pypto_plugins.pass_dispatch.dispatches import callee_of
 
 _WRITES = (Effect.WRITE, Effect.READ_WRITE)
 
@@ -38,7 +38,7 @@ class _Directions(IRMutator):
         self.program = program
         self.lineage = Lineage().scan(func.body)
         self.view_of: dict[int, E.Expr] = {}  # a view variable -> the operand it views
-        self.created: set[int] = set()  # roots the function creates with tensor.create
+        self.created: set[int] = set()  # roots the function allocates: an op's tensor made from no tensor
         self.inout_params = {id(p) for p, d in zip(func.params, func.param_directions) if d is ParamDirection.InOut}
         self.written: set[int] = set()
         self.sequential_depth = 0
@@ -57,8 +57,8 @@ class _Directions(IRMutator):
             opdef = opdef_of(value)
             if opdef is not None and opdef.traits.aliases_operand and value.args:
                 self.view_of[id(var)] = value.args[0]
-            elif value.op.name == "tensor.create":
-                self.created.add(id(var))
+            elif isinstance(value.type, TensorType) and not any(isinstance(a.type, TensorType) for a in value.args):
+                self.created.add(id(var))  # a tensor made from no tensor: a fresh buffer (pl.create_tensor, full)
 
     def _note_op_writes(self, call: E.Call) -> None:
         opdef = opdef_of(call)
@@ -143,5 +143,5 @@ class DeriveCallDirections(Pass):
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         old = list(program.functions.values())
-        new = [_Directions(program, f).visit_function(f) if f.func_type in HOST_TYPES else f for f in old]
+        new = [_Directions(program, f).visit_function(f) if f.func_type in DISPATCHING_TYPES else f for f in old]
         return program if all(a is b for a, b in zip(old, new)) else program.with_functions(new)

@@ -7,14 +7,12 @@ task; kernels and Groups run inside one core group, so their calls are not dispa
 from __future__ import annotations
 
 from pypto_core.ir import expr as E
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.enums import DISPATCHING_TYPES
 from pypto_core.ir.function import Function, Program
-
-HOST_TYPES = (FunctionType.Orchestration, FunctionType.Opaque, FunctionType.Graph, FunctionType.Inline)
 
 
 def host_functions(program: Program) -> list[Function]:
-    return [f for f in program.functions.values() if f.func_type in HOST_TYPES]
+    return [f for f in program.functions.values() if f.func_type in DISPATCHING_TYPES]
 
 
 def callee_of(program: Program, call: E.Call) -> Function | None:

@@ -12,7 +12,7 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import FunctionType, ParamDirection
+from pypto_core.ir.enums import SCOPE_HOST_TYPES, FunctionType, ParamDirection
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.lineage import Lineage
@@ -21,8 +21,6 @@ from pypto_plugins.pass_outline.dim_fold import fold_param_dims
 from pypto_plugins.pass_outline.launches import reject_kernels_launching_kernels
 from pypto_plugins.pass_outline.naming import OutlinedNames
 from pypto_plugins.pass_outline.rewriter import FunctionOutliner
-
-_OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 
 class _HasInCoreScope(IRVisitor):
@@ -84,7 +82,7 @@ class OutlineIncoreScopes(Pass):
         out: list[F.Function] = []
         changed = False
         for func in funcs:
-            if func.func_type not in _OUTLINED_FROM or not has_incore_scope(func):
+            if func.func_type not in SCOPE_HOST_TYPES or not has_incore_scope(func):
                 out.append(func)
                 continue
             original = func

@@ -51,7 +51,13 @@ class _Expand(IRMutator):
 
 
 def _expanded(call: E.Call, expand: Any) -> E.Expr:
-    result = expand(call, list(call.args))
+    try:
+        result = expand(call, list(call.args))
+    except ValueError:
+        raise  # the expansion found a user error in the call (a located ValueError): the user's to fix
+    except Exception as exc:
+        raise InternalError(f"LowerCompositeOps: the expansion of {call.op.name} (plugin '{_owner(call)}') failed: "
+                            f"{type(exc).__name__}: {exc}") from exc
     if not isinstance(result, E.Expr) or not structural_equal(result.type, call.type):
         got = python_print_type(result.type) if isinstance(result, E.Expr) else type(result).__name__
         raise InternalError(f"LowerCompositeOps: the expansion of {call.op.name} (plugin '{_owner(call)}') gives "

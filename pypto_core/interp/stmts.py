@@ -19,7 +19,7 @@ from pypto_core.interp.kernel_results import owned
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.enums import SCOPE_HOST_TYPES, FunctionType
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import ScalarType, TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order, has_split_aiv_region
@@ -236,7 +236,7 @@ def _incore_scope(code: FunctionCode, stmt: S.InCoreScopeStmt, target: YieldTarg
     body = compile_stmt(code, stmt.body, target)
     if has_split_aiv_region(stmt.body):
         body = _on_lanes(code, body)
-    if code.func.func_type not in _OUTLINED_FROM:
+    if code.func.func_type not in SCOPE_HOST_TYPES:
         return body
     return _owning_scope_results(code, stmt, body)
 
@@ -244,10 +244,6 @@ def _incore_scope(code: FunctionCode, stmt: S.InCoreScopeStmt, target: YieldTarg
 def _on_lanes(code: FunctionCode, body: Runner) -> Runner:
     machine = code.machine
     return lambda fr: machine.fork_region(fr, body, machine.shape.aiv_lanes, "core-group scope with regions")
-
-
-# The functions whose CORE_GROUP scopes OutlineIncoreScopes turns into InCore kernels (seed 000).
-_OUTLINED_FROM = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 
 def _owning_scope_results(code: FunctionCode, stmt: S.InCoreScopeStmt, body: Runner) -> Runner:

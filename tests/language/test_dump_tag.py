@@ -8,6 +8,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto_core.testing import same_results
 
 HEAD = '''import pypto.language as pl
 
@@ -73,6 +74,7 @@ with pl.at(level=pl.Level.CORE_GROUP, dumps=[x]):
     outlined = passes.outline_incore_scopes()(passes.convert_to_ssa()(program))
     assert 'main_incore_0(y__ssa_v0, x__ssa_v0, out__ssa_v0, attrs={"dump_vars": [x__ssa_v0, y__ssa_v0]})' \
         in main_text(outlined)
+    same_results(program, outlined)  # bookkeeping only: the program computes the same
 
 
 def test_a_dumped_value_the_scope_defines_itself_is_not_on_the_call():

@@ -21,6 +21,7 @@ import numpy as np
 from pypto_core.interp.dtypes import is_float_dtype, is_int_dtype
 from pypto_core.interp.errors import MachineError
 from pypto_core.ir.types import TileType
+from pypto_plugins.ops_tile.semantics.cast import NONE, TRUNC, convert
 from pypto_plugins.ops_tile.semantics.common import Evaluate, result_np_dtype, wide
 
 
@@ -112,8 +113,6 @@ def tile_scalar(fn: Callable[[Any, Any], Any]) -> Evaluate:
     """A tile-scalar op whose result has the tile's dtype: the scalar is narrowed to that dtype first (OPS.md
     tile.adds / muls / divs / ...: "scalar narrowed to tile dtype"), as the vector unit takes it; a float scalar
     narrowed to an integer tile truncates toward zero (C conversion, saturating)."""
-    from pypto_plugins.ops_tile.semantics.cast import NONE, TRUNC, convert
-
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
         dt = result_np_dtype(call)
         tile_dt = getattr(args[0], "dtype", None)

@@ -67,6 +67,13 @@ def test_an_out_argument_the_function_created_is_an_output_the_call_fills():
     assert directions(after) == [[D.Input, D.Scalar, D.Output], [D.Input, D.Scalar, D.OutputExisting]]
 
 
+def test_any_tensor_made_from_no_tensor_is_an_allocation_filled_by_its_first_writer():
+    # Asked of the IR, not of an op-name list: pl.tensor.full allocates like pl.create_tensor; a slice of x does not.
+    after = derive(program("tmp = pl.tensor.full([64], dtype=pl.FP32, value=0.0)\ntmp = self.k(x, 1, tmp)\n"
+                           "v = pl.slice(x, [64], [0])\nv = self.k(tmp, 2, v)"))
+    assert directions(after) == [[D.Input, D.Scalar, D.Output], [D.Input, D.Scalar, D.OutputExisting]]
+
+
 def test_an_out_argument_written_before_is_promoted_to_inout():
     # Seed 000: after an earlier writer of the same root the write must be ordered after it.
     after = derive(program("out = self.k(x, 1, out)\nout = self.k(x, 2, out)"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pypto_core.ir.enums import CompactMode
 from pypto_core.ir.expr import Expr
 from pypto_core.ir.types import TileType, TileView, implicit_layout
 from pypto_core.ops.build import ceil_half
@@ -30,7 +31,10 @@ def halve_tile_type(t: TileType, axis: int, partition: LanePartition) -> tuple[T
     return TileType(shape, t.dtype, t.memref, view, t.memory_space), lane_one_may_be_empty(valid[axis])
 
 
-def with_valid_region(t: TileType, valid: Sequence[Expr]) -> TileType:
-    """`t` with another valid region, its view (or the one its shape implies) kept otherwise."""
+def with_valid_region(t: TileType, valid: Sequence[Expr], compact: CompactMode | None = None) -> TileType:
+    """`t` with another valid region (and, when given, the compact mode that goes with it), its view (or the one
+    its shape implies) kept otherwise."""
     view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(valid))
+    if compact is not None:
+        view = view.with_fields(compact=compact)
     return TileType(t.shape, t.dtype, t.memref, view, t.memory_space)

@@ -18,6 +18,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.rewriting import BodyRewriter
 from pypto_core.ir.types import TileType, dims_equal
 from pypto_core.ops.registry import rededuce_call
+from pypto_plugins.pass_split.split_axis.halving import with_valid_region
 
 
 class _RetypedUses(BodyRewriter):
@@ -38,15 +39,9 @@ class _RetypedUses(BodyRewriter):
             return moved  # the op's type rule rejects the operands: the verifiers after the pass say so
         if not isinstance(deduced, TileType) or not dims_equal(deduced.shape, t.shape):
             return moved
-        return moved.with_fields(type=_with_region_of(t, deduced))
-
-
-def _with_region_of(t: TileType, deduced: TileType) -> TileType:
-    """`t` with the valid region the type rule derived, and the compact mode that goes with it (a product of
-    narrowed rows is compact, OPS.md tile.matmul)."""
-    view = (t.tile_view or t.effective_view()).with_fields(valid_shape=tuple(deduced.valid_shape),
-                                                           compact=deduced.effective_view().compact)
-    return TileType(t.shape, t.dtype, t.memref, view, t.memory_space)
+        # The derived valid region and the compact mode that goes with it (a product of narrowed rows is
+        # compact, OPS.md tile.matmul).
+        return moved.with_fields(type=with_valid_region(t, deduced.valid_shape, deduced.effective_view().compact))
 
 
 def retyped_uses(func: F.Function, retyped: Mapping[int, E.Expr], stmts: Sequence[S.Stmt]) -> list[S.Stmt]:

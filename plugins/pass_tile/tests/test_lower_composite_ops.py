@@ -45,7 +45,9 @@ def pypto_register_ops(registry):
     registry.register_op(OpDef("compext.loop", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
                                expand=lambda call, args: create_op_call("compext.loop", list(args)),
                                evaluate=lambda ctx, call, a, kw: a[0]))
-    for name in ("axpb", "axpb2", "bad", "loop"):
+    registry.register_op(OpDef("compext.crash", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
+                               expand=lambda call, args: {}["no such key"], evaluate=lambda ctx, call, a, kw: a[0]))
+    for name in ("axpb", "axpb2", "bad", "loop", "crash"):
         registry.register_dsl(f"compext.{name}", lambda x, *, span=None, _n=name: create_op_call(f"compext.{_n}", [x], span=span))
 '''
 
@@ -120,4 +122,12 @@ def test_an_expansion_that_never_ends_is_an_internal_error(composite_plugin):
     before = pl.parse(PROGRAM.replace("OP", "loop"), "composite.py")
     with pytest.raises(pypto.InternalError, match=r"expanding compext.loop still yields a composite op after 64 "
                                                    r"rounds \(plugin 'compext'"):
+        passes.lower_composite_ops()(before)
+
+
+@pytest.mark.unverified
+def test_an_expansion_that_crashes_is_an_internal_error_naming_the_plugin(composite_plugin):
+    before = pl.parse(PROGRAM.replace("OP", "crash"), "composite.py")
+    with pytest.raises(pypto.InternalError, match=r"the expansion of compext.crash \(plugin 'compext'\) failed: "
+                                                   r"KeyError"):
         passes.lower_composite_ops()(before)

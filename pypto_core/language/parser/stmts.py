@@ -10,7 +10,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import CachePolicy, FunctionType
+from pypto_core.ir.enums import DISPATCHING_TYPES, CachePolicy
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.language.parser.context import Frame
@@ -217,7 +217,7 @@ class StmtParser(ExprParser):
     def dump_tag(self, call: ast.Call) -> None:
         """`pl.dump_tag(t)`: parse-time, no IR; every later scope or dispatch of this function consuming `t` lists
         it in its `dump_vars` (API.md 2.10, docs/dsl.md)."""
-        if self.func_type not in _HOST_FUNCTION_TYPES:
+        if self.func_type not in DISPATCHING_TYPES:
             self.fail(ParserSyntaxError, f"pl.dump_tag marks tensors of host-side code; '{self.func_name}' is "
                                          f"{self.func_type.name}", call,
                       hint="tag the tensor in the orchestration that dispatches this kernel")
@@ -620,9 +620,6 @@ def _retyped(value: E.Expr, typ: T.Type) -> E.Expr:
         return value.with_fields(type=typ)  # type: ignore[return-value]
     return value
 
-
-# The functions whose code dispatches tasks: where pl.dump_tag may mark tensors (API.md 2.10).
-_HOST_FUNCTION_TYPES = (FunctionType.Orchestration, FunctionType.Opaque, FunctionType.Inline, FunctionType.Graph)
 
 _SCOPE_KINDS = {"incore": "pl.at(...) scope", "hierarchy": "pl.at(...) scope", "cluster": "pl.cluster() scope",
                 "split_aiv": "pl.split_aiv region"}

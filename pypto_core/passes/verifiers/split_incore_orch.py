@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.enums import SCOPE_HOST_TYPES
 from pypto_core.ir.function import Function
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_core.passes.verifiers._walk import functions
 
 RULE = "SplitIncoreOrch"
-_HOST_FUNCTION_TYPES = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 
 class _Leftovers(IRVisitor):
@@ -28,6 +27,6 @@ class _Leftovers(IRVisitor):
 def verify_split_incore_orch(program: object) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for func in functions(program):  # type: ignore[arg-type]
-        if func.func_type in _HOST_FUNCTION_TYPES:
+        if func.func_type in SCOPE_HOST_TYPES:
             _Leftovers(func, out).visit_stmt(func.body)
     return out
