@@ -2,7 +2,7 @@
 
     from pypto.plugin import ArgSpec, OpDef, Pass, PassOptions, create_op_call, hookimpl
 
-    PYPTO_PLUGIN_API = (1, 0)   # optional: the plugin API this plugin was written against
+    PYPTO_PLUGIN_API = (2, 0)   # optional: the plugin API this plugin was written against
 
     @hookimpl
     def pypto_register_ops(registry: Registrar) -> None:
@@ -13,8 +13,10 @@ a minor version adds names, a major version changes or removes some. The host lo
 declares `PYPTO_PLUGIN_API = (major, minor)` only when `major` equals ours and `minor` is at most ours.
 
 * hooks: `hookimpl`, the `Registrar` each hook receives, `PLUGIN_API_VERSION`;
-* ops: `OpDef` and its specs (`ArgSpec`, `KwargSpec`, `OutputMemory`, `Effect`, `LaneCategory`,
-  `CoreAffinity`, `CrossCoreRole`, `OpTraits`, `TileForm`), `EvalContext` (the `evaluate` context),
+* ops: `OpFamily` (an op family: each op's OpDef, semantics, interface implementations and DSL builder),
+  `OpDef` and its specs (`ArgSpec`, `KwargSpec`, `OutputMemory`, `Effect`, `LaneCategory`,
+  `CoreAffinity`, `CrossCoreRole`, `OpTraits`), `OpInterface` and `TileForm` (op interfaces and the
+  tile-form contract), `EvalContext` (the `evaluate` context),
   `create_op_call`, `dsl_entry`, `set_call_attrs`, `find_opdef`;
 * passes: `Pass`, `PassOptions`, `PassContext`, `IRProperty`, `IRPropertySet`;
 * properties and verifiers: `Diagnostic`, `DiagnosticSeverity`, `error`, `warning` (a verifier returns
@@ -54,6 +56,8 @@ from pypto_core.ir import (
 )
 from pypto_core.language.printer import python_print
 from pypto_core.ops.build import dsl_entry
+from pypto_core.ops.family import OpFamily
+from pypto_core.ops.interfaces import OpInterface
 from pypto_core.ops.opdef import (
     ArgSpec,
     CoreAffinity,
@@ -78,7 +82,7 @@ __all__ = [
     "ArgSpec", "Backend", "CAPABILITIES", "Call", "ConstBool", "ConstFloat", "ConstInt", "CoreAffinity",
     "CoreGroup", "CrossCoreRole", "DataType", "Diagnostic", "DiagnosticSeverity", "Effect", "EvalContext",
     "Expr", "Function", "IRMutator", "IRProperty", "IRPropertySet", "IRVisitor", "KwargSpec", "LaneCategory",
-    "MakeTuple", "MemorySpace", "OpDef", "OpTraits", "OutputMemory", "PLUGIN_API_VERSION", "Pass",
+    "MakeTuple", "MemorySpace", "OpDef", "OpFamily", "OpInterface", "OpTraits", "OutputMemory", "PLUGIN_API_VERSION", "Pass",
     "PassContext", "PassOptions", "Program", "Registrar", "ScalarType", "Span", "TensorType", "TileForm",
     "TileType", "TupleType", "Type", "Var", "create_op_call", "dsl_entry", "error", "find_opdef",
     "hookimpl", "ir", "python_print", "set_call_attrs", "structural_equal", "warning",

@@ -71,7 +71,7 @@ def test_the_scaffold_declares_its_entry_point_and_uses_only_the_public_api(tmp_
                 imported.update(alias.name for alias in node.names)
         assert not [m for m in imported if m.startswith("pypto_core")], source
     plugin_source = (package / "acme_ext" / "plugin.py").read_text()
-    assert "from pypto.plugin import" in plugin_source and "PYPTO_PLUGIN_API = (1, 0)" in plugin_source
+    assert "from pypto.plugin import" in plugin_source and "PYPTO_PLUGIN_API = (2, 0)" in plugin_source
     assert "`pypto new-plugin acme-ext --kind " + kind + "`" in (package / "README.md").read_text()
 
 
@@ -123,7 +123,7 @@ def test_a_scaffold_installed_into_a_fresh_virtual_environment_passes_its_tests(
     probe = subprocess.run([str(python), "-c", "from pypto_core.plugins.host import plugin_host; "
                             "r = plugin_host().record('venv_ext'); print(r.distribution, sorted(r.registered))"],
                            cwd=str(tmp_path), capture_output=True, text=True, env=_env(), timeout=300)
-    assert probe.stdout.strip() == "venv-ext 0.1.0 ['dsl', 'ops']", probe.stdout + probe.stderr
+    assert probe.stdout.strip() == "venv-ext 0.1.0 ['builders', 'dsl', 'ops', 'semantics']", probe.stdout + probe.stderr
     done = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=str(package),
                           capture_output=True, text=True, env=_env(), timeout=600)
     assert done.returncode == 0 and "5 passed" in done.stdout, done.stdout + done.stderr

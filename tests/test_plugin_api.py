@@ -25,7 +25,7 @@ from pypto.plugin import (ArgSpec, Backend, CAPABILITIES, ConstFloat, CoreGroup,
                           KwargSpec, MemorySpace, OpDef, OutputMemory, Pass, PassOptions, create_op_call, error,
                           hookimpl)
 
-PYPTO_PLUGIN_API = (1, 0)
+PYPTO_PLUGIN_API = (2, 0)
 
 
 def twice(x, *, span=None):
@@ -101,11 +101,11 @@ def _module(name: str, source: str) -> types.ModuleType:
 
 
 def test_every_public_name_exists_and_comes_from_the_api_module():
-    assert api.PLUGIN_API_VERSION == (1, 0)
+    assert api.PLUGIN_API_VERSION == (2, 0)
     missing = [name for name in api.__all__ if not hasattr(api, name)]
     assert missing == []
     for name in ("hookimpl", "OpDef", "ArgSpec", "KwargSpec", "OutputMemory", "Effect", "LaneCategory",
-                 "CoreAffinity", "OpTraits", "TileForm", "CrossCoreRole", "EvalContext", "Pass", "PassOptions",
+                 "CoreAffinity", "OpTraits", "TileForm", "OpFamily", "OpInterface", "CrossCoreRole", "EvalContext", "Pass", "PassOptions",
                  "Backend", "CoreGroup", "CAPABILITIES", "error", "warning", "Diagnostic", "create_op_call",
                  "IRMutator", "IRVisitor", "Registrar", "ir"):
         assert name in api.__all__, name
@@ -123,24 +123,24 @@ def test_a_plugin_using_only_the_public_api_registers_everything(clean_plugins):
     assert "pl.tensor.muls(x, 3.0)" in api.python_print(after)
 
 
-@pytest.mark.parametrize("declared", [(1, 0), [1, 0]])
+@pytest.mark.parametrize("declared", [(2, 0), [2, 0]])
 def test_a_matching_api_version_loads(clean_plugins, declared):
-    source = PUBLIC_ONLY_PLUGIN.replace("PYPTO_PLUGIN_API = (1, 0)", f"PYPTO_PLUGIN_API = {declared!r}")
+    source = PUBLIC_ONLY_PLUGIN.replace("PYPTO_PLUGIN_API = (2, 0)", f"PYPTO_PLUGIN_API = {declared!r}")
     host = register_in_process_plugin("apiext", _module("apiext_mod", source))
     assert host.record("apiext") is not None and not host.failures
 
 
 @pytest.mark.parametrize(("declared", "expected"), [
-    ("(2, 0)", "needs plugin API 2.0 (PYPTO_PLUGIN_API = (2, 0)), but this pypto provides plugin API 1.0; "
+    ("(1, 0)", "needs plugin API 1.0 (PYPTO_PLUGIN_API = (1, 0)), but this pypto provides plugin API 2.0; "
                "a plugin must declare the same major version"),
-    ("(1, 7)", "needs plugin API 1.7 (PYPTO_PLUGIN_API = (1, 7)), but this pypto provides plugin API 1.0; "
+    ("(2, 7)", "needs plugin API 2.7 (PYPTO_PLUGIN_API = (2, 7)), but this pypto provides plugin API 2.0; "
                "a plugin must declare a minor version <= 0"),
     ("(0, 9)", "needs plugin API 0.9"),
     ("'1.0'", "declares PYPTO_PLUGIN_API = '1.0'; it must be a (major, minor) tuple of ints"),
     ("(1,)", "declares PYPTO_PLUGIN_API = (1,); it must be a (major, minor) tuple of ints"),
 ])
 def test_a_mismatched_api_version_is_a_failed_plugin_naming_both_versions(clean_plugins, declared, expected):
-    source = PUBLIC_ONLY_PLUGIN.replace("PYPTO_PLUGIN_API = (1, 0)", f"PYPTO_PLUGIN_API = {declared}")
+    source = PUBLIC_ONLY_PLUGIN.replace("PYPTO_PLUGIN_API = (2, 0)", f"PYPTO_PLUGIN_API = {declared}")
     with pytest.warns(PluginLoadWarning, match="plugin 'apiext'"):
         host = register_in_process_plugin("apiext", _module("apiext_mod", source))
     (failure,) = host.failures
@@ -151,6 +151,6 @@ def test_a_mismatched_api_version_is_a_failed_plugin_naming_both_versions(clean_
 
 
 def test_no_declared_version_loads(clean_plugins):
-    source = PUBLIC_ONLY_PLUGIN.replace("PYPTO_PLUGIN_API = (1, 0)\n", "")
+    source = PUBLIC_ONLY_PLUGIN.replace("PYPTO_PLUGIN_API = (2, 0)\n", "")
     host = register_in_process_plugin("apiext", _module("apiext_mod", source))
     assert host.record("apiext") is not None

@@ -13,8 +13,7 @@ from pypto_plugins.ops_comm.semantics import EVALUATORS
 @hookimpl
 def pypto_register_ops(registry: Any) -> None:
     for opdef in OPDEFS:
-        if opdef.evaluate is None:
-            opdef.evaluate = EVALUATORS[opdef.name]
         registry.register_op(opdef)
+        registry.register_semantics(opdef.name, EVALUATORS[opdef.name])
     for name, fn in DSL.items():
         registry.register_dsl(name, fn)

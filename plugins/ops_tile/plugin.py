@@ -8,21 +8,22 @@ from pypto_core.plugins import hookimpl
 from pypto_plugins.ops_tile import dsl
 from pypto_plugins.ops_tile.lowering import FLATTEN_RULES, SPLIT_FORMS, TILE_FORMS
 from pypto_plugins.ops_tile.ops import ALL_OPDEFS
+from pypto_plugins.ops_tile.ops.tensor_views import TILE_FORMS as GM_TILE_FORMS
 from pypto_plugins.ops_tile.semantics import EVALUATORS
 
 
 @hookimpl
 def pypto_register_ops(registry: Any) -> None:
-    tile_forms, flatten_rules, split_forms = TILE_FORMS(), FLATTEN_RULES(), SPLIT_FORMS()
-    for opdef in ALL_OPDEFS():
-        # Type rules live in ops/, numpy semantics in semantics/, pass rewrite rules in lowering/; they meet here.
-        if opdef.evaluate is None:
-            opdef.evaluate = EVALUATORS.get(opdef.name)
-        if opdef.tile_form is None:
-            opdef.tile_form = tile_forms.get(opdef.name)
-        if opdef.flatten_2d is None:
-            opdef.flatten_2d = flatten_rules.get(opdef.name)
-        if opdef.split_form is None:
-            opdef.split_form = split_forms.get(opdef.name)
+    opdefs = ALL_OPDEFS()
+    for opdef in opdefs:
         registry.register_op(opdef)
+    names = {opdef.name for opdef in opdefs}
+    for name, evaluate in EVALUATORS.items():
+        if name in names:
+            registry.register_semantics(name, evaluate)
+    for interface, table in (("tile_form", {**TILE_FORMS(), **GM_TILE_FORMS}), ("flatten_2d", FLATTEN_RULES()),
+                             ("split_form", SPLIT_FORMS())):
+        for name, form in table.items():
+            if name in names:
+                registry.implement(interface, name, form)
     dsl.register(registry)

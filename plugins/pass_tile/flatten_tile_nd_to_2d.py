@@ -3,7 +3,7 @@
 The leading dims merge into rows, the last dim stays: a [2, 16, 64] tile becomes [32, 64]. Loads and
 stores keep their N-D tensor coordinates (a load's valid extents become 2-D, a store gets the N-D
 extents it writes as its `shapes` operand), shapes and element indices inside tiles are rewritten —
-each op's rule is registry data (OpDef.flatten_2d). An op without a rule is the same op on the
+each op's rule is its implementation of the flatten_2d op interface. An op without a rule is the same op on the
 flattened operands, accepted only when its result is the flattened result (a row-wise op); otherwise,
 and whenever a window cannot be written in 2-D, a located ValueError says which op and why.
 """
@@ -20,8 +20,9 @@ from pypto_core.ir.rewriting import BodyRewriter
 from pypto_core.ir.types import TileType, dims_equal
 from pypto_core.language.printer import python_print_type
 from pypto_core.ops.build import merged_2d, shape_text
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_tile.interfaces import FLATTEN_2D
 
 PASS = "FlattenTileNdTo2D"
 
@@ -40,8 +41,9 @@ class _Flattener(BodyRewriter):
         if opdef is None:
             return call.with_fields(args=tuple(args))
         try:
-            if opdef.flatten_2d is not None:
-                new = opdef.flatten_2d(call, args)
+            flatten_2d = op_registry().implementation(FLATTEN_2D.name, opdef.name)
+            if flatten_2d is not None:
+                new = flatten_2d(call, args)
             else:
                 new = create_op_call(call.op.name, args, dict(call.kwargs), span=call.span)
         except (TypeError, ValueError) as exc:

@@ -1,5 +1,5 @@
-"""LowerCompositeOps (docs/passes/lower_composite_ops.md): every call of a composite op (one whose OpDef
-declares `expand`) becomes the expression its plugin gives, repeatedly, until no composite op is left.
+"""LowerCompositeOps (docs/passes/lower_composite_ops.md): every call of a composite op (one that implements
+the `expand` op interface) becomes the expression its plugin gives, repeatedly, until no composite op is left.
 
 The pass asks the registry and keeps no list of its own: an op plugin makes an op composite by declaring its
 expansion. None of the bundled ops is composite (each has its own type rule, tile form and numpy semantics), so
@@ -18,8 +18,9 @@ from pypto_core.ir import function as F
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.language.printer import python_print_type
-from pypto_core.ops.registry import op_registry, opdef_of
+from pypto_core.ops.registry import op_registry
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_tile.interfaces import EXPAND
 
 # An expansion may produce other composite ops; this many rounds on one call means it never ends.
 MAX_ROUNDS = 64
@@ -34,10 +35,10 @@ class _Expand(IRMutator):
         for _ in range(MAX_ROUNDS):
             if not isinstance(new, E.Call) or type(new.op) is not E.Op:
                 return new
-            opdef = opdef_of(new)
-            if opdef is None or opdef.expand is None:
+            expand = op_registry().implementation(EXPAND.name, new.op.name)
+            if expand is None:
                 return new
-            expansion = _expanded(new, opdef.expand)
+            expansion = _expanded(new, expand)
             self.depth += 1
             try:
                 if self.depth > MAX_ROUNDS:
@@ -75,7 +76,7 @@ class LowerCompositeOps(Pass):
 
     name = "LowerCompositeOps"
     factory_name = "lower_composite_ops"
-    description = ("Replace each call of a composite op (OpDef.expand) by its expansion; the bundled ops are "
+    description = ("Replace each call of a composite op (one implementing the expand interface) by its expansion; the bundled ops are "
                    "not composite.")
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:

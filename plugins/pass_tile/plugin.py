@@ -9,12 +9,15 @@ from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_tile.convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from pypto_plugins.pass_tile.flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from pypto_plugins.pass_tile.infer_tile_memory_space import InferTileMemorySpace
+from pypto_plugins.pass_tile.interfaces import INTERFACES
 from pypto_plugins.pass_tile.lower_composite_ops import LowerCompositeOps
 from pypto_plugins.pass_tile.verifiers import VERIFIERS
 
 
 @hookimpl
 def pypto_register_passes(registry: Any) -> None:
+    for interface in INTERFACES:
+        registry.declare_interface(interface)
     registry.register_pass(ConvertTensorToTileOps)
     registry.register_pass(FlattenTileNdTo2D)
     registry.register_pass(InferTileMemorySpace)

@@ -205,10 +205,7 @@ def _traits_text(opdef: Any) -> str:
     return ", ".join(_code(p) for p in parts)
 
 
-def _tile_form_text(opdef: Any) -> str:
-    form = opdef.tile_form
-    if form is None:
-        return ""
+def _tile_form_text(form: Any) -> str:
     if form.lower is not None:
         return f"lowered by {_code(_callable_name(form.lower))}"
     text = f"{_code(form.op)}" if form.op else "-"
@@ -217,6 +214,12 @@ def _tile_form_text(opdef: Any) -> str:
     if form.gm_access:
         text += " (addresses GM directly, may stay in tile code)"
     return text
+
+
+def _implementation_text(interface: str, impl: Any) -> str:
+    if interface == "tile_form" and hasattr(impl, "gm_access"):
+        return _tile_form_text(impl)
+    return _code(_callable_name(impl)) if callable(impl) else _code(type(impl).__name__)
 
 
 def _op_section(name: str, opdef: Any, owner: str) -> list[str]:
@@ -248,13 +251,14 @@ def _op_section(name: str, opdef: Any, owner: str) -> list[str]:
     traits = _traits_text(opdef)
     if traits:
         rows.append(("traits", traits))
-    tile_form = _tile_form_text(opdef)
-    if tile_form:
-        rows.append(("tile form", tile_form))
-    if opdef.flatten_2d is not None:
-        rows.append(("flatten 2-D", _code(_callable_name(opdef.flatten_2d))))
-    if opdef.split_form is not None:
-        rows.append(("split form", _code(_callable_name(opdef.split_form))))
+    from pypto_core.ops.registry import op_registry
+
+    registry = op_registry()
+    for interface in registry.interfaces_of(name):
+        impl = registry.implementation(interface, name)
+        owner_note = "" if registry.impl_places[(interface, name)].owner == owner else \
+            f" (from plugin '{registry.impl_places[(interface, name)].owner}')"
+        rows.append((f"interface `{interface}`", _implementation_text(interface, impl) + owner_note))
     rows.append(("evaluate", "yes" if opdef.evaluate is not None else "none (the reference machine cannot run it)"))
     lines.append("| field | value |\n|---|---|\n")
     lines.extend(f"| {key} | {_cell(value)} |\n" for key, value in rows)
@@ -279,6 +283,17 @@ def render_ops(out: Path) -> str:
         lines.append(f"\n## `{family}`\n")
         for name in members:
             lines.extend(_op_section(name, registry.ops[name], registry.op_owners[name]))
+    lines.append("\n## Op interfaces\n\nWhat passes ask of each op ([docs/plugins.md](../plugins.md#op-interfaces)): "
+                 "the plugin whose pass declares the interface, what an implementation is, what a missing one "
+                 "means, and how many ops implement it.\n\n| interface | declared by | implementation | without one "
+                 "| ops |\n|---|---|---|---|---|\n")
+    for interface_name in sorted(set(registry.interfaces) | set(registry.impls)):
+        declared = registry.interfaces.get(interface_name)
+        owner = registry.interface_places[interface_name].owner if declared is not None else "(undeclared)"
+        doc = declared.doc if declared is not None else "-"
+        missing = declared.missing if declared is not None else "-"
+        count = len(registry.impls.get(interface_name, {}))
+        lines.append(f"| {_code(interface_name)} | {_cell(owner)} | {_cell(doc)} | {_cell(missing)} | {count} |\n")
     dsl = sorted(registry.dsl.items())
     lines.append("\n## DSL names\n\nEvery `pl.<name>` the parser knows, and the plugin that registered it.\n\n"
                  "| DSL name | plugin |\n|---|---|\n")

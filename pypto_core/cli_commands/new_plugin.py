@@ -177,9 +177,11 @@ The tests use the fixtures of pypto's pytest plugin (loaded automatically when p
 _README_KIND = {
     "op": '''## The op
 
-`pl.__IDENT__.twice(x)` calls `__IDENT__.plugin.twice`, which builds the call with `create_op_call`; the
-OpDef gives its signature, result type (`deduce_twice`) and its semantics on the reference machine
-(`evaluate_twice`). `pypto run --verify check-run prog.py` runs a program using it.
+`__IDENT__/plugin.py` defines the op as one unit, an `OpFamily`: its OpDef gives its signature and result
+type (`deduce_twice`), `@family.semantics` its meaning on the reference machine (`evaluate_twice`), and
+`pl.__IDENT__.twice(x)` is built from the OpDef's declaration (`dsl=OP_NAME`). `pypto run --verify check-run
+prog.py` runs a program using it. To make it usable inside a `pl.at` kernel, implement the `tile_form` op
+interface for it (`@family.implements("tile_form", OP_NAME)`, docs/plugins.md in pypto).
 ''',
     "pass": '''## The pass
 
@@ -222,17 +224,19 @@ from pypto.plugin import (
     EvalContext,
     Expr,
     OpDef,
+    OpFamily,
     Registrar,
-    Span,
     TensorType,
     Type,
-    create_op_call,
     hookimpl,
 )
 
-PYPTO_PLUGIN_API = (1, 0)  # the pypto plugin API this plugin is written against
+PYPTO_PLUGIN_API = (2, 0)  # the pypto plugin API this plugin is written against
 
 OP_NAME = "__IDENT__.twice"
+
+# Everything about the plugin's ops, one unit per op: its OpDef, its numpy semantics, its DSL builder.
+family = OpFamily("__IDENT__")
 
 
 def deduce_twice(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -243,21 +247,20 @@ def deduce_twice(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     return x.type
 
 
+# `dsl=OP_NAME`: `pl.__IDENT__.twice(x)` is built from the declaration (its ArgSpecs), no builder to write.
+family.op(OpDef(OP_NAME, deduce_twice, args=(ArgSpec("x", doc="a tensor"),), doc="Twice its operand (x + x)."),
+          dsl=OP_NAME)
+
+
+@family.semantics(OP_NAME)
 def evaluate_twice(ctx: EvalContext, call: Call, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
     """The reference machine: `args[0]` is the operand as a numpy array; return a fresh array."""
     return args[0] + args[0]
 
 
-def twice(x: Expr, *, span: Span | None = None) -> Call:
-    """What `pl.__IDENT__.twice(x)` calls while a program is parsed."""
-    return create_op_call(OP_NAME, [x], span=span)
-
-
 @hookimpl
 def pypto_register_ops(registry: Registrar) -> None:
-    registry.register_op(OpDef(OP_NAME, deduce_twice, args=(ArgSpec("x", doc="a tensor"),),
-                               evaluate=evaluate_twice, doc="Twice its operand (x + x)."))
-    registry.register_dsl(OP_NAME, twice)
+    registry.register_family(family)
 '''
 
 OP_TESTS = '''
@@ -344,7 +347,7 @@ from pypto.plugin import (
     hookimpl,
 )
 
-PYPTO_PLUGIN_API = (1, 0)  # the pypto plugin API this plugin is written against
+PYPTO_PLUGIN_API = (2, 0)  # the pypto plugin API this plugin is written against
 
 PROPERTY = "__CAMEL__NoMulByTwo"
 
@@ -478,7 +481,7 @@ from __future__ import annotations
 
 from pypto.plugin import Backend, CoreGroup, MemorySpace, Registrar, hookimpl
 
-PYPTO_PLUGIN_API = (1, 0)  # the pypto plugin API this plugin is written against
+PYPTO_PLUGIN_API = (2, 0)  # the pypto plugin API this plugin is written against
 
 KB = 1024
 

@@ -1,6 +1,6 @@
 """EvalContext: what an op's `evaluate` receives about where it runs.
 
-The evaluate signature (OpDef.evaluate, filled by op plugins):
+The evaluate signature (OpDef.evaluate: an op's semantics, registered by its op family):
 
     evaluate(ctx: EvalContext, call: Call, args: list, kwargs: dict) -> value
 

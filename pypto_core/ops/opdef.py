@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pypto_core.ir.enums import MemorySpace
+from pypto_core.ops.places import caller_site
 
 if TYPE_CHECKING:
     from pypto_core.ir.expr import Call, Expr
     from pypto_core.ir.types import Type
-    from pypto_core.ops.split_form import SplitFormFn
-    from pypto_core.ops.tile_form import TileForm
 
 
 class Effect(enum.Enum):
@@ -162,11 +161,9 @@ class OpTraits:
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]
-Flatten2D = Callable[["Call", Sequence["Expr"]], "Call"]
 AffinityClassifier = Callable[["Call"], CoreAffinity]
 TypeDeducer = Callable[[Sequence["Expr"], Mapping[str, Any]], "Type"]
 Evaluator = Callable[..., Any]
-Expansion = Callable[["Call", Sequence["Expr"]], "Expr"]
 
 
 @dataclass
@@ -187,23 +184,20 @@ class OpDef:
     input_memory: Mapping[int, tuple[MemorySpace, ...]] = field(default_factory=dict)
     # A kwarg that, when given, states the lane the call runs on (`core_type` of the sync ops).
     lane_kwarg: str | None = None
-    # How ConvertTensorToTileOps lowers this tensor op (pypto_core.ops.tile_form).
-    tile_form: TileForm | None = None
-    # How FlattenTileNdTo2D rewrites a call whose tiles are N-D: (call, its operands already flattened)
-    # -> the 2-D call; ValueError when the access has no 2-D form. None: the same call on the
-    # flattened operands, accepted when its result is the flattened result.
-    flatten_2d: Flatten2D | None = None
-    # How LowerAutoVectorSplit halves a call whose operands describe its shape or window (tile.load,
-    # tile.slice, tile.full, ...; pypto_core.ops.split_form). None: halved operands, halved result.
-    split_form: SplitFormFn | None = None
-    # A composite op: how LowerCompositeOps rewrites a call of it, (call, its operands) -> an expression of
-    # other ops computing the same value with the same type (docs/passes/lower_composite_ops.md).
-    expand: Expansion | None = None
     no_duplicate: bool = False
     cross_core_role: CrossCoreRole | None = None
     traits: OpTraits = field(default_factory=OpTraits)
+    # The numpy semantics for the reference machine; an op family registers it beside the op
+    # (pypto_core/ops/family.py). How passes rewrite the op is not a field: ops implement the
+    # interfaces passes declare (pypto_core/ops/interfaces.py).
     evaluate: Evaluator | None = None
     doc: str = ""
+    # `path:line` of the statement that built this OpDef, for messages naming where an op is defined.
+    defined_at: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.defined_at:
+            self.defined_at = caller_site()
 
     # -- signature ---------------------------------------------------------------------------
     @property

@@ -1,7 +1,10 @@
-"""The op registry: OpDefs, the `pl` DSL names and the IR builder modules, filled by plugins.
+"""The op registry: OpDefs, their semantics, the `pl` DSL names, the IR builder modules and the op
+interface table, filled by plugins.
 
 The core registers no op of its own. Plugins receive an `OpRegistrar` in their
 `pypto_register_ops` hook; the plugin host makes sure plugins are loaded before the first lookup.
+Every name is registered once: a second registration of an op, a DSL name, a builder, a semantics or
+an interface implementation is a `DuplicateRegistrationError` naming both owners and both places.
 """
 
 from __future__ import annotations
@@ -17,17 +20,25 @@ from pypto_core.ir.expr import Call, Expr, Op
 from pypto_core.ir.limits import MAX_DIM, MIN_DIM, out_of_range_dim, out_of_range_valid
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType, Type
+from pypto_core.ops.interfaces import MissingImplementationError, OpInterface
 from pypto_core.ops.opdef import OpDef
+from pypto_core.ops.places import Place
 
 DslFunction = Callable[..., Any]
 
 
 class DuplicateRegistrationError(ValueError):
-    """A plugin registered a name another plugin already owns."""
+    """A name registered twice: by two plugins, or twice by one."""
 
-    def __init__(self, kind: str, name: str, owner: str, new_owner: str) -> None:
-        self.kind, self.name, self.owner, self.new_owner = kind, name, owner, new_owner
-        super().__init__(f"{kind} '{name}' is registered by both '{owner}' and '{new_owner}'")
+    def __init__(self, kind: str, name: str, owner: str | Place, new_owner: str | Place) -> None:
+        first = owner if isinstance(owner, Place) else Place(owner)
+        second = new_owner if isinstance(new_owner, Place) else Place(new_owner)
+        self.kind, self.name, self.owner, self.new_owner = kind, name, first.owner, second.owner
+        self.first, self.second = first, second
+        sites = ""
+        if first.site or second.site:
+            sites = f" (first at {first.site or 'an unknown place'}, again at {second.site or 'an unknown place'})"
+        super().__init__(f"{kind} '{name}' is registered by both '{first.owner}' and '{second.owner}'{sites}")
 
 
 @dataclass(frozen=True)
@@ -37,56 +48,122 @@ class DslEntry:
     name: str
     function: DslFunction
     owner: str
+    site: str = ""
 
 
 class OpRegistry:
     def __init__(self) -> None:
         self.ops: dict[str, OpDef] = {}
-        self.op_owners: dict[str, str] = {}
+        self.op_places: dict[str, Place] = {}
+        self.semantics_places: dict[str, Place] = {}
         self.dsl: dict[str, DslEntry] = {}
         self.builders: dict[str, dict[str, DslFunction]] = {}
-        self.builder_owners: dict[tuple[str, str], str] = {}
+        self.builder_places: dict[tuple[str, str], Place] = {}
+        self.interfaces: dict[str, OpInterface] = {}
+        self.interface_places: dict[str, Place] = {}
+        # interface name -> op name -> implementation; the places keyed (interface, op).
+        self.impls: dict[str, dict[str, Any]] = {}
+        self.impl_places: dict[tuple[str, str], Place] = {}
         self._op_handles: dict[str, Op] = {}
 
+    @property
+    def op_owners(self) -> dict[str, str]:
+        return {name: place.owner for name, place in self.op_places.items()}
+
     # -- registration ------------------------------------------------------------------------
-    def register_op(self, opdef: OpDef, owner: str = "<unknown>") -> None:
+    def register_op(self, opdef: OpDef, owner: str = "<unknown>", site: str | None = None) -> None:
+        place = Place(owner, opdef.defined_at if site is None else site)
         if opdef.name in self.ops:
-            raise DuplicateRegistrationError("op", opdef.name, self.op_owners[opdef.name], owner)
+            raise DuplicateRegistrationError("op", opdef.name, self.op_places[opdef.name], place)
         self.ops[opdef.name] = opdef
-        self.op_owners[opdef.name] = owner
+        self.op_places[opdef.name] = place
+        if opdef.evaluate is not None:
+            self.semantics_places[opdef.name] = place
 
-    def register_dsl(self, name: str, function: DslFunction, owner: str = "<unknown>") -> None:
+    def register_semantics(self, op_name: str, evaluate: Callable[..., Any], owner: str = "<unknown>",
+                           site: str = "") -> None:
+        """The numpy semantics of a registered op (its OpDef's `evaluate`)."""
+        opdef = self.ops.get(op_name)
+        if opdef is None:
+            raise ValueError(f"semantics for op '{op_name}' ({site or owner}), which no plugin has registered; "
+                             f"register the op first")
+        place = Place(owner, site)
+        if opdef.evaluate is not None:
+            raise DuplicateRegistrationError("semantics of op", op_name,
+                                             self.semantics_places.get(op_name, self.op_places[op_name]), place)
+        opdef.evaluate = evaluate
+        self.semantics_places[op_name] = place
+
+    def register_dsl(self, name: str, function: DslFunction, owner: str = "<unknown>", site: str = "") -> None:
         if name in self.dsl:
-            raise DuplicateRegistrationError("DSL name", f"pl.{name}", self.dsl[name].owner, owner)
-        self.dsl[name] = DslEntry(name, function, owner)
+            first = self.dsl[name]
+            raise DuplicateRegistrationError("DSL name", f"pl.{name}", Place(first.owner, first.site),
+                                             Place(owner, site))
+        self.dsl[name] = DslEntry(name, function, owner, site)
 
-    def register_builder(self, namespace: str, name: str, function: DslFunction, owner: str = "<unknown>") -> None:
+    def register_builder(self, namespace: str, name: str, function: DslFunction, owner: str = "<unknown>",
+                         site: str = "") -> None:
         table = self.builders.setdefault(namespace, {})
         if name in table:
             raise DuplicateRegistrationError("IR builder", f"{namespace}.{name}",
-                                             self.builder_owners[(namespace, name)], owner)
+                                             self.builder_places[(namespace, name)], Place(owner, site))
         table[name] = function
-        self.builder_owners[(namespace, name)] = owner
+        self.builder_places[(namespace, name)] = Place(owner, site)
+
+    def declare_interface(self, interface: OpInterface, owner: str = "<unknown>", site: str = "") -> None:
+        """A pass plugin declares an interface it asks of ops (pypto_core/ops/interfaces.py)."""
+        if interface.name in self.interfaces:
+            raise DuplicateRegistrationError("op interface", interface.name,
+                                             self.interface_places[interface.name], Place(owner, site))
+        self.interfaces[interface.name] = interface
+        self.interface_places[interface.name] = Place(owner, site)
+
+    def implement(self, interface: str, op_name: str, implementation: Any, owner: str = "<unknown>",
+                  site: str = "") -> None:
+        """`op_name`'s implementation of `interface` (the op may be registered by another plugin)."""
+        table = self.impls.setdefault(interface, {})
+        if op_name in table:
+            raise DuplicateRegistrationError(f"'{interface}' implementation of op", op_name,
+                                             self.impl_places[(interface, op_name)], Place(owner, site))
+        table[op_name] = implementation
+        self.impl_places[(interface, op_name)] = Place(owner, site)
 
     def unregister_owner(self, owner: str) -> None:
         """Drop everything one plugin registered (a plugin that failed half way)."""
-        for name in [n for n, o in self.op_owners.items() if o == owner]:
+        self._detach_semantics([n for n, p in self.op_places.items() if p.owner == owner])
+        for name in [n for n, p in self.op_places.items() if p.owner == owner]:
             del self.ops[name]
-            del self.op_owners[name]
+            del self.op_places[name]
+            self.semantics_places.pop(name, None)
             self._op_handles.pop(name, None)
+        self._detach_semantics([n for n, p in self.semantics_places.items() if p.owner == owner])
         for name in [n for n, e in self.dsl.items() if e.owner == owner]:
             del self.dsl[name]
-        for key in [k for k, o in self.builder_owners.items() if o == owner]:
+        for key in [k for k, p in self.builder_places.items() if p.owner == owner]:
             del self.builders[key[0]][key[1]]
-            del self.builder_owners[key]
+            del self.builder_places[key]
+        for name in [n for n, p in self.interface_places.items() if p.owner == owner]:
+            del self.interfaces[name]
+            del self.interface_places[name]
+        for key in [k for k, p in self.impl_places.items() if p.owner == owner]:
+            del self.impls[key[0]][key[1]]
+            del self.impl_places[key]
 
     def clear(self) -> None:
-        self.ops.clear()
-        self.op_owners.clear()
-        self.dsl.clear()
-        self.builders.clear()
-        self.builder_owners.clear()
-        self._op_handles.clear()
+        self._detach_semantics(list(self.semantics_places))
+        for table in (self.ops, self.op_places, self.semantics_places, self.dsl, self.builders,
+                      self.builder_places, self.interfaces, self.interface_places, self.impls, self.impl_places,
+                      self._op_handles):
+            table.clear()
+
+    def _detach_semantics(self, names: list[str]) -> None:
+        """Take semantics registered beside an op off its OpDef again: the plugin's OpDef object is
+        registered anew on the next load, with its own semantics registered anew too."""
+        for name in names:
+            place = self.semantics_places.pop(name, None)
+            opdef = self.ops.get(name)
+            if place is not None and opdef is not None and place != self.op_places.get(name):
+                opdef.evaluate = None
 
     # -- lookup ------------------------------------------------------------------------------
     def get_opdef(self, name: str) -> OpDef:
@@ -108,6 +185,40 @@ class OpRegistry:
             self.get_opdef(name)
             handle = self._op_handles[name] = Op(name)
         return handle
+
+    # -- the interface table -------------------------------------------------------------------
+    def implementation(self, interface: str, op_name: str) -> Any | None:
+        """`op_name`'s implementation of `interface`, or None (what None means, the interface says)."""
+        table = self.impls.get(interface)
+        return table.get(op_name) if table is not None else None
+
+    def implementations(self, interface: str) -> dict[str, Any]:
+        return dict(self.impls.get(interface, {}))
+
+    def interfaces_of(self, op_name: str) -> list[str]:
+        """The interfaces `op_name` implements, sorted."""
+        return sorted(name for name, table in self.impls.items() if op_name in table)
+
+    def require_implementation(self, interface: str, op_name: str, span: Span | None = None) -> Any:
+        """`op_name`'s implementation of `interface`; a missing one is the one error every pass gives."""
+        found = self.implementation(interface, op_name)
+        if found is not None:
+            return found
+        raise MissingImplementationError(self.missing_implementation_message(interface, op_name), span)
+
+    def missing_implementation_message(self, interface: str, op_name: str) -> str:
+        declared = self.interfaces.get(interface)
+        what = f" ({declared.doc.rstrip('.')})" if declared is not None and declared.doc else ""
+        message = f"op '{op_name}' does not implement the op interface '{interface}'{what}"
+        if declared is not None and declared.missing:
+            message += f": {declared.missing}"
+        others = [name for name in self.interfaces_of(op_name) if name not in self.interfaces]
+        close = difflib.get_close_matches(interface, others, n=1)
+        if close:
+            owner = self.impl_places[(close[0], op_name)]
+            message += (f"; {owner} implements '{close[0]}' for it, an interface no plugin declares "
+                        f"(a misspelling of '{interface}'?)")
+        return message
 
 
 _REGISTRY = OpRegistry()

@@ -17,10 +17,11 @@ from typing import Any
 
 import pluggy
 
-# The plugin API a plugin module may declare it needs (`PYPTO_PLUGIN_API = (1, 0)`): the host loads it
+# The plugin API a plugin module may declare it needs (`PYPTO_PLUGIN_API = (2, 0)`): the host loads it
 # when the major versions are equal and the plugin's minor is at most this one. The minor grows when the
 # API gains names; the major changes when something a plugin could use changes or goes away.
-PLUGIN_API_VERSION: tuple[int, int] = (1, 0)
+# 2.0: an op's pass forms are implementations of op interfaces (registry.implement), no longer OpDef fields.
+PLUGIN_API_VERSION: tuple[int, int] = (2, 0)
 
 hookspec = pluggy.HookspecMarker("pypto")
 hookimpl = pluggy.HookimplMarker("pypto")

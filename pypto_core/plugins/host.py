@@ -7,7 +7,7 @@ registered is rolled back and every other plugin still loads. Block plugins with
 `PYPTO_DISABLE_PLUGINS=a,b` or `[plugins] disable = [...]` in pypto.toml; a name in
 PYPTO_DISABLE_PLUGINS that no plugin has is an error naming the known plugins.
 
-A plugin module may declare the plugin API it was written against, `PYPTO_PLUGIN_API = (1, 0)`: the
+A plugin module may declare the plugin API it was written against, `PYPTO_PLUGIN_API = (2, 0)`: the
 major version must be this pypto's and the minor at most this pypto's (`PLUGIN_API_VERSION`), else the
 plugin fails to load with both versions named. A failure is reported as a `PluginLoadWarning` located
 in the plugin (never at pypto's own source) and shown as `pypto: warning: ...`; a later lookup of a

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pypto_core.ops.places import caller_site, function_site
 from pypto_core.ops.registry import raw_registry
 
 if TYPE_CHECKING:
     from pypto_core.backend.backend import Backend
+    from pypto_core.ops.family import OpFamily
+    from pypto_core.ops.interfaces import OpInterface
     from pypto_core.ops.opdef import OpDef
     from pypto_core.passes.pass_base import Pass
 
@@ -24,19 +27,39 @@ class Registrar:
         self.record.setdefault(kind, []).append(name)
 
     # -- ops -----------------------------------------------------------------------------------
+    def register_family(self, family: OpFamily) -> None:
+        """Every op of an OpFamily with its semantics, interface implementations and DSL names."""
+        family.register(self)
+
     def register_op(self, opdef: OpDef) -> None:
         raw_registry().register_op(opdef, self.owner)
         self._note("ops", opdef.name)
 
-    def register_dsl(self, name: str, function: Callable[..., Any]) -> None:
+    def register_semantics(self, op_name: str, evaluate: Callable[..., Any], site: str | None = None) -> None:
+        """The numpy semantics (`evaluate`) of an op registered earlier."""
+        raw_registry().register_semantics(op_name, evaluate, self.owner, _site(site, evaluate))
+        self._note("semantics", op_name)
+
+    def register_dsl(self, name: str, function: Callable[..., Any], site: str | None = None) -> None:
         """A `pl` DSL name (`tile.load`, `add`) and the function the parser calls for it."""
-        raw_registry().register_dsl(name, function, self.owner)
+        raw_registry().register_dsl(name, function, self.owner, _site(site, function))
         self._note("dsl", name)
 
-    def register_builder(self, namespace: str, name: str, function: Callable[..., Any]) -> None:
+    def register_builder(self, namespace: str, name: str, function: Callable[..., Any],
+                         site: str | None = None) -> None:
         """An IR builder reachable as `pypto.ir.op.<namespace>_ops.<name>` (e.g. `T.load`)."""
-        raw_registry().register_builder(namespace, name, function, self.owner)
+        raw_registry().register_builder(namespace, name, function, self.owner, _site(site, function))
         self._note("builders", f"{namespace}.{name}")
+
+    def declare_interface(self, interface: OpInterface) -> None:
+        """An op interface a pass of this plugin asks (pypto_core/ops/interfaces.py)."""
+        raw_registry().declare_interface(interface, self.owner, caller_site())
+        self._note("interfaces", interface.name)
+
+    def implement(self, interface: str, op_name: str, implementation: Any, site: str | None = None) -> None:
+        """`op_name`'s implementation of the op interface `interface`."""
+        raw_registry().implement(interface, op_name, implementation, self.owner, _site(site, implementation))
+        self._note("implementations", f"{interface}:{op_name}")
 
     # -- properties, passes, backends, pipelines ----------------------------------------------
     def register_property(self, name: str, verifier: Callable[..., Any] | None = None, doc: str = "") -> None:
@@ -62,6 +85,13 @@ class Registrar:
 
         PIPELINES.register(name, list(passes), self.owner)
         self._note("pipelines", name)
+
+
+def _site(site: str | None, obj: Any) -> str:
+    """The given definition site, else the function's own, else the registering statement's."""
+    if site is not None:
+        return site
+    return (function_site(obj) if callable(obj) else "") or caller_site()
 
 
 def _named_registries() -> list[Any]:

@@ -13,7 +13,7 @@ Every other op keeps the generic rule: the same op on the flattened operands.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pypto_core.ir.expr import Call, Expr, MakeTuple
 from pypto_core.ir.types import TileType
@@ -27,8 +27,10 @@ from pypto_core.ops.build import (
     static_int,
     tuple_elements,
 )
-from pypto_core.ops.opdef import Flatten2D
 from pypto_core.ops.registry import create_op_call
+
+# An implementation of the flatten_2d op interface: (call, flattened operands) -> the 2-D call.
+Flatten2D = Callable[[Call, Sequence[Expr]], Call]
 
 
 def _rebuild(call: Call, args: Sequence[Expr]) -> Call:

@@ -352,7 +352,9 @@ OPDEFS = [
     # OPS.md declares no effect; PyPTO's outliner counts it among the ops that write a captured tensor (docs/passes/outline_incore_scopes.md, parameters):
     # it writes its target (arg 1) whole, without reading it.
     OpDef("tensor.expand_clone", deduce_expand_clone, args=(ArgSpec("input"), ArgSpec("target")),
-          effects={1: Effect.WRITE}, tile_form=TileForm(lower=_expand_clone_in_gm, gm_access=True),
+          effects={1: Effect.WRITE},
           doc="The target filled with the input broadcast along (at most) one dim; writes the target."),
 ]
 
+# tensor.expand_clone lowers in GM: its tile form addresses the target tensor itself.
+TILE_FORMS = {"tensor.expand_clone": TileForm(lower=_expand_clone_in_gm, gm_access=True)}

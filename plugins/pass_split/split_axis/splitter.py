@@ -1,8 +1,8 @@
 """Halving the vector work of a split function, one AIV lane's part (docs/passes/lower_auto_vector_split.md, what it does).
 
 The walk keeps, for every value it rewrites, which axis it is split on (facts.SplitFacts). A vector
-call is halved: an op whose operands describe its shape or window rewrites them with its registry split
-form (OpDef.split_form); any other op keeps its operands (split ones replaced by their halves) and gets
+call is halved: an op whose operands describe its shape or window rewrites them with its implementation
+of the split_form op interface (split_forms/); any other op keeps its operands (split ones replaced by their halves) and gets
 its result type halved, checked by condition 1 and 2 (conditions.py). A cube call stays full size. Loop
 carries take their init's split, loop results their carry's; a backedge yield and the two branches of
 an if must agree. A store of a lane that may be empty is guarded by `extent > 0`.
@@ -30,7 +30,8 @@ from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.build import ceil_half, static_int
 from pypto_core.ops.opdef import CoreAffinity, Effect, OpDef
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
+from pypto_plugins.pass_split.interfaces import SPLIT_FORM
 from pypto_plugins.pass_split.split_axis.conditions import (
     absolute_index_category,
     deduce_halved,
@@ -133,8 +134,9 @@ class Splitter(BodyRewriter):
                                   f"take one lane's part: compute the value inside this function")
             return self.keep(call, args)
         self._absolute_index_gate(opdef, call, args, split)
-        if opdef.split_form is not None:
-            new, axis = opdef.split_form(self, call, args)
+        split_form = op_registry().implementation(SPLIT_FORM.name, opdef.name)
+        if split_form is not None:
+            new, axis = split_form(self, call, args)
             source = split[0] if split else None
             if self.partition.balanced_stride is not None and source is not None and axis not in (None, source):
                 raise self.reject(f"{call.op.name} moves the split axis from dim {source} to dim {axis}, but this "

@@ -39,7 +39,8 @@ from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ops.build import to_tuple
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
+from pypto_plugins.pass_tile.interfaces import TILE_FORM
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import drop_unused, is_cube_tail, is_shard, tail_on
 from pypto_plugins.pass_tile.tensor_to_tile.in_place_writes import InPlaceWrites, bound_result
 
@@ -56,6 +57,11 @@ def _dims(tensor: TensorType) -> tuple[list[E.Expr], list[E.Expr]]:
 def _zeros(rank: int) -> E.MakeTuple:
     return E.MakeTuple([E.ConstInt(0) for _ in range(rank)])
 
+
+
+def tile_form_of(call: E.Call) -> Any:
+    """The op's implementation of the tile_form interface, or None."""
+    return op_registry().implementation(TILE_FORM.name, call.op.name)
 
 class FunctionLowering(BodyRewriter):
     """Lowers one InCore function; implements pypto_core.ops.tile_form.TileLowering for tile forms."""
@@ -94,7 +100,7 @@ class FunctionLowering(BodyRewriter):
     def _rewrite(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         changed = any(a is not b for a, b in zip(args, call.args))
         opdef = opdef_of(call)
-        if opdef is not None and (opdef.is_tensor_op or (changed and opdef.tile_form is not None)):
+        if opdef is not None and (opdef.is_tensor_op or (changed and tile_form_of(call) is not None)):
             return self.lower_tensor_op(call, args)
         if not changed:
             return call
@@ -151,13 +157,13 @@ class FunctionLowering(BodyRewriter):
     def lower_tensor_op(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         opdef = opdef_of(call)
         assert opdef is not None
-        form = opdef.tile_form
+        form = tile_form_of(call)
         staged = call.with_fields(args=tuple(args))  # typed as the tensor op was: tile forms read it
         if form is None:
             kinds = ", ".join(str(a.type) for a in call.args) or "no operands"
-            raise UserError(f"{PASS}: {call.op.name} has no tile form, so InCore function '{self.func.name}' "
-                            f"cannot be lowered to tile ops (operands: {kinds}); compute it outside the "
-                            f"pl.at scope, or register a tile form for it (OpDef.tile_form)", call.span)
+            missing = op_registry().missing_implementation_message(TILE_FORM.name, call.op.name)
+            raise UserError(f"{PASS}: InCore function '{self.func.name}' cannot be lowered to tile ops "
+                            f"(operands of {call.op.name}: {kinds}): {missing}", call.span)
         self.own_loads = opdef.traits.split_boundary is not None
         try:
             lowered = form.apply(self, staged)  # type: ignore[arg-type]

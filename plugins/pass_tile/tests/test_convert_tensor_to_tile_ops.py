@@ -473,12 +473,14 @@ class P:
 
 
 def test_a_tensor_op_without_a_tile_form_is_a_located_error_naming_it_and_its_operands(monkeypatch):
-    from pypto_core.ops.registry import get_opdef
+    from pypto_core.ops.registry import op_registry
 
-    monkeypatch.setattr(get_opdef("tensor.exp"), "tile_form", None)
-    with pytest.raises(ValueError, match=r"tensor.exp has no tile form, so InCore function 'main_incore_0' cannot "
-                                         r"be lowered to tile ops \(operands: pl.Tensor\[\[16, 64\], pl.FP32\]\).*"
-                                         r"register a tile form"):
+    monkeypatch.delitem(op_registry().impls["tile_form"], "tensor.exp")
+    with pytest.raises(ValueError, match=r"InCore function 'main_incore_0' cannot be lowered to tile ops \(operands "
+                                         r"of tensor.exp: pl.Tensor\[\[16, 64\], pl.FP32\]\): op 'tensor.exp' does "
+                                         r"not implement the op interface 'tile_form' \(how ConvertTensorToTileOps "
+                                         r"lowers a tensor op.*\): compute it outside the pl.at scope, or implement "
+                                         r"'tile_form' for the op in its plugin"):
         lower('''
 @pl.program
 class P:
@@ -498,6 +500,7 @@ def test_every_registered_tensor_op_has_a_tile_form_naming_registered_tile_ops()
     for name, opdef in registry.ops.items():
         if not opdef.is_tensor_op:
             continue
-        assert opdef.tile_form is not None, f"{name} has no tile form"
-        if opdef.tile_form.op is not None:
-            assert opdef.tile_form.op in registry.ops, f"{name} lowers to unregistered {opdef.tile_form.op}"
+        form = registry.implementation("tile_form", name)
+        assert form is not None, f"{name} has no tile form"
+        if form.op is not None:
+            assert form.op in registry.ops, f"{name} lowers to unregistered {form.op}"

@@ -1,4 +1,4 @@
-"""LowerCompositeOps (docs/passes/lower_composite_ops.md): a call of an op whose OpDef declares `expand` becomes
+"""LowerCompositeOps (docs/passes/lower_composite_ops.md): a call of an op implementing the `expand` interface becomes
 its expansion (asked of the registry, so a plugin's new composite op needs no change in the pass); the bundled
 ops are not composite; a bad expansion is a plugin defect (InternalError naming the op and the plugin)."""
 
@@ -35,18 +35,18 @@ def expand_twice_axpb(call, args):  # a composite op expanding into another comp
 @hookimpl
 def pypto_register_ops(registry):
     same = lambda args, kwargs: args[0].type
-    registry.register_op(OpDef("compext.axpb", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
-                               expand=expand_axpb, evaluate=lambda ctx, call, a, kw: 2 * a[0] + 1))
-    registry.register_op(OpDef("compext.axpb2", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
-                               expand=expand_twice_axpb, evaluate=lambda ctx, call, a, kw: 4 * a[0] + 3))
-    registry.register_op(OpDef("compext.bad", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
-                               expand=lambda call, args: create_op_call("tensor.cast", [args[0]], {"target_type": pypto.DataType.FP16}),
-                               evaluate=lambda ctx, call, a, kw: a[0]))
-    registry.register_op(OpDef("compext.loop", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
-                               expand=lambda call, args: create_op_call("compext.loop", list(args)),
-                               evaluate=lambda ctx, call, a, kw: a[0]))
-    registry.register_op(OpDef("compext.crash", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
-                               expand=lambda call, args: {}["no such key"], evaluate=lambda ctx, call, a, kw: a[0]))
+    expansions = {
+        "axpb": (expand_axpb, lambda ctx, call, a, kw: 2 * a[0] + 1),
+        "axpb2": (expand_twice_axpb, lambda ctx, call, a, kw: 4 * a[0] + 3),
+        "bad": (lambda call, args: create_op_call("tensor.cast", [args[0]], {"target_type": pypto.DataType.FP16}),
+                lambda ctx, call, a, kw: a[0]),
+        "loop": (lambda call, args: create_op_call("compext.loop", list(args)), lambda ctx, call, a, kw: a[0]),
+        "crash": (lambda call, args: {}["no such key"], lambda ctx, call, a, kw: a[0]),
+    }
+    for name, (expand, evaluate) in expansions.items():
+        registry.register_op(OpDef(f"compext.{name}", same, args=(ArgSpec("x"),), effects={0: Effect.READ},
+                                   evaluate=evaluate))
+        registry.implement("expand", f"compext.{name}", expand)
     for name in ("axpb", "axpb2", "bad", "loop", "crash"):
         registry.register_dsl(f"compext.{name}", lambda x, *, span=None, _n=name: create_op_call(f"compext.{_n}", [x], span=span))
 '''

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pypto_core.ir.enums import FunctionType
-from pypto_core.ops.registry import opdef_of
+from pypto_core.ops.registry import op_registry, opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
+from pypto_plugins.pass_tile.interfaces import TILE_FORM
 from pypto_plugins.pass_tile.verifiers._calls import kernels, op_calls
 
 RULE = "IncoreTileOps"
@@ -17,7 +18,8 @@ def verify_incore_tile_ops(program: object) -> list[Diagnostic]:
             opdef = opdef_of(call)
             if opdef is None or not opdef.is_tensor_op:
                 continue
-            if opdef.tile_form is not None and opdef.tile_form.gm_access:
+            form = op_registry().implementation(TILE_FORM.name, opdef.name)
+            if form is not None and form.gm_access:
                 continue
             out.append(error(RULE, f"InCore function '{func.name}': tensor op '{call.op.name}' is left; "
                                    f"ConvertTensorToTileOps lowers tensor ops to tile ops", call.span))
