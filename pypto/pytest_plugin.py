@@ -27,7 +27,6 @@ Programs may be given as `ir.Program` objects or as `pl` DSL source text.
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -134,16 +133,9 @@ def _printed(node: Any) -> str:
 
 def verification_instruments(verified: bool = True) -> list[Any]:
     """The instruments of pypto's own tests (tests/acceptance/conftest.py), honouring PYPTO_VERIFY_LEVEL."""
-    from pypto_core import passes
-    from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
+    from pypto_core.passes.instruments.assemble import pass_test_instruments
 
-    level = os.environ.get("PYPTO_VERIFY_LEVEL", "roundtrip").lower()
-    if not verified or level == "none":
-        return []
-    instruments: list[Any] = [passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER)]
-    if level == "roundtrip":
-        instruments.append(make_roundtrip_instrument())
-    return instruments
+    return pass_test_instruments() if verified else []
 
 
 def make_pass(pass_: Any, **options: Any) -> Any:

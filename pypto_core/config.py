@@ -37,6 +37,7 @@ from pypto_core.diagnostics import render_located
 from pypto_core.errors import UserError
 from pypto_core.ir.span import Span
 from pypto_core.passes.pipeline_spec import PipelineSpecError, PipelineStep, parse_pipeline
+from pypto_core.passes.verification_level import VERIFY_LEVELS
 from pypto_core.textfile import MAX_CONFIG_BYTES, TextFileError, read_text_bounded
 
 if sys.version_info >= (3, 11):
@@ -100,7 +101,7 @@ class PluginsSection(_Section):
 
 class PyptoConfig(_Section):
     backend: str | None = None
-    verify: Literal["none", "basic", "roundtrip", "check-run"] = "basic"
+    verify: Literal[VERIFY_LEVELS] = "basic"  # type: ignore[valid-type]
     pipeline: PipelineSection = Field(default_factory=PipelineSection)
     passes: dict[str, dict[str, Any]] = Field(default_factory=dict)
     dump: DumpSection = Field(default_factory=DumpSection)
@@ -616,8 +617,6 @@ def _check_print_after(names: list[str], fail: Any) -> None:
 
 def resolve_config(loaded: LoadedConfig, cli: CliOverrides | None = None) -> ResolvedConfig:
     """Check every name in the configuration against the registries and build the passes."""
-    from pypto_core.passes.manager import VERIFY_MODES
-
     cli = cli or CliOverrides()
     disabled = apply_plugin_blocks(loaded, cli.disable_plugins)  # first: it changes what is registered
     backend = _resolve_backend(loaded, cli)
@@ -644,9 +643,9 @@ def resolve_config(loaded: LoadedConfig, cli: CliOverrides | None = None) -> Res
         cls = _pass_class(step.name, fail)
         passes.append(_instantiate(cls, {**file_options.get(step.name, {}), **step.options}, fail))
     verify = cli.verify or loaded.model.verify
-    if verify not in VERIFY_MODES:
-        raise ConfigError(f"--verify: '{verify}' is not one of {', '.join(VERIFY_MODES)}"
-                          f"{_did_you_mean(verify, VERIFY_MODES)}")
+    if verify not in VERIFY_LEVELS:
+        raise ConfigError(f"--verify: '{verify}' is not one of {', '.join(VERIFY_LEVELS)}"
+                          f"{_did_you_mean(verify, VERIFY_LEVELS)}")
     dump = loaded.model.dump.model_copy(update={
         "dir": cli.dump_dir or loaded.model.dump.dir,
         "print_after_all": cli.print_after_all or loaded.model.dump.print_after_all,
@@ -671,17 +670,12 @@ def resolve_config(loaded: LoadedConfig, cli: CliOverrides | None = None) -> Res
 
 def build_pass_manager(resolved: ResolvedConfig, stream: Any = None) -> Any:
     """The PassManager a resolved configuration describes (dumps and prints go to `stream`)."""
-    from pypto_core.passes.instruments import IRDumpInstrument, PrintAfterInstrument
+    from pypto_core.passes.instruments.assemble import OutputOptions
     from pypto_core.passes.manager import PassManager
 
     dump = resolved.dump
-    instruments: list[Any] = []
-    if dump.dir:
-        instruments.append(IRDumpInstrument(dump.dir))
-    if dump.prints():
-        instruments.append(PrintAfterInstrument(dump.print_after_all, dump.print_after, False, stream,
-                                                changed=dump.changed_mode(),  # type: ignore[arg-type]
-                                                before_all=dump.print_before_all, before_names=dump.print_before,
-                                                filter_funcs=dump.filter_func))
-    return PassManager(resolved.passes, backend=resolved.backend, verify=resolved.verify,  # type: ignore[arg-type]
-                       instruments=instruments, timing=dump.timing, timing_stream=stream)
+    outputs = OutputOptions(dump_dir=dump.dir, print_after_all=dump.print_after_all, print_after=dump.print_after,
+                            print_before_all=dump.print_before_all, print_before=dump.print_before,
+                            print_changed=dump.changed_mode(), filter_func=dump.filter_func, timing=dump.timing,
+                            stream=stream)
+    return PassManager(resolved.passes, backend=resolved.backend, verify=resolved.verify, outputs=outputs)

@@ -21,13 +21,9 @@ import pytest
 @pytest.fixture(autouse=True)
 def pypto_pass_context(request: pytest.FixtureRequest) -> Iterator[None]:
     from pypto_core import passes
-    from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
+    from pypto_core.passes.instruments.assemble import pass_test_instruments
 
-    if request.node.get_closest_marker("unverified"):
-        instruments = []
-    else:
-        instruments = [passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
-                       make_roundtrip_instrument()]
+    instruments = [] if request.node.get_closest_marker("unverified") else pass_test_instruments()
     with passes.PassContext(instruments):
         yield
 

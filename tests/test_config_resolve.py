@@ -151,6 +151,8 @@ def test_disabling_a_plugin_removes_what_it_registered(toy_plugin):
 def test_the_manager_gets_the_dump_and_print_instruments(toy_plugin, tmp_path):
     resolved = resolve(f'[pipeline]\npasses = ["toy_mark"]\n[dump]\ndir = "{tmp_path}"\nprint_after_change = true\n')
     manager = build_pass_manager(resolved)
-    kinds = [type(i) for i in manager.instruments]
-    assert kinds == [IRDumpInstrument, PrintAfterInstrument]
-    assert manager.backend == "Ascend910B" and manager.timing is None
+    from pypto_core.passes.instruments.assemble import assemble
+
+    assembly = assemble(manager.level, outputs=manager.outputs, extra=manager.instruments)
+    assert [type(i) for i in assembly.context] == [IRDumpInstrument, PrintAfterInstrument]
+    assert manager.backend == "Ascend910B" and assembly.timing is None

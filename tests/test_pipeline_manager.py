@@ -146,7 +146,7 @@ def test_check_run_uses_the_reference_machine_instrument(toy_plugin, monkeypatch
 
 
 def test_unknown_verify_mode_is_rejected(toy_plugin):
-    with pytest.raises(ValueError, match="unknown verification mode 'sometimes'"):
+    with pytest.raises(ValueError, match="unknown verification level 'sometimes'"):
         make("toy_mark", verify="sometimes")  # type: ignore[arg-type]
 
 

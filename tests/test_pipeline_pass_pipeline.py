@@ -90,7 +90,7 @@ def test_a_property_already_verified_is_not_verified_again(toy_plugin, monkeypat
 
 def test_roundtrip_level_round_trips_after_each_pass(toy_plugin, monkeypatch):
     seen = []
-    monkeypatch.setattr("pypto_core.passes.pipeline.check_roundtrip", lambda name, prog: seen.append(name))
+    monkeypatch.setattr("pypto_core.passes.instruments.roundtrip.check_roundtrip", lambda name, prog: seen.append(name))
     with passes.PassContext([], passes.VerificationLevel.ROUNDTRIP):
         pipeline("toy_mark", "toy_unmark").run(toy_program())
     assert seen == ["ToyMark", "ToyUnmark"]

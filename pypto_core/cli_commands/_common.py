@@ -30,14 +30,14 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
 
 def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     """--config, --pipeline, --backend, --verify: how `compile` and `run` choose the pipeline."""
-    from pypto_core.passes.manager import VERIFY_MODES
+    from pypto_core.passes.verification_level import VERIFY_LEVELS
 
     add_config_option(parser)
     parser.add_argument("--pipeline", metavar="S", help="passes to run, e.g. 'tile,lower_auto_vector_split"
                                                         "{synthesize_regions=true}' (a preset name stands for its "
                                                         "passes; overrides the config file)")
     parser.add_argument("--backend", metavar="B", help="backend name, e.g. Ascend910B or Ascend950")
-    parser.add_argument("--verify", choices=VERIFY_MODES, help="verification level of the pipeline (default: basic)")
+    parser.add_argument("--verify", choices=VERIFY_LEVELS, help="verification level of the pipeline (default: basic)")
 
 
 def add_print_options(parser: argparse.ArgumentParser) -> None:

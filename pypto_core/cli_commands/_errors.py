@@ -20,8 +20,8 @@ REPORT_HINT = f"this is a bug in pypto or in one of its plugins; {_REPORT_TAIL}"
 
 def report_hint(exc: BaseException) -> str:
     """Who to blame: the plugin that registered the failing pass, named, when it is known."""
-    from pypto_core.passes.instruments.dump import pass_label
-    from pypto_core.passes.manager import failed_step, pass_origin
+    from pypto_core.passes.naming import pass_label, pass_origin
+    from pypto_core.passes.runner import failed_step
 
     failed = failed_step(exc)
     owner = str(getattr(exc, "owner", "") or "")
@@ -61,7 +61,7 @@ def add_note(exc: BaseException, note: str) -> None:
 
 def is_internal(exc: BaseException) -> bool:
     """Whether `report` treats `exc` as pypto's (or a plugin's) bug: exit 3."""
-    from pypto_core.passes.manager import PassVerificationError
+    from pypto_core.passes.instruments.pipeline_checks import PassVerificationError
 
     if isinstance(exc, (PassVerificationError, InternalError)):
         return True
@@ -70,7 +70,7 @@ def is_internal(exc: BaseException) -> bool:
 
 def report(exc: BaseException) -> int:
     """Print `exc` for a user and return the exit code it deserves."""
-    from pypto_core.passes.manager import PassVerificationError
+    from pypto_core.passes.instruments.pipeline_checks import PassVerificationError
 
     if isinstance(exc, UsageError):
         print_error(str(exc), "usage error")

@@ -19,47 +19,7 @@ from pypto_core.interp.outputs import compare_outputs, run_program
 from pypto_core.interp.shape import CoreGroupShape
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.passes.instruments.base import PassInstrument
-
-
-def pass_name(p: Any) -> str:
-    """The name users write for the pass: its pipeline (factory) name, else its class-level name."""
-    factory = getattr(p, "factory_name", "")
-    if factory:
-        return str(factory)
-    get = getattr(p, "get_name", None)
-    name = get() if callable(get) else getattr(p, "name", "")
-    return str(name or type(p).__name__)
-
-
-def _origin(p: Any) -> tuple[str, str]:
-    """(plugin, distribution) of the pass, or ("<unregistered>", "")."""
-    try:
-        from pypto_core.passes.manager import pass_origin
-
-        return pass_origin(p)
-    except Exception:  # noqa: BLE001 - a message detail only
-        return "<unregistered>", ""
-
-
-def _owner(p: Any) -> str:
-    return _origin(p)[0]
-
-
-def _class_name(p: Any) -> str:
-    get = getattr(p, "get_name", None)
-    return str(get() if callable(get) else getattr(p, "name", "") or type(p).__name__)
-
-
-def describe_pass(p: Any) -> str:
-    """`'convert_to_ssa' (ConvertToSSA, from plugin 'pass_ssa' / pypto 0.1.0)`: the pipeline name, the
-    class and the plugin; an unregistered pass is named as it was written."""
-    label = pass_name(p)
-    cls_name = _class_name(p)
-    owner, dist = _origin(p)
-    details = [cls_name] if cls_name and cls_name != label else []
-    if owner and owner != "<unregistered>":
-        details.append(f"from plugin '{owner}'" + (f" / {dist}" if dist else ""))
-    return f"'{label}'" + (f" ({', '.join(details)})" if details else "")
+from pypto_core.passes.naming import describe_pass, pass_class_name, pass_label, pass_origin
 
 
 class CheckRunInstrument(PassInstrument):
@@ -82,25 +42,25 @@ class CheckRunInstrument(PassInstrument):
             self._outputs = self._run(program)
         except MachineError as exc:
             # the program as given is at fault here, not the pass: named as before, by class
-            raise CheckRunError(f"check-run: the program given to pass '{_class_name(p)}' cannot be run on the "
+            raise CheckRunError(f"check-run: the program given to pass '{pass_class_name(p)}' cannot be run on the "
                                 f"reference machine: {exc}") from exc
         self._program = program
 
     def after_pass(self, p: Any, program: Any) -> None:
         if program is self._program:
             return  # unchanged
-        name = pass_name(p)
+        name = pass_label(p)
         try:
             actual = self._run(program)
         except MachineError as exc:
             raise PassCheckRunError(f"check-run: after pass {describe_pass(p)} the program no longer runs on the "
-                                    f"reference machine: {exc}", name, _owner(p)) from exc
+                                    f"reference machine: {exc}", name, pass_origin(p)[0]) from exc
         assert self._outputs is not None
         for check in compare_outputs(self._outputs, actual):
             c = check.comparison
             if not c.ok:
                 raise PassCheckRunError(f"check-run: pass {describe_pass(p)} changed what the program computes: output "
-                                        f"'{check.label}': {c.describe()}", name, _owner(p), output=check.label,
+                                        f"'{check.label}': {c.describe()}", name, pass_origin(p)[0], output=check.label,
                                         index=c.first_index)
         self._program, self._outputs = program, actual
 

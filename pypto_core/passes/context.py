@@ -38,13 +38,20 @@ def _backend_name(backend: Any) -> str | None:
 
 
 class PassContext:
+    """The context passes run in: instruments, verification level, backend, and PyPTO's planning options.
+
+    `memory_planner` (PyPTO's `passes.MemoryPlanner`, default PYPTO) and `enable_pypto_l0c_double_buffer`
+    are read by the matmul-tiling and memory-planning passes through their getters; `diagnostic_phase`,
+    `disabled_diagnostics` and `runtime` are PyPTO options pypto's passes have no use for: they are kept so
+    that PyPTO programs and tests that pass them run unchanged, and returned by their getters.
+    """
+
     def __init__(self, instruments: Sequence[Any] = (), verification_level: VerificationLevel | None = None,
                  diagnostic_phase: Any = None, disabled_diagnostics: Any = None, memory_planner: Any = None,
                  enable_pypto_l0c_double_buffer: bool = False, runtime: Any = None,
                  backend: Any = None) -> None:
         self.instruments = list(instruments)
         self._verification_level = verification_level
-        # Accepted for PyPTO compatibility; nothing here reads them yet.
         self.diagnostic_phase = diagnostic_phase
         self.disabled_diagnostics = disabled_diagnostics
         self.memory_planner = memory_planner
@@ -52,6 +59,28 @@ class PassContext:
         self.runtime = runtime
         self.backend_name = _backend_name(backend)
         self.last_run_seconds = 0.0  # duration of the latest transform, for the timing instrument
+
+    def extended(self, instruments: Sequence[Any], verification_level: VerificationLevel | None = None,
+                 backend: Any = None) -> PassContext:
+        """A context with this one's options and instruments plus `instruments` (appended), at another level
+        or backend when given: what a pipeline run pushes for its own instruments."""
+        return PassContext(self.instruments + list(instruments),
+                           verification_level if verification_level is not None else self._verification_level,
+                           self.diagnostic_phase, self.disabled_diagnostics, self.memory_planner,
+                           self.enable_pypto_l0c_double_buffer, self.runtime,
+                           backend if backend is not None else self.backend_name)
+
+    def get_memory_planner(self) -> Any:
+        return self.memory_planner
+
+    def get_enable_pypto_l0c_double_buffer(self) -> bool:
+        return self.enable_pypto_l0c_double_buffer
+
+    def get_diagnostic_phase(self) -> Any:
+        return self.diagnostic_phase
+
+    def get_disabled_diagnostics(self) -> Any:
+        return self.disabled_diagnostics
 
     def __enter__(self) -> PassContext:
         _stack().append(self)

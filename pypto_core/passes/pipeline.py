@@ -1,16 +1,19 @@
-"""PassPipeline: PyPTO's list of passes run with property verification (docs/architecture.md, the pass manager)."""
+"""PassPipeline: PyPTO's list of passes run with property verification (docs/architecture.md, the pass manager).
+
+`run` takes the verification level from the current PassContext (else `PYPTO_VERIFY_LEVEL`, else
+`basic`) and runs the passes in the one run loop (runner.py) with PyPTO's checks: the structural
+properties on the input, then after each pass the properties it produced that PyPTO verifies and that
+were not verified since; at `roundtrip`, print -> parse -> equality after each pass.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pypto_core.errors import VerificationError
 from pypto_core.passes.context import PassContext
-from pypto_core.passes.instruments.roundtrip import check_roundtrip
-from pypto_core.passes.properties import IRPropertySet
-from pypto_core.passes.property_sets import get_structural_properties, get_verified_properties
-from pypto_core.passes.verification_level import VerificationLevel, level_from_env
-from pypto_core.passes.verifier_registry import DiagnosticSeverity, PropertyVerifierRegistry
+from pypto_core.passes.instruments.assemble import assemble
+from pypto_core.passes.runner import run_pipeline
+from pypto_core.passes.verification_level import level_from_env
 
 
 class PassPipeline:
@@ -29,27 +32,8 @@ class PassPipeline:
     def run(self, program: Any) -> Any:
         ctx = PassContext.current()
         level = ctx.get_verification_level() if ctx is not None else level_from_env()
-        if level is VerificationLevel.NONE:
-            for p in self._passes:
-                program = p(program)
-            return program
-        verified_kinds = get_verified_properties()
-        verified = get_structural_properties().intersection(verified_kinds)
-        _check(verified, program, "Verification failed on the pipeline input for properties")
-        for p in self._passes:
-            program = p(program)  # fires the context's instruments
-            verified = verified.difference(p.get_invalidated_properties())
-            to_check = p.get_produced_properties().intersection(verified_kinds).difference(verified)
-            _check(to_check, program, f"Verification failed after '{p.get_name()}' for properties")
-            verified = verified.union_with(to_check)
-            if level is VerificationLevel.ROUNDTRIP:
-                check_roundtrip(p.get_name(), program)
-        return program
-
-
-def _check(props: IRPropertySet, program: Any, headline: str) -> None:
-    if props.empty():
-        return
-    diags = PropertyVerifierRegistry.verify(props, program)
-    if any(d.severity is DiagnosticSeverity.Error for d in diags):
-        raise VerificationError(f"{headline} {props}:\n{PropertyVerifierRegistry.generate_report(diags)}")
+        assembly = assemble(level, pypto_pipeline=True)
+        if not assembly.context and ctx is not None:  # the run uses the context as it is
+            return run_pipeline(self._passes, program, assembly.checks)
+        with (ctx or PassContext()).extended(assembly.context, level):
+            return run_pipeline(self._passes, program, assembly.checks)

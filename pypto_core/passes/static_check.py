@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pypto_core.errors import UserError
-from pypto_core.passes.instruments.dump import pass_label
+from pypto_core.passes.naming import pass_label
 from pypto_core.passes.property_sets import STRUCTURAL
 
 InputCheck = Callable[[str], tuple[bool, str]]  # property -> (input has it, why not)

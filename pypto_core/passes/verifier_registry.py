@@ -102,9 +102,7 @@ class PropertyVerifierRegistry:
 
     @staticmethod
     def verify_or_throw(props: Any, program: Any) -> None:
-        diags = PropertyVerifierRegistry.verify(props, program)
-        if any(d.severity is DiagnosticSeverity.Error for d in diags):
-            raise VerificationError(PropertyVerifierRegistry.generate_report(diags))
+        verify_or_raise(props, program)
 
     @staticmethod
     def generate_report(diags: Sequence[Diagnostic]) -> str:
@@ -138,13 +136,21 @@ def render_diagnostics(diags: Sequence[Diagnostic]) -> str:
     return "\n".join(["Source locations:", *parts]) if parts else ""
 
 
-def verify_properties(props: Any, program: Any, pass_name: str = "") -> None:
-    """Raise pypto.Error (VerificationError) with the report when any property fails."""
+def verify_or_raise(props: Any, program: Any, headline: str = "") -> None:
+    """Raise pypto.Error (VerificationError) with `headline` and the report when a verifier of `props`
+    finds an Error on `program`: the one way every check that verifies properties fails."""
+    if _as_set(props).empty():
+        return
     diags = PropertyVerifierRegistry.verify(props, program)
     if any(d.severity is DiagnosticSeverity.Error for d in diags):
-        where = f" (checked for pass '{pass_name}')" if pass_name else ""
-        raise VerificationError(f"Property verification failed{where}:\n"
-                                + PropertyVerifierRegistry.generate_report(diags))
+        report = PropertyVerifierRegistry.generate_report(diags)
+        raise VerificationError(f"{headline}:\n{report}" if headline else report)
+
+
+def verify_properties(props: Any, program: Any, pass_name: str = "") -> None:
+    """Raise pypto.Error (VerificationError) with the report when any property fails."""
+    where = f" (checked for pass '{pass_name}')" if pass_name else ""
+    verify_or_raise(props, program, f"Property verification failed{where}")
 
 
 def verified_names(props: Iterable[IRProperty]) -> list[str]:

@@ -211,15 +211,14 @@ def reproducer_for(exc: BaseException, *, disabled_plugins: list[str] | None = N
                    source: str = "") -> Reproducer | None:
     """The reproducer of a failure the PassManager noted on `exc` (None when no pass was running)."""
     from pypto_core.language.printer import python_print
-    from pypto_core.passes.instruments.dump import pass_label
-    from pypto_core.passes.manager import failed_step
+    from pypto_core.passes.naming import pass_label
+    from pypto_core.passes.runner import failed_step
 
     failed = failed_step(exc)
     if failed is None:
         return None
-    manager = failed.manager
     return Reproducer(pipeline=pipeline_spec(failed.remaining_passes), program_text=python_print(failed.program),
-                      backend=manager.backend, verify=manager.verify, seed=CHECK_RUN_SEED,
+                      backend=failed.backend, verify=failed.verify, seed=CHECK_RUN_SEED,
                       disabled_plugins=list(disabled_plugins or []), failure=failure_kind(exc),
                       message=_exc_message(exc), failing_pass=pass_label(failed.pass_), source=source,
                       until=_until_for(exc))

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pypto_core.passes.instruments.dump import pass_label
+from pypto_core.passes.instruments.pipeline_checks import properties_after
 from pypto_core.passes.instruments.trace import PassRecord, TraceInstrument
+from pypto_core.passes.naming import pass_label
 from pypto_core.trace.diff import changed_sections, count_changes, function_names
 
 Verdict = Literal["ok", "failed", "off", "not run", "unchanged"]
@@ -79,23 +80,11 @@ def _props(values: Any) -> list[str]:
     return sorted(str(v) for v in values)
 
 
-def verified_after(passes: Sequence[Any], held_after: Sequence[set[str]], step: int) -> list[str]:
-    """The properties the PassManager verifies after pass `step` (PassManager._verify_after)."""
-    from pypto_core.passes.property_sets import STRUCTURAL
-    from pypto_core.passes.verifier_registry import PropertyVerifierRegistry
-
-    wanted = {str(x) for x in passes[step].get_produced_properties()} | set(STRUCTURAL)
-    if step + 1 < len(passes):
-        wanted |= {str(x) for x in passes[step + 1].get_required_properties()}
-    held = held_after[step] if step < len(held_after) else set()
-    return sorted(p for p in wanted & held if PropertyVerifierRegistry.has_verifier(p))
-
-
-def _held_after(manager: Any, program: Any) -> list[set[str]]:
+def _analysis(manager: Any, program: Any) -> Any:
     try:
-        return list(manager.check(program).held_after)
+        return manager.check(program)
     except Exception:  # noqa: BLE001 - the run itself reports a pipeline that cannot run
-        return []
+        return None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -107,7 +96,7 @@ def collect_trace(program: Any, manager: Any, *, source: str = "", backend: str 
     """Run `manager` (a PassManager) on `program` with a TraceInstrument; never raises for a failing run
     (the error is in the Trace, the exception in `Trace.exception`)."""
     from pypto_core.ir.function import as_program
-    from pypto_core.passes.manager import failed_step
+    from pypto_core.passes.runner import failed_step
 
     program = as_program(program)
     passes = list(manager.passes)
@@ -127,7 +116,7 @@ def collect_trace(program: Any, manager: Any, *, source: str = "", backend: str 
     instrument = TraceInstrument(total=len(passes), progress=on_record)
     manager.instruments.append(instrument)
     verify = str(manager.verify)
-    held = _held_after(manager, program) if verify != "none" else []
+    analysis = _analysis(manager, program) if verify != "none" else None
     exception: BaseException | None = None
     start = time.perf_counter()
     try:
@@ -164,7 +153,7 @@ def collect_trace(program: Any, manager: Any, *, source: str = "", backend: str 
         failed_here = error_step == step.index
         reached = step.ran and (error_step is None or step.index <= error_step)
         if verify != "none":
-            step.verified = verified_after(passes, held, i) if held else []
+            step.verified = properties_after(passes, analysis, i) if analysis is not None else []
             step.verification = "not run" if not reached else "ok"
         if check_run:
             step.check_run = "not run" if not reached else ("unchanged" if record and record.same_object else "ok")
@@ -188,7 +177,7 @@ def collect_trace(program: Any, manager: Any, *, source: str = "", backend: str 
 
 def _blame(step: TraceStep, exc: BaseException, verify: str, check_run: bool) -> None:
     """Which verdict of the failing pass the exception is (a crash leaves the pass without output)."""
-    from pypto_core.passes.manager import PassVerificationError
+    from pypto_core.passes.instruments.pipeline_checks import PassVerificationError
 
     try:
         from pypto_core.interp.errors import CheckRunError

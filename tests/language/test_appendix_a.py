@@ -12,7 +12,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto_core.language.roundtrip import check_roundtrip, text_diff
+from pypto_core.language.roundtrip import assert_roundtrip, text_diff
 
 GOLDEN = Path(__file__).parent / "appendix_a"
 
@@ -104,13 +104,13 @@ def assert_prints(program, expected: str) -> None:
 def test_sources_parse_and_print(source, expected):
     program = pl.parse(textwrap.dedent(source))
     assert_prints(program, expected)
-    check_roundtrip(program)
+    assert_roundtrip(program)
 
 
 def test_a3_source_prints_as_parsed():
     program = pl.parse(A3_SOURCE)
     assert_prints(program, golden("a3_as_parsed.txt"))
-    check_roundtrip(program)
+    assert_roundtrip(program)
 
 
 def test_a3_region_ir():
@@ -128,7 +128,7 @@ def test_golden_text_is_a_print_fixpoint(name):
     text = golden(name)
     program = pl.parse(text, filename=name)
     assert_prints(program, text)
-    check_roundtrip(program)
+    assert_roundtrip(program)
 
 
 def test_a4_after_keeps_composite_valid_shapes():

@@ -11,7 +11,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
-from pypto_core.language.roundtrip import check_roundtrip, missing_ops
+from pypto_core.language.roundtrip import assert_roundtrip, missing_ops
 
 T64 = "pl.Tensor[[64], pl.FP32]"
 T2 = "pl.Tensor[[64, 128], pl.FP32]"
@@ -116,7 +116,7 @@ CALL_CASES = {
 
 @pytest.mark.parametrize("name", sorted(CALL_CASES))
 def test_call_roundtrip(name):
-    check_roundtrip(textwrap.dedent(CALL_CASES[name]))
+    assert_roundtrip(textwrap.dedent(CALL_CASES[name]))
 
 
 def parse(src: str):
@@ -284,7 +284,7 @@ def test_op_roundtrip(name):
     source, ops = OP_CASES[name]
     if missing_ops(*ops):
         pytest.skip(f"ops not registered yet: {missing_ops(*ops)}")
-    check_roundtrip(textwrap.dedent(source))
+    assert_roundtrip(textwrap.dedent(source))
 
 
 @pytest.mark.parametrize(("name", "printed"), [
@@ -332,7 +332,7 @@ def test_subscript_assignment_desugars_to_assemble():
     tile_assign = ir.flatten_to_stmts(scope.body)[2]
     assert tile_assign.value.op.name == "tile.assemble" and [o.value for o in tile_assign.value.args[2].elements] == [32, 0]
     assert "    a: pl.Tensor[[64, 128], pl.FP32] = pl.tensor.assemble(a, b, [0, 0])" in ir.python_print(f)
-    check_roundtrip(f)
+    assert_roundtrip(f)
 
 
 def test_tuple_getitem_prints_and_parses():
@@ -342,4 +342,4 @@ def test_tuple_getitem_prints_and_parses():
     func = ir.Function("f", [t], [x.type], S.SeqStmts([S.AssignStmt(x, E.TupleGetItemExpr(t, 1)),
                                                        S.ReturnStmt([x])]))
     assert "x: pl.Scalar[pl.FP32] = t[1]" in ir.python_print(func)
-    check_roundtrip(func)
+    assert_roundtrip(func)

@@ -10,7 +10,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ForKind
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 
 T = "pl.Tensor[[64], pl.FP32]"
 
@@ -234,7 +234,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_roundtrip(name):
-    check_roundtrip(textwrap.dedent(CASES[name]))
+    assert_roundtrip(textwrap.dedent(CASES[name]))
 
 
 def body_of(name: str) -> list[S.Stmt]:

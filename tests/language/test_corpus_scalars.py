@@ -11,7 +11,7 @@ import pypto.language as pl
 from pypto import ir
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 
 CASES = {
     "arithmetic": """
@@ -118,7 +118,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_roundtrip(name):
-    check_roundtrip(textwrap.dedent(CASES[name]))
+    assert_roundtrip(textwrap.dedent(CASES[name]))
 
 
 def parse_body(src: str) -> list:
@@ -234,4 +234,4 @@ def test_printed_expression_reparses_to_the_same_tree(build, text):
     assert ir.python_print(expr) == text
     assign = ir.AssignStmt(E.Var("r", expr.type), expr)
     func = ir.Function("f", [a, b], [], assign)
-    check_roundtrip(func)
+    assert_roundtrip(func)

@@ -11,7 +11,7 @@ from pypto import ir
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CachePolicy, FunctionType, Level, MemorySpace, Role, SplitMode
-from pypto_core.language.roundtrip import check_roundtrip, missing_ops
+from pypto_core.language.roundtrip import assert_roundtrip, missing_ops
 
 T = "pl.Tensor[[64], pl.FP32]"
 T2 = "pl.Tensor[[128, 64], pl.FP32]"
@@ -224,19 +224,19 @@ SHARD_CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_roundtrip(name):
-    check_roundtrip(textwrap.dedent(CASES[name]))
+    assert_roundtrip(textwrap.dedent(CASES[name]))
 
 
 @needs(*REGION_OPS)
 @pytest.mark.parametrize("name", sorted(REGION_CASES))
 def test_roundtrip_regions(name):
-    check_roundtrip(textwrap.dedent(REGION_CASES[name]))
+    assert_roundtrip(textwrap.dedent(REGION_CASES[name]))
 
 
 @needs(*SHARD_OPS)
 @pytest.mark.parametrize("name", sorted(SHARD_CASES))
 def test_roundtrip_shards(name):
-    check_roundtrip(textwrap.dedent(SHARD_CASES[name]))
+    assert_roundtrip(textwrap.dedent(SHARD_CASES[name]))
 
 
 def parse(src: str):
@@ -324,7 +324,7 @@ def test_decorator_attrs_are_normalised_and_warn():
     assert 'pl.func_attr({"split": pl.SplitMode.LEFT_RIGHT, "split_aiv": True})' in ir.python_print(f)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_roundtrip(f)
+        assert_roundtrip(f)
 
 
 def test_decorator_keywords_print():

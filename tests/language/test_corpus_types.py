@@ -9,7 +9,7 @@ from pypto import ir
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace, PadValue, ParamDirection, TensorLayout, TileLayout
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 
 CASES = {
     "param_kinds": """
@@ -103,7 +103,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_roundtrip(name):
-    check_roundtrip(textwrap.dedent(CASES[name]))
+    assert_roundtrip(textwrap.dedent(CASES[name]))
 
 
 def parse(src: str):
@@ -211,4 +211,4 @@ def test_annotation_supplies_the_type_of_an_unknown_call():
     y, z, _ = ir.flatten_to_stmts(p.get_function("main").body)
     assert isinstance(y.value.type, T.TensorType) and isinstance(y.var.type, T.TensorType)
     assert isinstance(z.var.type, T.UnknownType)  # a later method: no annotation, no type (API.md 2.1)
-    check_roundtrip(p)
+    assert_roundtrip(p)

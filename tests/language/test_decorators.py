@@ -11,7 +11,7 @@ from pypto.language.parser.diagnostics import ParserSyntaxError, SSAViolationErr
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType, Level, ParamDirection, Role
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 
 M = pl.dynamic("M")
 N = pl.dynamic("N")
@@ -35,7 +35,7 @@ def test_program_in_a_test_function_uses_closure_ints():
     assert [d.value for d in main.params[0].type.shape] == [128, 64]
     loop = ir.flatten_to_stmts(main.body)[0]
     assert isinstance(loop.stop, E.ConstInt) and loop.stop.value == 2  # folded from closure names
-    check_roundtrip(Scaled)
+    assert_roundtrip(Scaled)
 
 
 def test_function_decorator_on_a_nested_function():
@@ -49,7 +49,7 @@ def test_function_decorator_on_a_nested_function():
     assert isinstance(add_offset, ir.Function) and add_offset.name == "add_offset"
     (assign, _) = ir.flatten_to_stmts(add_offset.body)
     assert assign.value.right.value == 3
-    check_roundtrip(add_offset)
+    assert_roundtrip(add_offset)
 
 
 def test_decorator_keywords():
@@ -102,7 +102,7 @@ def test_module_level_dynamic_dims_and_def_time_annotations():
     text = ir.python_print(Dyn)
     assert text.startswith('# pypto.program: Dyn\nimport pypto.language as pl\n\nM = pl.dynamic("M")\n'
                            'N = pl.dynamic("N")\n\n@pl.program\nclass Dyn:\n')
-    check_roundtrip(Dyn)
+    assert_roundtrip(Dyn)
 
 
 def test_program_strict_ssa():
@@ -171,7 +171,7 @@ def test_self_calls_in_a_decorated_program_propagate_return_types():
     assert tmp.var.name_hint == "_tuple_tmp" and isinstance(tmp.value.op, ir.GlobalVar)
     assert isinstance(i_def.value, ir.TupleGetItemExpr) and i_def.value.index == 0
     assert f_def.var.type == ir.ScalarType(DataType.FP32)
-    check_roundtrip(Calls)
+    assert_roundtrip(Calls)
 
 
 def test_unresolvable_closure_name_is_reported():

@@ -10,7 +10,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 
 INDEX = T.ScalarType(DataType.INDEX)
 
@@ -28,7 +28,7 @@ def test_two_loop_variables_named_i():
     text = ir.python_print(f)
     assert "    for i in pl.range(n):\n        a: pl.Scalar[pl.INDEX] = i + 1" in text
     assert "    for i_1 in pl.range(n):\n        b: pl.Scalar[pl.INDEX] = i_1 + 2" in text
-    check_roundtrip(f)
+    assert_roundtrip(f)
 
 
 def test_unique_names_are_reserved_before_colliding_ones():
@@ -46,7 +46,7 @@ def test_unique_names_are_reserved_before_colliding_ones():
             x_1: pl.Scalar[pl.INDEX] = x + 1
             x_2: pl.Scalar[pl.INDEX] = x_1 * x
             return x_2""")
-    check_roundtrip(func)
+    assert_roundtrip(func)
 
 
 def test_pass_style_names_collide_and_are_suffixed():
@@ -81,7 +81,7 @@ def test_dynamic_dims_print_in_the_dynamic_block_not_as_free_vars():
     assert 'M = pl.dynamic("M")\nM_1 = pl.dynamic("M_1")\n' in text
     assert "def f(self, a: pl.Tensor[[M, 64], pl.FP32], b: pl.Tensor[[M_1, 64], pl.FP32])" in text
     assert "__FREE_VAR" not in text
-    check_roundtrip(ir.Program([func], "P"))
+    assert_roundtrip(ir.Program([func], "P"))
 
 
 SOURCE_WITH_COMMENTS = '''
@@ -121,7 +121,7 @@ def test_comments_and_docstrings_become_leading_comments():
                 y: pl.Tensor[[64], pl.FP32] = pl.tensor.adds(y, 1.0)
             # a bare string is a comment too
             return y""")
-    check_roundtrip(f)
+    assert_roundtrip(f)
 
 
 def test_comment_before_func_attr_and_else():
@@ -137,7 +137,7 @@ def test_comment_before_func_attr_and_else():
                 a = n - 1
             return a
     '''))
-    text = check_roundtrip(f).text
+    text = assert_roundtrip(f).text
     assert '    pl.func_attr({"split_aiv": True})\n    # Doc.\n    if n > 0:' in text
     assert "    else:\n        # in the else branch\n        a: " in text
 
@@ -145,5 +145,5 @@ def test_comment_before_func_attr_and_else():
 @pytest.mark.parametrize("comment", ["", "x = 1", "déjà vu", "trailing spaces   "])
 def test_unusual_comment_texts_roundtrip(comment):
     stmt = S.ReturnStmt([], leading_comments=(comment,))
-    text = check_roundtrip(ir.Function("f", [], [], stmt)).text
+    text = assert_roundtrip(ir.Function("f", [], [], stmt)).text
     assert text.splitlines()[2].startswith("    #")

@@ -13,7 +13,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode, TileLayout
-from pypto_core.language.roundtrip import check_roundtrip, missing_ops
+from pypto_core.language.roundtrip import assert_roundtrip, missing_ops
 
 INDEX = T.ScalarType(DataType.INDEX)
 SOURCE = textwrap.dedent("""
@@ -81,7 +81,7 @@ def test_float_literals(value, dtype, text):
     const = E.ConstFloat(value, dtype)
     assert ir.python_print(const) == text
     func = ir.Function("f", [], [const.type], S.ReturnStmt([const]))
-    check_roundtrip(func)
+    assert_roundtrip(func)
 
 
 @pytest.mark.parametrize(("value", "dtype", "text"), [
@@ -91,7 +91,7 @@ def test_float_literals(value, dtype, text):
 def test_integer_literals(value, dtype, text):
     const = E.ConstInt(value, dtype)
     assert ir.python_print(const) == text
-    check_roundtrip(ir.Function("f", [], [const.type], S.ReturnStmt([const])))
+    assert_roundtrip(ir.Function("f", [], [const.type], S.ReturnStmt([const])))
 
 
 def test_empty_bodies_and_programs():
@@ -124,7 +124,7 @@ def test_phi_yield_inside_a_region_prints_bare(region_first):
     cond = E.Gt(n, E.ConstInt(0), DataType.BOOL)
     func = ir.Function("f", [n], [INDEX], S.SeqStmts([S.IfStmt(cond, *branches, [phi]), S.ReturnStmt([phi])]),
                        type=FunctionType.InCore)
-    text = check_roundtrip(func).text
+    text = assert_roundtrip(func).text
     assert "            pl.yield_(x" in text  # bare, at region indentation
     assert "        x__phi_v4: pl.Scalar[pl.INDEX] = pl.yield_(x" in text
 
@@ -169,7 +169,7 @@ def test_a_variable_named_like_the_module_prints_under_another_name():
                 y = self.g(x)
                 return y
         '''))
-    text = check_roundtrip(program).text
+    text = assert_roundtrip(program).text
     assert "pl_1: pl.Tensor[[16], pl.FP32] = self.g(x)" in text
 
 
@@ -194,6 +194,6 @@ def test_a_variable_named_like_an_unprefixed_pld_namespace_prints_under_another_
                 system = pl.add(a, a)
                 return system
         '''))
-    text = check_roundtrip(program).text
+    text = assert_roundtrip(program).text
     assert "system_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, a)" in text
     assert "        system: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, a)" in text

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import pypto.language as pl
 from pypto import ir
 from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 
 # PYPTO_HYPOTHESIS_EXAMPLES=5000 for a longer hunt.
 SETTINGS = settings(max_examples=int(os.environ.get("PYPTO_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -110,7 +110,7 @@ def parse_generated(source: str):
 @given(st.lists(st.one_of(int_expr(), float_expr(), bool_expr()), min_size=1, max_size=4))
 def test_scalar_expressions_roundtrip(exprs):
     body = "".join(f"    v{i} = {e}\n" for i, e in enumerate(exprs))
-    result = check_roundtrip(parse_generated(SCALAR_HEADER + body))
+    result = assert_roundtrip(parse_generated(SCALAR_HEADER + body))
     assert len(ir.flatten_to_stmts(result.ir.body)) == len(exprs)
 
 
@@ -260,7 +260,7 @@ def programs(draw: st.DrawFn) -> str:
 @SETTINGS
 @given(programs())
 def test_statement_nestings_roundtrip(source):
-    check_roundtrip(source)
+    assert_roundtrip(source)
 
 
 @SETTINGS
@@ -268,5 +268,5 @@ def test_statement_nestings_roundtrip(source):
 def test_statement_nestings_roundtrip_inside_a_program(source):
     indented = "\n".join("    " + line if line else line for line in source.splitlines())
     text = "import pypto.language as pl\n\n@pl.program\nclass P:\n" + indented.replace("def f(", "def f(self, ")
-    result = check_roundtrip(text)
+    result = assert_roundtrip(text)
     assert result.text.startswith("# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n")

@@ -8,7 +8,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto_core.language.roundtrip import check_roundtrip, missing_ops
+from pypto_core.language.roundtrip import assert_roundtrip, missing_ops
 
 T64 = "pl.Tensor[[64], pl.FP32]"
 
@@ -234,7 +234,7 @@ NEEDS = ("tile.get_subblock_idx", "tile.aiv_shard", "tile.aic_gather", "tile.gat
 @pytest.mark.skipif(bool(missing_ops(*NEEDS)), reason=f"ops not registered yet: {missing_ops(*NEEDS)}")
 @pytest.mark.parametrize("name", sorted(SEEDS))
 def test_seed_example_roundtrips(name):
-    check_roundtrip(textwrap.dedent(SEEDS[name]))
+    assert_roundtrip(textwrap.dedent(SEEDS[name]))
 
 
 @pytest.mark.skipif(bool(missing_ops(*NEEDS)), reason=f"ops not registered yet: {missing_ops(*NEEDS)}")

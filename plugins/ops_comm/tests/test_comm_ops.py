@@ -9,7 +9,7 @@ import pytest
 import pypto.language as pl
 from pypto import ir, passes
 from pypto_core.interp import MachineError, make_inputs, run_program
-from pypto_core.language.roundtrip import check_roundtrip
+from pypto_core.language.roundtrip import assert_roundtrip
 from pypto_core.ops.affinity import intrinsic_affinity, stated_lane
 from pypto_core.ops.opdef import CoreAffinity, Effect
 from pypto_core.ops.registry import get_opdef
@@ -131,7 +131,7 @@ def test_a_wait_that_nothing_satisfies_is_a_machine_error():
 
 def test_print_drops_the_pld_prefix_and_parses_back():
     program = pl.parse(PROGRAM)
-    text = check_roundtrip(program).text
+    text = assert_roundtrip(program).text
     assert "tile.put(pl.tile.exp(t), [16, 0], win)" in text
     assert "system.notify(sig, pl.const(2, pl.INT32), [1], atomic=pl.AtomicType.Add)" in text
     assert "system.notify(sig, pl.const(7, pl.INT32))" in text

@@ -12,13 +12,9 @@ from typing import Any
 
 from pypto_core.errors import UserError
 from pypto_core.passes.instruments.base import PassInstrument
+from pypto_core.passes.naming import pass_label
 
 _DUMP_FILE = re.compile(r"^\d{2,}_[A-Za-z0-9_]+\.py$")
-
-
-def pass_label(p: Any) -> str:
-    """The name users write for a pass (factory name), falling back to its class-level name."""
-    return getattr(p, "factory_name", "") or p.get_name()
 
 
 MANIFEST = ".pypto-dump"  # the files the last dump wrote here: the only ones a new dump may remove

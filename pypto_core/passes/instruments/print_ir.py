@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any, Literal, TextIO
 
 from pypto_core.passes.instruments.base import PassInstrument
-from pypto_core.passes.instruments.dump import pass_label
+from pypto_core.passes.naming import pass_label
 
 ChangedMode = Literal["full", "diff"]
 CHANGED_MODES: tuple[str, ...] = ("full", "diff")

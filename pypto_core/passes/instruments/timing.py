@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from pypto_core.passes.instruments.base import PassInstrument
-from pypto_core.passes.instruments.dump import pass_label
+from pypto_core.passes.naming import pass_label
 
 
 @dataclass

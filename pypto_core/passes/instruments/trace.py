@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pypto_core.passes.instruments.base import PassInstrument
-from pypto_core.passes.instruments.dump import pass_label
+from pypto_core.passes.naming import pass_label
 
 CHECK_RUN_INSTRUMENT = "CheckRunInstrument"
 

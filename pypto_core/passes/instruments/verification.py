@@ -6,10 +6,9 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from pypto_core.errors import VerificationError
 from pypto_core.passes.instruments.base import PassInstrument
 from pypto_core.passes.property_sets import get_structural_properties
-from pypto_core.passes.verifier_registry import DiagnosticSeverity, PropertyVerifierRegistry
+from pypto_core.passes.verifier_registry import verify_or_raise
 
 
 class VerificationMode(enum.Enum):
@@ -28,15 +27,10 @@ class VerificationInstrument(PassInstrument):
     def before_pass(self, p: Any, program: Any) -> None:
         if self.mode in (VerificationMode.BEFORE, VerificationMode.BEFORE_AND_AFTER):
             props = p.get_required_properties().union_with(get_structural_properties())
-            _verify(props, program, f"Pre-verification failed before pass '{p.get_name()}'")
+            verify_or_raise(props, program, f"Pre-verification failed before pass '{p.get_name()}'")
 
     def after_pass(self, p: Any, program: Any) -> None:
         if self.mode in (VerificationMode.AFTER, VerificationMode.BEFORE_AND_AFTER):
             props = p.get_produced_properties().union_with(get_structural_properties())
-            _verify(props, program, f"Post-verification failed after pass '{p.get_name()}'")
+            verify_or_raise(props, program, f"Post-verification failed after pass '{p.get_name()}'")
 
-
-def _verify(props: Any, program: Any, headline: str) -> None:
-    diags = PropertyVerifierRegistry.verify(props, program)
-    if any(d.severity is DiagnosticSeverity.Error for d in diags):
-        raise VerificationError(f"{headline}:\n{PropertyVerifierRegistry.generate_report(diags)}")
