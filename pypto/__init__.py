@@ -12,6 +12,7 @@ from pypto import backend, ir, language, pypto_core, runtime  # noqa: E402
 from pypto_core import passes  # noqa: E402
 from pypto_core.errors import Error, InternalError
 from pypto_core.ir.dtypes import DataType
+from pypto_core.language.dsl_root import __pypto_dsl__  # noqa: F401 - the parser knows `pypto.language.X` by it
 
 
 class LogLevel(enum.IntEnum):

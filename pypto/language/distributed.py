@@ -1,8 +1,5 @@
-"""`pypto.language.distributed` (pld) is out of scope; it exists so that imports succeed."""
+"""`import pypto.language.distributed as pld`: re-exports the core's pld namespace
+(pypto_core/language/pld.py)."""
 
-from pypto_core.language.runtime import DistributedTensor, OpNamespace
-
-system = OpNamespace("pld.system")
-tile = OpNamespace("pld.tile")
-
-__all__ = ["DistributedTensor", "system", "tile"]
+from pypto_core.language.pld import *  # noqa: F403
+from pypto_core.language.pld import __all__, __pypto_dsl__  # noqa: F401

@@ -12,6 +12,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.span import Span
 from pypto_core.ir.utils import free_vars_in_order
+from pypto_core.language.dsl_modules import dsl_mark
 from pypto_core.language.parser.context import Frame, ProgramContext
 from pypto_core.language.parser.env import MISSING, Env
 from pypto_core.language.parser.errors import (
@@ -21,18 +22,6 @@ from pypto_core.language.parser.errors import (
 from pypto_core.language.parser.source import SourceInfo
 
 _UNSET = object()
-_PL_MODULE: Any = None
-_PYPTO_MODULE: Any = None
-_PLD_MODULE: Any = None
-
-
-def _load_pl_modules() -> None:
-    global _PL_MODULE, _PYPTO_MODULE, _PLD_MODULE
-    import pypto
-    import pypto.language
-    import pypto.language.distributed
-
-    _PL_MODULE, _PYPTO_MODULE, _PLD_MODULE = pypto.language, pypto, pypto.language.distributed
 
 
 class _FramePush:
@@ -53,8 +42,6 @@ class _FramePush:
 class ParserBase:
     def __init__(self, src: SourceInfo, env: Env, program: ProgramContext, func_name: str,
                  func_type: FunctionType, strict_ssa: bool) -> None:
-        if _PL_MODULE is None:
-            _load_pl_modules()
         self.src = src
         # Parse-time constants the body binds (`dt = pl.FP16`) are searched before the outside names.
         self.constants: dict[str, Any] = {}
@@ -196,7 +183,9 @@ class ParserBase:
         path and parse: the module does not change while parsing."""
         value = self._pl_values.get(path, _UNSET)
         if value is _UNSET:
-            value = _PL_MODULE
+            from pypto_core.language import pl  # here: the pl namespace imports the parser
+
+            value = pl
             for part in path.split("."):
                 value = getattr(value, part, MISSING)
                 if value is MISSING:
@@ -215,17 +204,18 @@ class ParserBase:
         base = self._module_names.get(cur.id, _UNSET)
         if base is _UNSET:  # names outside the body do not change while parsing: look each up once
             base = self._module_names[cur.id] = self.env.lookup(cur.id)
-        if base is _PL_MODULE:
+        mark = dsl_mark(base)
+        if mark == "pl":
             # `pl.add` (one attribute) is by far the most common spelling: no join needed.
             return parts[0] if len(parts) == 1 else ".".join(reversed(parts))
         parts.reverse()
-        if base is _PYPTO_MODULE and parts[:2] == ["language", "distributed"] and len(parts) > 2:
+        if mark == "root" and parts[:2] == ["language", "distributed"] and len(parts) > 2:
             return "pld." + ".".join(parts[2:])
-        if base is _PYPTO_MODULE and parts[:1] == ["language"] and len(parts) > 1:
+        if mark == "root" and parts[:1] == ["language"] and len(parts) > 1:
             return ".".join(parts[1:])
         # `pld.system.notify` names the DSL entry "pld.system.notify"; so does its printed spelling
         # `system.notify`, which drops the prefix (docs/dsl.md, the printed form) and starts at a name bound to nothing.
-        if base is _PLD_MODULE and parts:
+        if mark == "pld" and parts:
             return "pld." + ".".join(parts)
         if base is MISSING and parts and f"pld.{cur.id}.{'.'.join(parts)}" in self.dsl_names:
             return f"pld.{cur.id}.{'.'.join(parts)}"

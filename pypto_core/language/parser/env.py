@@ -304,14 +304,15 @@ def _safe_attribute_base(base: Any) -> bool:
     import enum
     import types
 
+    from pypto_core.language.dsl_modules import is_own_class, is_own_module
     from pypto_core.language.runtime import OpNamespace
 
     if isinstance(base, OpNamespace):
         return True
     if isinstance(base, types.ModuleType):
-        return base.__name__.split(".")[0] in ("pypto", "pypto_core")
+        return is_own_module(base)
     if isinstance(base, type):
-        return issubclass(base, enum.Enum) or base.__module__.split(".")[0] in ("pypto", "pypto_core")
+        return issubclass(base, enum.Enum) or is_own_class(base)
     return False
 
 

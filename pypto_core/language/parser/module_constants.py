@@ -10,9 +10,9 @@ using it gets a located error saying why, and nothing is run to find out.
 from __future__ import annotations
 
 import ast
-import importlib
 from typing import Any
 
+from pypto_core.language.dsl_modules import import_for_text, is_dsl_package_name
 from pypto_core.language.parser.env import (
     MISSING,
     Env,
@@ -44,7 +44,7 @@ class _ModuleReader:
     def read(self, tree: ast.Module) -> Env:
         # A printed Function (docs/dsl.md, the printed form) has no import line; `pl` still means the DSL there, also in the
         # `M = pl.dynamic("M")` lines above it. A statement binding `pl` itself replaces this.
-        self.values["pl"] = _import("pypto.language")
+        self.values["pl"] = import_for_text("pypto.language")
         for stmt in tree.body:
             handler = getattr(self, "_stmt_" + type(stmt).__name__, None)
             (handler or self._compound)(stmt)
@@ -140,25 +140,25 @@ class _ModuleReader:
         for alias in stmt.names:
             root = alias.name.split(".")[0]
             bound = alias.asname or root
-            if root != "pypto":
+            if not is_dsl_package_name(alias.name):
                 self.unbind(bound, f"imported from '{alias.name}', a module the text path does not import", stmt)
                 continue
-            module = _import(alias.name)
+            module = import_for_text(alias.name)
             if module is None:
                 self.unbind(bound, f"imported from '{alias.name}', which does not exist", stmt)
             else:
-                self.bind(bound, module if alias.asname else _import("pypto"))
+                self.bind(bound, module if alias.asname else import_for_text(root))
 
     def _stmt_ImportFrom(self, stmt: ast.ImportFrom) -> None:  # noqa: N802
-        ours = stmt.level == 0 and stmt.module is not None and stmt.module.split(".")[0] == "pypto"
-        module = _import(stmt.module) if ours and stmt.module else None
+        ours = stmt.level == 0 and stmt.module is not None and is_dsl_package_name(stmt.module)
+        module = import_for_text(stmt.module) if ours and stmt.module else None
         for alias in stmt.names:
             bound = alias.asname or alias.name
             if alias.name == "*":
                 continue
             value = getattr(module, alias.name, MISSING) if module is not None else MISSING
             if value is MISSING and module is not None:
-                value = _import(f"{stmt.module}.{alias.name}") or MISSING
+                value = import_for_text(f"{stmt.module}.{alias.name}") or MISSING
             if value is MISSING:
                 where = "." * stmt.level + (stmt.module or "")
                 self.unbind(bound, f"imported from '{where}', a module the text path does not import", stmt)
@@ -238,10 +238,3 @@ def _root_name(node: ast.AST) -> str | None:
 def _snippet(node: ast.AST, limit: int = 60) -> str:
     text = ast.unparse(node)
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _import(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None

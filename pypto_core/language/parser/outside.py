@@ -113,9 +113,11 @@ def _is_namespace_class(value: Any) -> bool:
     """An enum class or one of pypto's classes: a name for `X.member`, not a value itself."""
     import enum
 
+    from pypto_core.language.dsl_modules import is_own_class
+
     if not isinstance(value, type):
         return False
-    return issubclass(value, enum.Enum) or value.__module__.split(".")[0] in ("pypto", "pypto_core")
+    return issubclass(value, enum.Enum) or is_own_class(value)
 
 
 def _kind(value: Any) -> str:
