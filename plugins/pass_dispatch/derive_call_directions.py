@@ -8,7 +8,7 @@ sequential loop, an earlier statement of the function wrote the same root buffer
 parameter of the calling function; else `output` when the root is a tensor the function allocates (an op's
 tensor result computed from no tensor operand: `pl.create_tensor`, `pl.tensor.full`), which the call fills first, and `output_existing` for any other existing tensor. A
 `no_dep` written in the call's `arg_directions` is kept. The root of an argument is the buffer it is, through
-copies, in-place writes and calls returning a parameter (pypto_core.ops.lineage) and through views (ops with the
+copies, in-place writes and calls returning a parameter (pypto_core.analysis.lineage) and through views (ops with the
 registry trait `aliases_operand`).
 """
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import DISPATCHING_TYPES, ArgDirection, ForKind, ParamDirection
 from pypto_core.ir.types import ScalarType, TensorType
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.lineage import Lineage
 from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.pass_base import Pass

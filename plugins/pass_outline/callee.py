@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -24,7 +25,6 @@ from pypto_core.ir.calls import call_return_type
 from pypto_core.ir.enums import CachePolicy, FunctionType, ParamDirection, SplitMode
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import Substituter, flatten_to_stmts, make_body
-from pypto_core.ops.lineage import Lineage
 from pypto_plugins.pass_outline.scope_analysis import ScopeInfo
 from pypto_plugins.pass_outline.stores import stored_param
 

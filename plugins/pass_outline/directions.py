@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.types import TensorType
 from pypto_core.ir.utils import flatten_to_stmts
-from pypto_core.ops.lineage import Lineage
 from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import opdef_of
 

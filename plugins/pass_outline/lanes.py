@@ -3,7 +3,7 @@
 Before outlining, a region forks its lanes in place and its values leave it as lane 0's; the scope's
 kernel is marked `split_aiv`, so every lane runs the whole kernel, the code after the region included,
 each with its own values, and each lane writes the kernel's outputs. A value that depends on a region's
-lane index (pypto_core/ops/lane_dependence.py: the region's `aiv_id`, a splitting `pl.aiv_shard`, and
+lane index (pypto_core/analysis/lane_dependence.py: the region's `aiv_id`, a splitting `pl.aiv_shard`, and
 what is computed from them; a splitting `pl.aic_gather` reassembles both lanes' parts) would make the
 lanes compute, and write, different data after the region or out of the scope: a user error.
 """
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pypto_core.analysis.lane_dependence import Region, lane_regions, scan
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.span import Span
 from pypto_core.ir.utils import has_split_aiv_region
-from pypto_core.ops.lane_dependence import Region, lane_regions, scan
 
 _FIX = ("Hand the lanes' parts back through a lane barrier (a pl.split_aiv region of mode UP_DOWN or LEFT_RIGHT, "
         "whose pl.aic_gather reassembles both parts)")

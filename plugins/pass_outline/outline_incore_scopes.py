@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SCOPE_HOST_TYPES, FunctionType, ParamDirection
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.lineage import Lineage
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_outline.dim_fold import fold_param_dims
 from pypto_plugins.pass_outline.launches import reject_kernels_launching_kernels

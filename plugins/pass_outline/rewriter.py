@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -27,7 +28,6 @@ from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.names import VersionCounter, base_name, generated
 from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.lineage import Lineage
 from pypto_plugins.pass_outline.callee import build_outlined
 from pypto_plugins.pass_outline.lanes import check_lane_values
 from pypto_plugins.pass_outline.naming import OutlinedNames

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pypto_core.analysis.lineage import written_arg_index
 from pypto_core.ir import expr as E
-from pypto_core.ops.lineage import written_arg_index
 from pypto_core.ops.registry import opdef_of
 
 

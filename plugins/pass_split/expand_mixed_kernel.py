@@ -16,7 +16,7 @@ from typing import Any
 
 from pypto_core.errors import UserError
 from pypto_core.ir import function as F
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import DiagnosticSeverity
@@ -75,7 +75,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     """An AIC / AIV function the user wrote runs on one core as written: work of the other core in it is the
     program's mistake, reported here rather than as this pass breaking MixedKernelExpanded afterwards."""
     for func in program.functions.values():
-        if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
+        if func.func_type not in CORE_KERNEL_TYPES:
             continue
         errors = [d for d in check_function(func, facts_of(func)) if d.severity is DiagnosticSeverity.Error]
         if errors:
@@ -85,7 +85,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     # A Group the user wrote launches its AIC / AIV pair as written (campaign seed 54: a pipe set up without
     # slot_num on one core only was reported as this pass breaking MixedKernelExpanded).
     written = {f.name: facts_of(f) for f in program.functions.values()
-               if f.func_type in (FunctionType.AIC, FunctionType.AIV)}
+               if f.func_type in CORE_KERNEL_TYPES}
     errors = [d for d in check_groups(program, written) if d.severity is DiagnosticSeverity.Error]
     if errors:
         raise UserError(f"ExpandMixedKernel: {errors[0].message}: write the same initialize_pipe (dir_mask, "

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.analysis.affinity import classify_call_affinity, combine_all
+from pypto_core.analysis.walk import op_calls
 from pypto_core.errors import UserError
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, SplitMode
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity, combine_all
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass, PassOptions
-from pypto_plugins.pass_split.vector_split.auto_path import all_calls, lower_auto_function
+from pypto_plugins.pass_split.vector_split.auto_path import lower_auto_function
 from pypto_plugins.pass_split.vector_split.region_path import lower_region_function
 from pypto_plugins.pass_split.vector_split.synthesized_regions import with_synthesized_region
 
@@ -45,7 +46,7 @@ def scopes_of(func: F.Function) -> _Scopes:
 
 def rollup_affinity(func: F.Function) -> CoreAffinity:
     """The function's affinity: every call's, combined; scopes are looked through (docs/passes/lower_auto_vector_split.md)."""
-    return combine_all(classify_call_affinity(c) for c in all_calls(func.body))
+    return combine_all(classify_call_affinity(c) for c in op_calls(func.body))
 
 
 def lower_function(func: F.Function, synthesize_regions: bool = False) -> F.Function:

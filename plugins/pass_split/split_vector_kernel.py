@@ -19,7 +19,7 @@ from typing import Any
 from pypto_core.errors import InternalError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
-from pypto_core.ir.enums import FunctionType, SplitMode
+from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType, SplitMode
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.opdef import CrossCoreRole
 from pypto_core.ops.registry import opdef_of
@@ -28,7 +28,6 @@ from pypto_plugins.pass_split.split_axis.modes import split_code
 from pypto_plugins.pass_split.vector_kernel.no_split_dispatch import dual_dispatch_body
 
 PASS = "SplitVectorKernel"
-_CORES = (FunctionType.AIC, FunctionType.AIV)
 
 
 class _Codes(IRVisitor):
@@ -52,7 +51,7 @@ def _single_mode(func: F.Function) -> SplitMode | None:
 
 
 def split_function(func: F.Function, backend: Any) -> F.Function:
-    if func.func_type in _CORES and func.attrs.get("split_aiv"):
+    if func.func_type in CORE_KERNEL_TYPES and func.attrs.get("split_aiv"):
         if func.split is None:
             lost = _single_mode(func)
             if lost is not None:

@@ -7,7 +7,7 @@ whose other branch yields the value visible before the if.
 
 Which value is "visible before the statement with the same type" when several are: the one whose
 buffer the escaping value *is* -- its in-place write target, followed through copies and writes
-(`pypto_core.ops.lineage`, docs/passes/outline_incore_scopes.md, parameters); in PyPTO's test that is the Out parameter the
+(`pypto_core.analysis.lineage`, docs/passes/outline_incore_scopes.md, parameters); in PyPTO's test that is the Out parameter the
 value flows to. It is the only choice that gives the program's own meaning on the path where the body
 did not run (a zero-trip loop, the other branch: the store never happened, the buffer is unchanged).
 Any other same-typed value would silently invent a value where the program left it undefined, so
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ScopeKind
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import Type
-from pypto_core.ops.lineage import Lineage
 
 
 class EscapeSignal(Exception):  # noqa: N818 - a control-flow signal, not an error

@@ -2,19 +2,19 @@
 
 `pl.aiv_shard` hands the cube's accumulator to the AIV lanes and `pl.aic_gather` the lanes' Vec tiles to the
 cube (docs/passes/lower_auto_vector_split.md); where the operand must be is the registry's answer
-(pypto_core.ops.affinity.boundary_operand_spaces). A shard of a vector op's result (known once ConvertTensorToTileOps lowers it)
+(pypto_core.analysis.affinity.boundary_operand_spaces). A shard of a vector op's result (known once ConvertTensorToTileOps lowers it)
 or of a tensor loaded from GM (placed by InferTileMemorySpace) has no accumulator to hand over: each pass reports
 it here, at the boundary, instead of by the AivSplitValid verifier after the pass as the pass's failure.
 """
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import boundary_operand_spaces
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.types import TileType
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import boundary_operand_spaces
 from pypto_core.ops.registry import opdef_of
 
 

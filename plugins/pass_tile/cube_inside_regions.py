@@ -5,11 +5,12 @@ A region's body is AIV work: each lane holds its part of the tiles, the cube nee
 (docs/passes/lower_auto_vector_split.md). A tensor op shows it is cube work only once ConvertTensorToTileOps
 lowers it (`pl.matmul` -> tile.matmul), and that pass never moves an op into a region: it rejects the op here,
 where the user wrote it, instead of leaving the AivSplitValid verifier to report it after the pass as the
-pass's failure. Which calls are cube work is the registry's answer (pypto_core.ops.affinity.is_cube_work, shared with AivSplitValid).
+pass's failure. Which calls are cube work is the registry's answer (pypto_core.analysis.affinity.is_cube_work, shared with AivSplitValid).
 """
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import is_cube_work
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -17,7 +18,6 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.utils import has_split_aiv_region
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import is_cube_work
 
 
 class _FirstCubeInside(IRVisitor):

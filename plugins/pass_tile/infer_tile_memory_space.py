@@ -13,7 +13,7 @@ from typing import Any
 
 from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import function as F
-from pypto_core.ir.enums import FunctionType, MemorySpace
+from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType, MemorySpace
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import DiagnosticSeverity
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
@@ -70,7 +70,7 @@ def reject_misplaced_core_functions(program: F.Program) -> None:
     """A hand-written AIC / AIV function states its own memory spaces (this pass places InCore kernels only):
     an operand in a space its op does not accept is the program's mistake, reported where it is written."""
     for func in program.functions.values():
-        if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
+        if func.func_type not in CORE_KERNEL_TYPES:
             continue
         findings = [d for d in verify_tile_memory_inferred(func) if d.severity is DiagnosticSeverity.Error]
         if findings:

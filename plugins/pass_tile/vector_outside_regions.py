@@ -6,18 +6,18 @@ region shows what it is only once it is lowered: ConvertTensorToTileOps gives it
 (`pl.div(x, 2.0)` -> tile.divs), or InferTileMemorySpace places a space-polymorphic one in Vec
 (`pl.reshape` read by a vector consumer). Each pass rejects that here, naming the op the user wrote and
 the fix, instead of leaving the AivSplitValid verifier to report it after the pass as the pass's failure.
-Which calls count is the registry's answer (pypto_core.ops.affinity.needs_a_region).
+Which calls count is the registry's answer (pypto_core.analysis.affinity.needs_a_region).
 """
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import needs_a_region
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.utils import has_split_aiv_region
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import needs_a_region
 
 
 class _FirstOutside(IRVisitor):

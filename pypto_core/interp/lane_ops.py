@@ -3,7 +3,7 @@
 An InCore function marked split_aiv (LowerAutoVectorSplit's output, before ExpandMixedKernel) forks onto
 the AIV lanes (Machine._fork_function), but its cube statements belong to the one cube core of the core
 group: ExpandMixedKernel moves them to the AIC function, which runs them once. So the machine runs an op
-call whose registry affinity is CUBE (pypto_core.ops.affinity.classify_call_affinity) on lane 0 only:
+call whose registry affinity is CUBE (pypto_core.analysis.affinity.classify_call_affinity) on lane 0 only:
 
 * every lane meets at a barrier before it (program order: what any lane did before the op happens
   before it, e.g. a vector store the cube op's load reads);
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ir import expr as E
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from pypto_core.interp.limits import IterationBudget
 from pypto_core.interp.scheduler import Scheduler
 from pypto_core.interp.shape import CoreGroupShape, active_shape, shape_from_backend
 from pypto_core.ir import expr as E
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.visitor import IRVisitor
 
@@ -126,7 +126,7 @@ class Machine:
     def call(self, ctx: EvalContext, callee: Function, args: list[Any], call: E.Call | None) -> Any:
         code = self.code_of(callee)
         kind = callee.func_type
-        if kind in (FunctionType.AIC, FunctionType.AIV) and ctx.group is None:
+        if kind in CORE_KERNEL_TYPES and ctx.group is None:
             return self.launch_group(ctx, [(callee, args, call)])[0]
         if kind in _FORKING_TYPES and runs_on_lanes(callee) and ctx.lane_set is None and ctx.core != "aic":
             return self._fork_function(ctx, code, args)

@@ -19,7 +19,7 @@ from pypto_core.interp.kernel_results import owned
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import SCOPE_HOST_TYPES, FunctionType
+from pypto_core.ir.enums import CORE_KERNEL_TYPES, SCOPE_HOST_TYPES, FunctionType
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import ScalarType, TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order, has_split_aiv_region
@@ -271,7 +271,7 @@ def _core_call(code: FunctionCode, stmt: S.Stmt) -> E.Call | None:
     if not isinstance(expr, E.Call) or not isinstance(expr.op, E.GlobalVar):
         return None
     callee = code.machine.program.get_function(expr.op.name)
-    if callee is None or callee.func_type not in (FunctionType.AIC, FunctionType.AIV):
+    if callee is None or callee.func_type not in CORE_KERNEL_TYPES:
         return None
     return expr
 

@@ -22,6 +22,10 @@ class FunctionType(enum.Enum):
 SCOPE_HOST_TYPES = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 # Host-side code whose calls of program functions are task dispatches (pl.dump_tag, DeriveCallDirections).
 DISPATCHING_TYPES = (*SCOPE_HOST_TYPES, FunctionType.Inline)
+# Functions whose bodies hold tile code: the kernels the tile passes and their verifiers look at.
+KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
+# The per-core kernels ExpandMixedKernel makes.
+CORE_KERNEL_TYPES = (FunctionType.AIC, FunctionType.AIV)
 
 
 class Level(enum.Enum):

@@ -273,3 +273,14 @@ def has_split_aiv_region(body: S.Stmt | None) -> bool:
     if isinstance(body, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
         return has_split_aiv_region(body.body)
     return False
+
+
+def describe_operand(e: E.Expr) -> str:
+    """How a message names an operand: its variable, the op computing it inline, or a tuple element."""
+    if isinstance(e, E.Var):
+        return e.name_hint
+    if isinstance(e, E.Call):
+        return f"{e.op.name}(...)"
+    if isinstance(e, E.TupleGetItemExpr):
+        return f"{describe_operand(e.tuple)}[{e.index}]"
+    return type(e).__name__

@@ -8,9 +8,9 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto_core.analysis.affinity import intrinsic_affinity, stated_lane
 from pypto_core.interp import MachineError, make_inputs, run_program
 from pypto_core.language.roundtrip import assert_roundtrip
-from pypto_core.ops.affinity import intrinsic_affinity, stated_lane
 from pypto_core.ops.opdef import CoreAffinity, Effect
 from pypto_core.ops.registry import get_opdef
 from pypto_core.passes.verifier_registry import PropertyVerifierRegistry

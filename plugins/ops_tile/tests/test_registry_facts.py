@@ -9,7 +9,7 @@ from pypto import ir
 from pypto.ir.op import system_ops as S
 from pypto.ir.op import tensor_ops
 from pypto.ir.op import tile_ops as T
-from pypto_core.ops.affinity import classify_call_affinity
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity, CrossCoreRole, Effect
 from pypto_core.ops.registry import get_opdef, op_registry
 

@@ -11,7 +11,7 @@ from pypto import ir
 from pypto.ir.op import system_ops as S
 from pypto.ir.op import tensor_ops
 from pypto.ir.op import tile_ops as T
-from pypto_core.ops.affinity import classify_call_affinity
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity, Effect
 from pypto_core.ops.registry import get_opdef
 from pypto_plugins.pass_split.mixed_kernel.dce import has_side_effect

@@ -3,7 +3,7 @@
 The finding: `s = pl.slice(x, [16, 64], [aiv * 16, 0])` in an UP_DOWN region, used by a later scope (or a
 later top-level region, which ConvertToSSA wraps in its own scope). The outlined kernel returned `s`, each
 lane its own half, both written into one output: a GM race on the machine after ConvertTensorToTileOps.
-Rule (plugins/pass_outline/lanes.py, asking pypto_core/ops/lane_dependence.py): a value depending on a
+Rule (plugins/pass_outline/lanes.py, asking pypto_core/analysis/lane_dependence.py): a value depending on a
 region's lane index that is used after the scope is a located ValueError at OutlineIncoreScopes, like one
 used after the region inside the scope; what the lanes write into a tensor at their own offsets, and what a
 splitting pl.aic_gather reassembles, is not per lane and leaves freely.

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, SplitMode
 from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body, substitute_stmt
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel import pipe_setup

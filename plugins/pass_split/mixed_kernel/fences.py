@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
@@ -20,7 +21,6 @@ from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call, opdef_of

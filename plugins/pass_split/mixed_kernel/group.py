@@ -6,6 +6,7 @@ the pair in place instead.
 
 from __future__ import annotations
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -13,7 +14,6 @@ from pypto_core.ir.calls import call_return_type
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.utils import deep_clone, make_body
 from pypto_core.ir.visitor import IRMutator, IRVisitor
-from pypto_core.ops.lineage import Lineage
 
 
 class _Returns(IRVisitor):

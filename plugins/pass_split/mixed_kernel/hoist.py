@@ -10,10 +10,10 @@ side.
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import FreshNames, user_base
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, AIV_ONLY, BOTH, Sides, sides_of
 from pypto_plugins.pass_split.vector_split.auto_path import crossing

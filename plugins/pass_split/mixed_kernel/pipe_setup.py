@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
@@ -25,7 +26,6 @@ from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import ScalarType, TileType, Type
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.build import static_dims
 from pypto_core.ops.opdef import CoreAffinity, CrossCoreRole
 from pypto_core.ops.registry import create_op_call, opdef_of

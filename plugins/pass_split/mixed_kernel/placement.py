@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pypto_core.analysis.affinity import classify_call_affinity, stated_lane
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.utils import flatten_to_stmts, make_body
-from pypto_core.ops.affinity import classify_call_affinity, stated_lane
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel.hoist import Hoister

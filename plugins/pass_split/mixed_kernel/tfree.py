@@ -9,12 +9,12 @@ free after the statement.
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity, CrossCoreRole
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel import transfers as T

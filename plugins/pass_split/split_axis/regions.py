@@ -3,6 +3,7 @@ is already per-lane, and the transpose hazard (docs/passes/lower_auto_vector_spl
 
 from __future__ import annotations
 
+from pypto_core.analysis.walk import op_calls
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
@@ -69,23 +70,9 @@ def lane_addressed(call: E.Call, lanes: frozenset[int]) -> bool:
     return any(i < len(call.args) and mentions(call.args[i], lanes) for i in opdef.traits.read_address_args)
 
 
-class _Calls(IRVisitor):
-    def __init__(self) -> None:
-        self.calls: list[E.Call] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        self.calls.append(call)
-        super().visit_call(call)
-
-    def visit_scope_stmt(self, s: S.ScopeStmt) -> None:
-        return  # a nested scope is not this region's body
-
-
 def body_calls(body: S.Stmt) -> list[E.Call]:
-    walker = _Calls()
-    for s in flatten_to_stmts(body):
-        walker.visit_stmt(s)
-    return [c for c in walker.calls if not isinstance(c.op, E.GlobalVar)]
+    """The op calls of a region's body, not those of a scope nested in it (not this region's body)."""
+    return op_calls(flatten_to_stmts(body), stop_at=(S.ScopeStmt,))
 
 
 def has_explicit_lanes(region: S.SplitAivScopeStmt) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -26,8 +27,8 @@ from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TensorType, TileType, TupleType, Type
+from pypto_core.ir.utils import describe_operand
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.build import ceil_half, static_int
 from pypto_core.ops.opdef import CoreAffinity, Effect, OpDef
 from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
@@ -46,16 +47,6 @@ from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_ma
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 
 PASS = "LowerAutoVectorSplit"
-
-
-def describe(e: E.Expr) -> str:
-    if isinstance(e, E.Var):
-        return e.name_hint
-    if isinstance(e, E.Call):
-        return f"{e.op.name}(...)"
-    if isinstance(e, E.TupleGetItemExpr):
-        return f"{describe(e.tuple)}[{e.index}]"
-    return type(e).__name__
 
 
 def _axis_for_rank(dim: int, rank: int) -> int | None:
@@ -152,7 +143,7 @@ class Splitter(BodyRewriter):
         if not isinstance(t, TileType):
             first = next((a for a, axis in zip(args, split) if axis is not None), None)
             if first is not None:
-                raise self.reject(f"{call.op.name} reads the split tile '{describe(first)}' into a {t}, but each lane "
+                raise self.reject(f"{call.op.name} reads the split tile '{describe_operand(first)}' into a {t}, but each lane "
                                   f"holds only its part of it; read it before the split (from a full-width value) "
                                   f"or per lane with lane-local indices")
             return self.keep(call, args)
@@ -166,7 +157,7 @@ class Splitter(BodyRewriter):
         for i, axis in enumerate(split):
             category = absolute_index_category(opdef, i)
             if category is not None and axis is not None:
-                raise self.reject(f"{call.op.name} addresses operand {i} ('{describe(args[i])}', {category.value}) with "
+                raise self.reject(f"{call.op.name} addresses operand {i} ('{describe_operand(args[i])}', {category.value}) with "
                                   f"ABSOLUTE indices, but that operand was halved on the split axis, so lane 1 would "
                                   f"read (or write) the wrong half; produce it outside the split region and pass the "
                                   f"full tile in")
@@ -184,7 +175,7 @@ class Splitter(BodyRewriter):
         axis = self._result_axis(args, split, rank)
         any_split = any(s is not None for s in split)
         if any_split and (axis is None or self._reduces(opdef, args, split)):
-            raise self.reject(f"{call.op.name} reduces on the split axis (dim {self.dim}) of '{describe(args[0])}', "
+            raise self.reject(f"{call.op.name} reduces on the split axis (dim {self.dim}) of '{describe_operand(args[0])}', "
                               f"which each lane holds only half of; reduce along the other axis, or keep this "
                               f"stage full width (a pl.split_aiv(2, mode=pl.SplitMode.NONE) region)")
         if axis is None or static_int(t.shape[axis]) == 1:
@@ -193,7 +184,7 @@ class Splitter(BodyRewriter):
         accepted = self._condition_2(opdef, call, args, split, axis, rank)
         deduced, message = deduce_halved(opdef, args, call.kwargs)
         if deduced is None or not same_physical_shape(deduced, halved):
-            blamed = [describe(args[i]) for i in full_width_operands(opdef, args, split, axis, rank)
+            blamed = [describe_operand(args[i]) for i in full_width_operands(opdef, args, split, axis, rank)
                       if i not in accepted]
             operand = f"a full-width operand '{blamed[0]}'" if blamed else "operands of mismatched widths"
             why = f" ({message})" if message else ""
@@ -223,7 +214,7 @@ class Splitter(BodyRewriter):
             if op_axis is None or not is_blind(opdef, args, call.kwargs, i, op_axis):
                 continue
             if opdef.lane_category(i) is None:
-                raise self.reject(f"{call.op.name} carries a full-width operand '{describe(args[i])}' (operand {i}) "
+                raise self.reject(f"{call.op.name} carries a full-width operand '{describe_operand(args[i])}' (operand {i}) "
                                   f"that its type rule does not read, so nothing shows that both lanes would use "
                                   f"its first half: halve it with the other operands (load or slice it inside "
                                   f"the split function), or declare it lane-invariant in the op registry if full "
@@ -283,7 +274,7 @@ class Splitter(BodyRewriter):
             which = "split" if carried is not None else "full-width"
             got = "split" if yielded is not None else "full-width"
             raise self.reject(f"the loop carries a {which} '{carry.name_hint}' but yields a {got} "
-                              f"'{describe(value)}' back into it: both sides of a carry must hold the same lane "
+                              f"'{describe_operand(value)}' back into it: both sides of a carry must hold the same lane "
                               f"part; yield the per-lane value (or initialise the carry with one)")
         return body
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pypto_core.analysis.lineage import written_arg_index
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.types import TensorType, TileType, TileView, TupleType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_expr
 from pypto_core.ops.build import to_tuple
-from pypto_core.ops.lineage import written_arg_index
 from pypto_core.ops.registry import create_op_call, opdef_of, rededuce_call
 
 VALID_ARGS = ("valid_shape",)

@@ -12,6 +12,7 @@ A returned value the branches define (other than a parameter's buffer) is merged
 
 from __future__ import annotations
 
+from pypto_core.analysis.lineage import Lineage
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import scalar_ops
@@ -21,7 +22,6 @@ from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import ScalarType
 from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.lineage import Lineage
 from pypto_core.ops.opdef import CrossCoreRole
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_split.vector_kernel.lane_replay import Lane1Replay

@@ -14,6 +14,8 @@ split becomes the explicit split_aiv form.
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import classify_call_affinity
+from pypto_core.analysis.walk import op_calls
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -21,9 +23,7 @@ from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import ScalarType, TileType
-from pypto_core.ir.utils import flatten_to_stmts, make_body
-from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
+from pypto_core.ir.utils import describe_operand, flatten_to_stmts, make_body
 from pypto_core.ops.build import same_dim, static_int
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call
@@ -40,7 +40,6 @@ from pypto_plugins.pass_split.split_axis.modes import mode_of_dimension, split_d
 from pypto_plugins.pass_split.split_axis.splitter import (
     Splitter,
     check_no_cube_tile_halved,
-    describe,
     with_lane_extent,
 )
 
@@ -60,25 +59,10 @@ def crossing(call: E.Call) -> str | None:
     return "c2v" if src.is_cube() else "v2c"
 
 
-class _Calls(IRVisitor):
-    def __init__(self) -> None:
-        self.calls: list[E.Call] = []
-
-    def visit_call(self, call: E.Call) -> None:
-        self.calls.append(call)
-        super().visit_call(call)
-
-
-def all_calls(body: S.Stmt) -> list[E.Call]:
-    walker = _Calls()
-    walker.visit_stmt(body)
-    return [c for c in walker.calls if not isinstance(c.op, E.GlobalVar)]
-
-
 def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
     """docs/passes/lower_auto_vector_split.md, lane extents: balance a ragged boundary only when that is both needed and safe."""
     boundaries: set[tuple[int | None, int | None]] = set()
-    for call in all_calls(body):
+    for call in op_calls(body):
         side = crossing(call)
         if side == "v2c":
             return LanePartition(subblock)  # gather joins the lanes at their own extents: box only
@@ -194,7 +178,7 @@ class AutoSplitter(Splitter):
         axis = self.facts.axis_of(src)
         if axis is None:
             raise self.reject(
-                f"the V->C boundary {call.op.name} here carries a full-width vector operand '{describe(src)}'. "
+                f"the V->C boundary {call.op.name} here carries a full-width vector operand '{describe_operand(src)}'. "
                 f"tile.aic_gather reassembles the two AIV lanes' per-lane halves into the full tile the cube "
                 f"expects, so its operand must be a value the split halving produced (a tile.load / tile.slice / "
                 f"elementwise result inside the vector sub-region). An un-halved value has no half to gather — "
@@ -204,7 +188,7 @@ class AutoSplitter(Splitter):
         try:
             code = int(mode_of_dimension(axis))
         except ValueError as exc:
-            raise self.reject(f"the V->C boundary's operand '{describe(src)}' is split on {exc}") from None
+            raise self.reject(f"the V->C boundary's operand '{describe_operand(src)}' is split on {exc}") from None
         gather = self.call("tile.aic_gather", [src], {"split": code})
         full = call.args[0].type  # the operand as the program wrote it: the gathered extent is its valid one
         t = gather.type

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -32,9 +33,8 @@ from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, dims_equal
-from pypto_core.ir.utils import flatten_to_stmts
+from pypto_core.ir.utils import describe_operand, flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.build import same_dim, static_int
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
@@ -43,7 +43,7 @@ from pypto_plugins.pass_split.split_axis.halving import with_valid_region
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 from pypto_plugins.pass_split.split_axis.regions import lane_addressed, lane_values
-from pypto_plugins.pass_split.split_axis.splitter import PASS, describe, guard_stores, with_lane_extent
+from pypto_plugins.pass_split.split_axis.splitter import PASS, guard_stores, with_lane_extent
 
 
 @dataclass(frozen=True, eq=False)  # Exprs compare by identity (`==` on an Expr builds an Eq node)
@@ -193,7 +193,7 @@ class _PerLaneScan:
                     f"given back {back})")
         value = self.defs.get(id(e), e if isinstance(e, E.Call) else None)
         if not isinstance(value, E.Call):
-            return f"'{user_base(e)}', defined outside the region (full width)" if isinstance(e, E.Var) else describe(e)
+            return f"'{user_base(e)}', defined outside the region (full width)" if isinstance(e, E.Var) else describe_operand(e)
         named = f"'{user_base(e)}' = {value.op.name}" if isinstance(e, E.Var) else f"{value.op.name}(...)"
         opdef = opdef_of(value)
         if opdef is not None and opdef.traits.pure_generator:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pypto_core.analysis.affinity import is_gm_transfer
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -43,7 +44,7 @@ from pypto_core.ir.utils import (
     substitute_stmt,
 )
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_split.split_axis.facts import Split
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
@@ -62,18 +63,13 @@ from pypto_plugins.pass_split.vector_split.explicit_regions import (
 )
 
 
-def _is_gm_transfer(value: E.Expr) -> bool:
-    opdef = opdef_of(value) if isinstance(value, E.Call) else None
-    return opdef is not None and opdef.traits.gm_transfer
-
-
 def _loads(body: S.Stmt) -> dict[int, S.AssignStmt]:
     """Every `v = <load>` of the function: a GM transfer that makes a tile."""
     out: dict[int, S.AssignStmt] = {}
 
     class Walk(IRVisitor):
         def visit_assign_stmt(self, s: S.AssignStmt) -> None:
-            if _is_gm_transfer(s.value) and isinstance(s.var.type, TileType):
+            if is_gm_transfer(s.value) and isinstance(s.var.type, TileType):
                 out[id(s.var)] = s
             super().visit_assign_stmt(s)
 
@@ -244,7 +240,7 @@ class RegionLowering:
         kept: list[S.Stmt] = []
         for s in following:
             uses = {id(v) for v in free_vars_in_order([s])}
-            movable = (isinstance(s, S.AssignStmt) and _is_gm_transfer(s.value) and not uses & later
+            movable = (isinstance(s, S.AssignStmt) and is_gm_transfer(s.value) and not uses & later
                        and any(id(a) in inside and isinstance(a.type, TileType) for a in s.value.args))  # type: ignore[union-attr]
             if movable:
                 taken.append(s)

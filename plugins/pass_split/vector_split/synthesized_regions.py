@@ -11,22 +11,17 @@ a boundary whose split axis a reshape moved, and anything the AivSplitLoweredVal
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import classify_call_affinity
+from pypto_core.analysis.walk import op_calls
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
 from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 
 _VECTORISH = (CoreAffinity.VECTOR, CoreAffinity.MIXED)
-
-
-def _calls(s: S.Stmt) -> list[E.Call]:
-    from pypto_plugins.pass_split.vector_split.auto_path import all_calls
-
-    return all_calls(s)
 
 
 def _phase(s: S.Stmt) -> str | None:
@@ -35,7 +30,7 @@ def _phase(s: S.Stmt) -> str | None:
         return "return"
     if not isinstance(s, (S.AssignStmt, S.EvalStmt)):
         return None
-    calls = _calls(s)
+    calls = op_calls(s)
     if any(opdef_of(c) is not None and c.kwargs.get("lane_stride") is not None for c in calls):
         return None  # a rebalanced boundary keeps the flat form
     affinities = {classify_call_affinity(c) for c in calls}
@@ -77,7 +72,7 @@ def synthesize_region(func: F.Function, mode: SplitMode) -> F.Function | None:
     while end < len(rest) and phases[end] == "shared":
         end += 1  # SHARED calls after the vector phase join it
     head, phase, tail = rest[:first], rest[first:end], rest[end:]
-    if any(_migrated_boundary(c, mode) for s in phase for c in _calls(s)):
+    if any(_migrated_boundary(c, mode) for s in phase for c in op_calls(s)):
         return None
     if any(v is lane_binding.var for v in free_vars_in_order([*head, *tail])):
         return None  # the lane binding moves into the region (its aiv_id) only when nothing outside uses it

@@ -18,7 +18,7 @@ Every op fact comes from the registry: core affinity, effects, reduction axes, a
 materialises outside regions). Where a boundary's operand must be is its `input_memory` when declared,
 else the producing side's space (`boundary_operand_spaces`).
 
-The definitions, uses and lane dependence come from the shared scan (pypto_core/ops/lane_dependence.py,
+The definitions, uses and lane dependence come from the shared scan (pypto_core/analysis/lane_dependence.py,
 also asked by OutlineIncoreScopes and ConvertTensorToTileOps): each use sees the definition that reaches it
 in program order, so a name the DSL assigns twice before ConvertToSSA is two values.
 
@@ -37,16 +37,22 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pypto_core.analysis.affinity import (
+    boundary_operand_spaces,
+    is_cube_work,
+    is_gm_transfer,
+    landing_side,
+    needs_a_region,
+)
+from pypto_core.analysis.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode
+from pypto_core.ir.enums import KERNEL_TYPES, FunctionType, MemorySpace, SplitMode
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import collect_def_vars, free_vars_in_order
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import boundary_operand_spaces, is_cube_work, landing_side, needs_a_region
-from pypto_core.ops.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
@@ -62,7 +68,6 @@ from pypto_plugins.pass_split.split_axis.regions import (
 RULE = "AivSplitValid"
 
 # Functions whose bodies may hold regions: InCore kernels, and the AIC / AIV halves of a split one.
-_CHECKED_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 # Functions whose InCore scopes OutlineIncoreScopes outlines into kernels (docs/passes/outline_incore_scopes.md).
 _OUTLINED_TYPES = (FunctionType.Opaque, FunctionType.Orchestration)
 
@@ -82,19 +87,12 @@ def boundary_crossing(call: E.Expr) -> Crossing | None:
     return Crossing.C2V if opdef.traits.split_boundary == "c2v" else Crossing.V2C
 
 
-def is_gm_transfer(call: E.Call) -> bool:
-    """A DMA between a GM tensor and a tile, and nothing else (`traits.gm_transfer`): the loads and stores
-    the compiler materialises outside the regions (docs/passes/lower_auto_vector_split.md, outside the regions)."""
-    opdef = opdef_of(call)
-    return opdef is not None and opdef.traits.gm_transfer
-
-
 def side(call: E.Call) -> CoreAffinity:
-    """The core a call runs on (pypto_core.ops.affinity.landing_side)."""
+    """The core a call runs on (pypto_core.analysis.affinity.landing_side)."""
     return landing_side(call)
 
 
-# -- the pre-scan: definitions, calls and uses, each with its region (pypto_core/ops/lane_dependence.py) --------
+# -- the pre-scan: definitions, calls and uses, each with its region (pypto_core/analysis/lane_dependence.py) --------
 
 def producer(d: Definition, seen: set[int] | None = None) -> E.Call | None:
     """The op call computing a value, through aliases and loop carries (their initial value)."""
@@ -188,7 +186,7 @@ class _IncoreScopes(IRVisitor):
 
 
 def kernels_of(func: Function) -> list[Kernel]:
-    if func.func_type in _CHECKED_TYPES:
+    if func.func_type in KERNEL_TYPES:
         return [Kernel.of_function(func)]
     if func.func_type not in _OUTLINED_TYPES:
         return []

@@ -15,12 +15,12 @@ barrier (see the issue 11 note). A soft syncall (`mode="soft"`, through a GM wor
 
 from __future__ import annotations
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error

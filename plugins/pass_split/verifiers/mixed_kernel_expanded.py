@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pypto_core.analysis.affinity import classify_call_affinity, combine_all
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import FunctionType, MemorySpace
+from pypto_core.ir.enums import KERNEL_TYPES, FunctionType, MemorySpace
 from pypto_core.ir.function import Function, Program
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.affinity import classify_call_affinity, combine_all
 from pypto_core.ops.opdef import CoreAffinity, CrossCoreRole
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error, warning
@@ -174,8 +174,7 @@ def check_groups(program: Program, facts: dict[str, _Facts]) -> list[Diagnostic]
 
 def verify_mixed_kernel_expanded(program: Program | Function) -> list[Diagnostic]:
     funcs = [program] if isinstance(program, Function) else list(program.functions.values())
-    checked = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
-    facts = {f.name: facts_of(f) for f in funcs if f.func_type in checked}
+    facts = {f.name: facts_of(f) for f in funcs if f.func_type in KERNEL_TYPES}
     out: list[Diagnostic] = []
     for f in funcs:
         if f.name in facts:

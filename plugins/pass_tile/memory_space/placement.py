@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pypto_core.analysis.affinity import landing_side
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -36,7 +37,6 @@ from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
 from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, has_split_aiv_region, make_body
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.affinity import landing_side
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand

@@ -5,17 +5,17 @@
 execution that every lane makes together. In a `pl.SplitMode.NONE` region a loop or if may distribute the
 work over the lanes by their index (`pl.range(aiv_id, n, 2)`); a boundary inside such a loop or if would
 have the cube follow one lane's iterations only (on chip, the other lane's data never reaches the cube
-or GM). Which values depend on the lane is the shared scan's answer (pypto_core/ops/lane_dependence.py: the
+or GM). Which values depend on the lane is the shared scan's answer (pypto_core/analysis/lane_dependence.py: the
 results of the registry's `lane_index` ops and everything computed from them).
 """
 
 from __future__ import annotations
 
+from pypto_core.analysis.lane_dependence import Steering, lane_sources, scan
 from pypto_core.errors import UserError
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import user_base
-from pypto_core.ops.lane_dependence import Steering, lane_sources, scan
 from pypto_core.ops.registry import opdef_of
 
 

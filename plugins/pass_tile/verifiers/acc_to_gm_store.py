@@ -7,12 +7,13 @@ operand the op writes (Effect.WRITE / READ_WRITE).
 
 from __future__ import annotations
 
+from pypto_core.analysis.walk import kernels, op_calls
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.types import TensorType, TileType
+from pypto_core.ir.utils import describe_operand
 from pypto_core.ops.opdef import Effect
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
-from pypto_plugins.pass_tile.verifiers._calls import describe, kernels, op_calls
 
 RULE = "AccToGmStoreValid"
 
@@ -33,9 +34,9 @@ def verify_acc_to_gm_store(program: object) -> list[Diagnostic]:
                 if not isinstance(t, TensorType) or opdef.arg_effect(i, call.kwargs) is Effect.READ:
                     continue
                 if t.dtype.is_int() and t.dtype.get_bit() == 8:
-                    src = describe(sources[0])
+                    src = describe_operand(sources[0])
                     out.append(error(RULE, f"{call.op.name} stores the accumulator '{src}' (Acc) straight into "
-                                           f"the {t.dtype.name} tensor '{describe(target)}': the cube's output path "
+                                           f"the {t.dtype.name} tensor '{describe_operand(target)}': the cube's output path "
                                            f"cannot narrow to {t.dtype.name}; move it to Vec "
                                            f"(pl.move({src}, target_memory=pl.Mem.Vec)), cast it there "
                                            f"(pl.cast(..., pl.{t.dtype.name})) and store the Vec tile",

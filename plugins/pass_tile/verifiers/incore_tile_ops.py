@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pypto_core.analysis.walk import kernels, op_calls
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ops.registry import op_registry, opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_tile.interfaces import TILE_FORM
-from pypto_plugins.pass_tile.verifiers._calls import kernels, op_calls
 
 RULE = "IncoreTileOps"
 

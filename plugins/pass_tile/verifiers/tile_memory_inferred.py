@@ -3,12 +3,13 @@ space its op accepts (OpDef.input_memory)."""
 
 from __future__ import annotations
 
+from pypto_core.analysis.walk import kernels, op_calls
 from pypto_core.ir import stmt as S
 from pypto_core.ir.types import TileType
+from pypto_core.ir.utils import describe_operand
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
-from pypto_plugins.pass_tile.verifiers._calls import describe, kernels, op_calls
 
 RULE = "TileMemoryInferred"
 
@@ -42,6 +43,6 @@ def verify_tile_memory_inferred(program: object) -> list[Diagnostic]:
                     continue
                 if t.memory_space not in allowed:
                     wanted = " or ".join(s.name for s in allowed)
-                    out.append(error(RULE, f"Op '{call.op.name}' input {i} ('{describe(arg)}') requires {wanted} "
+                    out.append(error(RULE, f"Op '{call.op.name}' input {i} ('{describe_operand(arg)}') requires {wanted} "
                                            f"but is in {t.memory_space.name}", call.span))
     return out

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pypto_core.analysis.walk import kernels, op_calls
 from pypto_core.ir.enums import FunctionType
 from pypto_core.ir.types import TileType
 from pypto_core.language.printer import python_print_type
 from pypto_core.passes.verifier_registry import Diagnostic, error
-from pypto_plugins.pass_tile.verifiers._calls import kernels, op_calls
 
 RULE = "TileOps2D"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from pypto_core.analysis.walk import vars_read
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.function import Function, Program
@@ -20,26 +21,9 @@ from pypto_core.ir.types import Type
 from pypto_core.ir.visitor import IRVisitor
 
 
-class _Uses(IRVisitor):
-    """Vars read by an expression. Types are not walked: a dim in a type is not a read."""
-
-    def __init__(self) -> None:
-        self.found: list[E.Var] = []
-
-    def visit_type(self, typ: Type) -> None:
-        return
-
-    def visit_var_like(self, var: E.Var) -> None:
-        self.found.append(var)
-
-    def visit_iter_arg(self, var: E.IterArg) -> None:
-        self.found.append(var)
-
-
 def uses_in(value: Any) -> list[E.Var]:
-    walker = _Uses()
-    walker.visit(value)
-    return walker.found
+    """Vars read by an expression (or a tuple of them). Types are not walked: a dim in a type is not a read."""
+    return vars_read(value)
 
 
 class _TypeDims(IRVisitor):

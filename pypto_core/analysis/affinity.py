@@ -124,3 +124,11 @@ def boundary_operand_spaces(call: Expr) -> tuple[MemorySpace, ...]:
     if declared:
         return tuple(declared)
     return (MemorySpace.Acc,) if opdef.traits.split_boundary == "c2v" else (MemorySpace.Vec,)
+
+
+def is_gm_transfer(value: Expr) -> bool:
+    """A DMA between a GM tensor and a tile, and nothing else (`traits.gm_transfer`: tile.load, tile.store):
+    the loads and stores the compiler materialises outside split regions
+    (docs/passes/lower_auto_vector_split.md, outside the regions)."""
+    opdef = opdef_of(value) if isinstance(value, Call) else None
+    return opdef is not None and opdef.traits.gm_transfer
