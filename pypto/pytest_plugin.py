@@ -161,9 +161,7 @@ def pipeline_passes(pipeline: str | Sequence[Any]) -> list[Any]:
         return [make_pass(p) for p in pipeline]
     from pypto_core.passes.pipeline_spec import parse_pipeline
     from pypto_core.passes.registry import PASSES, PIPELINES
-    from pypto_core.plugins.host import ensure_plugins_loaded
 
-    ensure_plugins_loaded()
     out: list[Any] = []
     for step in parse_pipeline(pipeline):
         preset = PIPELINES.get(step.name) if step.name not in PASSES and not step.options else None

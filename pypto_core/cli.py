@@ -7,35 +7,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
-from typing import Any
 
 from pypto_core.cli_commands._common import add_plugin_blocking
-from pypto_core.cli_commands._errors import EXIT_INTERNAL, report
+from pypto_core.cli_commands._errors import report
 
-COMMAND_MODULES = ("compile", "check", "list")
-# Added by other work when present (`pypto run`, the reference machine).
-OPTIONAL_COMMAND_MODULES = ("run", "docs", "trace", "reduce", "new_plugin")
-
-
-def _register_optional(subparsers: Any, name: str) -> None:
-    module_name = f"pypto_core.cli_commands.{name}"
-    try:
-        if importlib.util.find_spec(module_name) is None:
-            return
-        importlib.import_module(module_name).register(subparsers)
-    except Exception as exc:  # a broken optional command must not take the others down
-        parser = subparsers.add_parser(name, help=f"(unavailable: {exc})")
-        parser.add_argument("rest", nargs=argparse.REMAINDER)
-
-        def unavailable(args: argparse.Namespace, _exc: Exception = exc) -> int:
-            from pypto_core.cli_commands._console import print_error
-
-            print_error(f"the '{name}' command failed to load: {type(_exc).__name__}: {_exc}", "internal error")
-            return EXIT_INTERNAL
-
-        parser.set_defaults(handler=unavailable)
+# Each registers its subcommand; all ship with pypto.
+COMMAND_MODULES = ("compile", "check", "list", "run", "docs", "trace", "reduce", "new_plugin")
 
 
 def version_text() -> str:
@@ -56,8 +34,6 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"pypto_core.cli_commands.{name}").register(subparsers)
-    for name in OPTIONAL_COMMAND_MODULES:
-        _register_optional(subparsers, name)
     return parser
 
 

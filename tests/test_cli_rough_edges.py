@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pypto_core.cli import main
-from pypto_core.config import ConfigError, _key_lines, parse_config_text, resolve_config
+from pypto_core.config import ConfigError, key_lines, parse_config_text, resolve_config
 from pypto_core.passes.verifier_registry import PropertyVerifierRegistry, error
 
 from .test_pipeline_toys.support import TOY_SOURCE
@@ -159,10 +159,10 @@ def test_no_pydantic_wording_and_the_value_is_shown():
 def test_many_errors_still_scan_the_file_once():
     text = "".join(f"unknown_{i} = {i}\n" for i in range(300)) + "[dump]\nprint_after = [\n" + \
         "".join(f"  {i},\n" for i in range(300)) + "]\n"
-    before = _key_lines.cache_info().misses
+    before = key_lines.cache_info().misses
     with pytest.raises(ConfigError) as info:
         parse_config_text(text, "pypto.toml")
-    assert _key_lines.cache_info().misses == before + 1
+    assert key_lines.cache_info().misses == before + 1
     lines = str(info.value).splitlines()
     assert len(lines) == 600 and lines[-1] == "pypto.toml:602: dump.print_after[299]: Input should be a valid string " \
                                               "(got 299)"

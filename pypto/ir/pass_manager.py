@@ -24,9 +24,7 @@ _PRESETS: dict[OptimizationStrategy, tuple[str, ...]] = {
 
 def _preset_passes(strategy: OptimizationStrategy) -> list[Any]:
     from pypto_core.passes.registry import PASSES, PIPELINES
-    from pypto_core.plugins.host import ensure_plugins_loaded
 
-    ensure_plugins_loaded()
     for preset in _PRESETS[strategy]:
         names = PIPELINES.get(preset)
         if names is None:

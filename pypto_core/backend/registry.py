@@ -13,7 +13,4 @@ BACKENDS: NamedRegistry[Backend] = NamedRegistry("backend")
 
 
 def get_backend(name: str) -> Backend:
-    from pypto_core.plugins.host import ensure_plugins_loaded
-
-    ensure_plugins_loaded()
     return BACKENDS.require(name)

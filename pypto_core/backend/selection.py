@@ -41,9 +41,7 @@ def clear_selection() -> None:
 def resolve_backend_name(name: str) -> str:
     """The registered name matching `name` case-insensitively, or a ValueError with a suggestion."""
     from pypto_core.backend.registry import BACKENDS
-    from pypto_core.plugins.host import ensure_plugins_loaded
 
-    ensure_plugins_loaded()
     if name in BACKENDS:
         return name
     for known in BACKENDS.names():

@@ -380,9 +380,6 @@ PAGES: dict[str, Callable[[Path], str]] = {
 
 def render_all(out: Path) -> dict[str, str]:
     """File name -> its content, for the reference pages written into `out`."""
-    from pypto_core.plugins.host import ensure_plugins_loaded
-
-    ensure_plugins_loaded()
     return {name: render(out) for name, render in sorted(PAGES.items())}
 
 
@@ -413,9 +410,9 @@ def _names(paths: Iterable[Path]) -> str:
 def run_docs(args: argparse.Namespace) -> int:
     blocks = blocked_plugins(args)
     if blocks:
-        from pypto_core.config import LoadedConfig, PyptoConfig, apply_plugin_blocks
+        from pypto_core.config import LoadedConfig, PyptoConfig, select_plugins
 
-        apply_plugin_blocks(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
+        select_plugins(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
     out = Path(args.out)
     pages = render_all(out)
     console = stdout_console()

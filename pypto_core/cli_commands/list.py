@@ -246,9 +246,9 @@ _LISTERS: dict[str, Callable[[], Listing]] = {
 def run_list(args: argparse.Namespace) -> int:
     blocks = blocked_plugins(args)
     if blocks:
-        from pypto_core.config import LoadedConfig, PyptoConfig, apply_plugin_blocks
+        from pypto_core.config import LoadedConfig, PyptoConfig, select_plugins
 
-        apply_plugin_blocks(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
+        select_plugins(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
     listing = _LISTERS[args.what]()
     if getattr(args, "json", False):
         sys.stdout.write(json.dumps(listing.records, indent=2, ensure_ascii=False) + "\n")

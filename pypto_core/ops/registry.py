@@ -23,6 +23,7 @@ from pypto_core.ir.types import TileType, Type
 from pypto_core.ops.interfaces import MissingImplementationError, OpInterface
 from pypto_core.ops.opdef import OpDef
 from pypto_core.ops.places import Place
+from pypto_core.plugins.lazy import plugins_loaded
 
 DslFunction = Callable[..., Any]
 
@@ -229,18 +230,9 @@ def raw_registry() -> OpRegistry:
     return _REGISTRY
 
 
-_host: Any = None  # pypto_core.plugins.host, imported on first use (it imports this module)
-
-
 def op_registry() -> OpRegistry:
     """The registry with every enabled plugin loaded."""
-    global _host
-    if _host is None:
-        from pypto_core.plugins import host
-
-        _host = host
-    if _host._HOST is None:  # loaded once; this lookup is hot
-        _host.ensure_plugins_loaded()
+    plugins_loaded()
     return _REGISTRY
 
 

@@ -8,9 +8,7 @@ from typing import Any
 
 def factory(name: str) -> Callable[..., Any]:
     from pypto_core.passes.registry import PASSES
-    from pypto_core.plugins.host import ensure_plugins_loaded
 
-    ensure_plugins_loaded()
     cls = PASSES.get(name)
     if cls is None:
         raise AttributeError(f"module 'pypto.passes' has no attribute '{name}' (no pass '{name}' is registered"

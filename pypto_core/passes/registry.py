@@ -14,17 +14,11 @@ PIPELINES: NamedRegistry[list[str]] = NamedRegistry("pipeline preset")
 
 
 def pass_class(factory_name: str) -> type[Pass]:
-    from pypto_core.plugins.host import ensure_plugins_loaded
-
-    ensure_plugins_loaded()
     return PASSES.require(factory_name)
 
 
 def find_pass_by_name(name: str) -> type[Pass] | None:
     """A pass class by factory name (`outline_incore_scopes`) or pass name (`OutlineIncoreScopes`)."""
-    from pypto_core.plugins.host import ensure_plugins_loaded
-
-    ensure_plugins_loaded()
     hit = PASSES.get(name)
     if hit is not None:
         return hit

@@ -14,6 +14,7 @@ from typing import Any
 from pypto_core.errors import InternalError, VerificationError
 from pypto_core.ir.span import Span
 from pypto_core.passes.properties import IRProperty, IRPropertySet
+from pypto_core.plugins.lazy import plugins_loaded
 from pypto_core.plugins.named_registry import NamedRegistry
 
 
@@ -54,14 +55,8 @@ def register_property(name: str, verifier: Verifier | None = None, doc: str = ""
     PROPERTY_INFO.register(name, PropertyInfo(name, verifier, doc), owner)
 
 
-def _ensure_loaded() -> None:
-    from pypto_core.plugins.host import ensure_plugins_loaded
-
-    ensure_plugins_loaded()
-
-
 def property_info(prop: IRProperty | str) -> PropertyInfo | None:
-    _ensure_loaded()
+    plugins_loaded()
     return PROPERTY_INFO.get(str(prop))
 
 
@@ -86,7 +81,7 @@ class PropertyVerifierRegistry:
 
     @staticmethod
     def verify(props: Any, program: Any) -> list[Diagnostic]:
-        _ensure_loaded()
+        plugins_loaded()
         out: list[Diagnostic] = []
         for prop in _as_set(props):
             info = PROPERTY_INFO.get(prop.name)

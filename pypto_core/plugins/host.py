@@ -371,9 +371,9 @@ def ensure_plugins_loaded() -> PluginHost:
             return _LOADING
         from pypto_core.passes.core_registrations import register_core
 
-        register_core()
         host = _LOADING = PluginHost()
         try:
+            register_core()  # reads registries: they see _LOADING and do not load again
             host.load_all(list(_DISABLED_OVERRIDE or []), _EXTRA, from_env=disabled_from_env())
         finally:
             _LOADING = None
@@ -395,6 +395,16 @@ def reload_plugins(disabled: Iterable[str] | None = None, extra: Sequence[tuple[
         clear_plugin_registrations()
         _HOST = None
         return ensure_plugins_loaded()
+
+
+def load_plugins(disabled: Iterable[str] = ()) -> PluginHost:
+    """The explicit entry: the plugins, with `disabled` blocked (besides PYPTO_DISABLE_PLUGINS). Loads only when
+    nothing is loaded yet or another set is to be blocked; otherwise the loaded host is returned as it is."""
+    wanted = list(dict.fromkeys(disabled))
+    with _LOCK:
+        if _HOST is not None and set(wanted) == set(current_disabled()):
+            return _HOST
+        return reload_plugins(disabled=wanted)
 
 
 def register_in_process_plugin(name: str, module: ModuleType) -> PluginHost:

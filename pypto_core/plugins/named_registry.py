@@ -1,4 +1,7 @@
-"""A registry of named things (passes, properties, backends, pipelines) that remembers each owner."""
+"""A registry of named things (passes, properties, backends, pipelines) that remembers each owner.
+
+Reading a registry loads the plugins first, once (pypto_core/plugins/host.py): registries fill lazily, so the
+Python API needs no explicit loading step, and no caller has to remember one."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from collections.abc import Iterator
 from typing import Generic, TypeVar
 
 from pypto_core.ops.registry import DuplicateRegistrationError
+from pypto_core.plugins.lazy import plugins_loaded
 
 T = TypeVar("T")
 
@@ -35,9 +39,11 @@ class NamedRegistry(Generic[T]):
                 del self._owners[name]
 
     def get(self, name: str) -> T | None:
+        plugins_loaded()
         return self._items.get(name)
 
     def require(self, name: str) -> T:
+        plugins_loaded()
         item = self._items.get(name)
         if item is None:
             raise ValueError(f"unknown {self.kind} '{name}'{self.suggest(name)}")
@@ -55,16 +61,22 @@ class NamedRegistry(Generic[T]):
         return f" (known: {known}){note}"
 
     def owner(self, name: str) -> str:
+        plugins_loaded()
         return self._owners.get(name, "")
 
     def names(self) -> list[str]:
+        plugins_loaded()
         return list(self._items)
 
     def items(self) -> Iterator[tuple[str, T]]:
+        plugins_loaded()
         return iter(list(self._items.items()))
 
     def __contains__(self, name: object) -> bool:
+        plugins_loaded()
         return name in self._items
 
     def __len__(self) -> int:
+        plugins_loaded()
         return len(self._items)
+

@@ -1,12 +1,13 @@
 """The two questions that decide whether a halved call is sound (docs/passes/lower_auto_vector_split.md, when a halved call is sound).
 
-Condition 1 asks the op itself: with its operands rewritten (split ones halved), does its deducer give
-the physical shape of the halved result? A deducer error counts as "no", and its message is quoted.
-Condition 2 covers operands the deducer is blind to: doubling such an operand on the split axis does not
-change the deduced result, so only the registry's lane declaration (OpDef.lane_invariant) can say whether
-full width is its contract: Scratch may stay full width; the absolute-index categories may too, but their
-producer must not be halved (that is checked first, before any halving); an undeclared operand is lane
-data and must be split.
+* The type rule accepts the halved operands: with its operands rewritten (split ones halved), does the
+  op's deducer give the physical shape of the halved result? A deducer error counts as "no", and its
+  message is quoted.
+* The operands the type rule cannot see are declared lane-invariant: doubling such an operand on the
+  split axis does not change the deduced result, so only the registry's lane declaration
+  (OpDef.lane_invariant) can say whether full width is its contract: Scratch may stay full width; the
+  absolute-index categories may too, but their producer must not be halved (checked first, before any
+  halving); an undeclared operand is lane data and must be split.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def deduce_halved(opdef: OpDef, args: Sequence[E.Expr], kwargs: Mapping[str, Any
 
 
 def same_physical_shape(deduced: Type, halved: Type) -> bool:
-    """Condition 1's comparison: the physical shape only (the valid region is lane-localised by the pass)."""
+    """The type-rule check's comparison: the physical shape only (the valid region is lane-localised by the pass)."""
     if isinstance(deduced, TileType) and isinstance(halved, TileType):
         return dims_equal(deduced.shape, halved.shape)
     return structural_equal(deduced, halved)

@@ -3,7 +3,7 @@
 The walk keeps, for every value it rewrites, which axis it is split on (facts.SplitFacts). A vector
 call is halved: an op whose operands describe its shape or window rewrites them with its implementation
 of the split_form op interface (split_forms/); any other op keeps its operands (split ones replaced by their halves) and gets
-its result type halved, checked by condition 1 and 2 (conditions.py). A cube call stays full size. Loop
+its result type halved, checked by the two soundness rules of conditions.py (the type rule accepts the halved operands; the operands it cannot see are declared lane-invariant). A cube call stays full size. Loop
 carries take their init's split, loop results their carry's; a backedge yield and the two branches of
 an if must agree. A store of a lane that may be empty is guarded by `extent > 0`.
 
@@ -181,7 +181,7 @@ class Splitter(BodyRewriter):
         if axis is None or static_int(t.shape[axis]) == 1:
             return self.keep(call, args)  # nothing on the split axis to halve (a broadcast row)
         halved, may_be_empty = halve_tile_type(t, axis, self.partition)
-        accepted = self._condition_2(opdef, call, args, split, axis, rank)
+        accepted = self._unseen_operands_declared_lane_invariant(opdef, call, args, split, axis, rank)
         deduced, message = deduce_halved(opdef, args, call.kwargs)
         if deduced is None or not same_physical_shape(deduced, halved):
             blamed = [describe_operand(args[i]) for i in full_width_operands(opdef, args, split, axis, rank)
@@ -205,8 +205,8 @@ class Splitter(BodyRewriter):
         axes = opdef.traits.reduction_axes
         return bool(axes) and any(s is not None and s in axes for s in split)
 
-    def _condition_2(self, opdef: OpDef, call: E.Call, args: list[E.Expr], split: list[int | None], axis: int,
-                     rank: int) -> set[int]:
+    def _unseen_operands_declared_lane_invariant(self, opdef: OpDef, call: E.Call, args: list[E.Expr],
+                                                 split: list[int | None], axis: int, rank: int) -> set[int]:
         """Full-width operands the deducer cannot see: their lane declaration decides (undeclared = lane data)."""
         accepted: set[int] = set()
         for i in full_width_operands(opdef, args, split, axis, rank):
