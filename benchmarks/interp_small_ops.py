@@ -1,4 +1,4 @@
-"""Reference-machine overhead per executed op on small tiles (issue 17): loops of ITERS iterations over
+"""Reference-machine overhead per executed op on small tiles: loops of ITERS iterations over
 16x16 and 32x32 FP32 tiles, next to the same arithmetic written as a plain Python + numpy loop.
 
 Workloads (each op counted once per execution):

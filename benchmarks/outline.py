@@ -1,4 +1,4 @@
-"""Time parse -> ConvertToSSA -> OutlineIncoreScopes -> print on the N-scope workload (issues 4, 17).
+"""Time parse -> ConvertToSSA -> OutlineIncoreScopes -> print on the N-scope workload.
 
 Workload: one function with N sequential `pl.at(level=pl.Level.CORE_GROUP)` scopes, each two chained
 `pl.add`/`pl.mul` on `pl.Tensor[[64], pl.FP32]`.
@@ -14,7 +14,7 @@ Per N (400, 1600, 6400 by default) it prints
     exactly 4x per 4x N when every stage is linear (timings on a shared machine wander by 10-20%);
   * the passes of the `tile` and `default` presets (Ascend910B backend, no instruments, no verification)
     on the program parsed from the same text, CPU seconds, best of --preset-repeat runs, with their growth;
-and then which targets are met or missed (issue 17), judged on the medians as the issue asks:
+and then which targets are met or missed, judged on the medians:
   * the whole chain grows at most 4.2x per 4x N (scaled for other steps),
   * the chain takes at most 2.5x `ast.parse` at N = 1600 (when 1600 is among the sizes); beside it the
     floor: ast.parse + the printer alone + one bare visit of the input's AST, what no pure-Python chain
@@ -114,7 +114,7 @@ def _bare_visit(node: ast.AST) -> None:
 
 def floor_seconds(n: int, repeat: int) -> dict[str, float]:
     """Best CPU seconds of ast.parse, of a bare visit of its tree, and of the printer alone on the outlined
-    program: the parts of the chain no pure-Python design can drop (issue 17's floor)."""
+    program: the parts of the chain no pure-Python design can drop (the floor)."""
     text = workload(n)
     tree = ast.parse(text)
     program = passes.outline_incore_scopes()(passes.convert_to_ssa()(pl.parse(text)))

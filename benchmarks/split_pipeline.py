@@ -1,5 +1,5 @@
 """Time each pass of the `default` pipeline on K generated mixed kernels (K = 50, 200, 800 by default),
-next to the `outline` preset on the same programs (issue 12).
+next to the `outline` preset on the same programs.
 
 Workload: one program, one Opaque function with K sequential `pl.at(level=pl.Level.CORE_GROUP)` scopes on
 [32, 32] FP32 tensors, cycling through five mixed kinds: a matmul + bias split UP_DOWN, the same split

@@ -1,5 +1,5 @@
-# Seed 000, "store target written inside control flow": the scope writes `out` on every iteration,
-# so outlining turns `out` into a real loop carry.
+# A store target written inside control flow (docs/passes/outline_incore_scopes.md, control flow): the
+# scope writes `out` on every iteration, so outlining turns `out` into a real loop carry.
 #   pypto compile examples/loop_store.py
 #   pypto run examples/loop_store.py
 import pypto.language as pl

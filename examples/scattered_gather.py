@@ -1,4 +1,4 @@
-# Seed 003's per-lane scattered gather: each AIV lane gathers its half of a row set from a table with
+# A per-lane scattered gather: each AIV lane gathers its half of a row set from a table with
 # pl.gather_row (its src_offset comes from the lane's indices) into a half-extent accumulator, and
 # pl.aic_gather hands the reassembled tile to the cube for a matmul:
 #   pypto run --pipeline tile,lower_auto_vector_split --verify check-run examples/scattered_gather.py

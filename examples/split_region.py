@@ -1,5 +1,5 @@
-# A named CORE_GROUP scope holding a `pl.split_aiv` region (API.md Appendix A.3): each AIV lane
-# handles half of the rows; outlining stamps split_aiv + split on the kernel.
+# A named CORE_GROUP scope holding a `pl.split_aiv` region (docs/dsl.md, splitting vector work across the
+# two AIV lanes): each AIV lane handles half of the rows; outlining stamps split_aiv + split on the kernel.
 import pypto.language as pl
 
 

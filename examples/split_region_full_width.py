@@ -1,5 +1,5 @@
 # A pl.split_aiv region holding full-width vector work: LowerAutoVectorSplit halves it by rows, each AIV
-# lane loading, computing and storing its half (seed 003, "数据并行 · 全宽体"):
+# lane loading, computing and storing its half (docs/passes/lower_auto_vector_split.md, the region path):
 #   pypto compile --pipeline tile,lower_auto_vector_split examples/split_region_full_width.py
 import pypto.language as pl
 

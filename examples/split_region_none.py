@@ -1,5 +1,5 @@
 # A task-parallel pl.split_aiv region (mode NONE): both AIV lanes run the body and divide the row blocks
-# between them with aiv_id; nothing is halved (seed 003, "任务并行体"):
+# between them with aiv_id; nothing is halved (docs/dsl.md, splitting vector work across the two AIV lanes):
 #   pypto run --pipeline tile,lower_auto_vector_split --verify check-run examples/split_region_none.py
 import pypto.language as pl
 

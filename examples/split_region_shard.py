@@ -1,5 +1,6 @@
 # A cube result handed to the AIV lanes with pl.aiv_shard inside a region whose body is written per lane
-# (seed 003, "数据并行 · 显式边界体"): the matmul stays whole on the cube, each lane post-processes its half:
+# (docs/passes/lower_auto_vector_split.md, the region path): the matmul stays whole on the cube, each lane
+# post-processes its half:
 #   pypto run --pipeline tile,lower_auto_vector_split --verify check-run examples/split_region_shard.py
 import pypto.language as pl
 

@@ -1,4 +1,5 @@
-# The three pl.split_aiv region forms of seed 003 in one program, through the default pipeline:
+# The three pl.split_aiv region forms (docs/dsl.md, splitting vector work across the two AIV lanes) in one
+# program, through the default pipeline:
 #   * full width (UP_DOWN): the body is written for the whole tile and halved per lane by the compiler;
 #   * per lane (UP_DOWN): the body takes the cube's product with pl.aiv_shard, half a tile per lane;
 #   * task parallel (NONE): both lanes run the body and split the row blocks between them by aiv_id.

@@ -1,4 +1,4 @@
-"""Reading a user's text file with a bound (issue 15: `/dev/zero` as the program or the configuration is an
+"""Reading a user's text file with a bound (docs/limits.md, files: `/dev/zero` as the program or the configuration is an
 error, not a read until memory runs out) and an error that names the file."""
 
 from __future__ import annotations

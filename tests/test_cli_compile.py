@@ -88,7 +88,7 @@ def test_dump_dir_gets_a_file_before_and_after_every_pass(capsys, work):
     code, _, _ = run(capsys, "compile", "toy.py", "--pipeline", "toy_mark,toy_unmark", "--dump-dir", "dumps")
     assert code == 0
     files = sorted(p.name for p in (work / "dumps").iterdir() if not p.name.startswith("."))
-    # The first run's 03_toy_mark.py is gone; the user's file is never touched (issue 16).
+    # The first run's 03_toy_mark.py is gone; the user's file is never touched.
     assert files == ["00_input.py", "01_toy_mark.py", "02_toy_unmark.py", "07_notes.py"]
     after_mark = (work / "dumps" / "01_toy_mark.py").read_text()
     assert '"toy_mark": "on"' in after_mark
@@ -160,7 +160,7 @@ def test_a_pass_rejecting_the_program(capsys, work):
 
 def test_an_input_that_breaks_a_structural_property(capsys, work):
     # A loop variable used after its loop (a value defined in a loop body and used after it is well formed
-    # before ConvertToSSA, which carries it: issue 13).
+    # before ConvertToSSA, which carries it: docs/passes/convert_to_ssa.md).
     (work / "loose.py").write_text(TOY_SOURCE.replace(
         "        z = pl.add(y, 2.0)\n",
         "        for i in pl.range(2):\n            z = pl.add(y, 2.0)\n        k = i + 1\n"))

@@ -1,4 +1,4 @@
-"""Bad files and flags give a user error naming them, fast (issue 15: command line and configuration)."""
+"""Bad files and flags give a user error naming them, fast (docs/limits.md, files: command line and configuration)."""
 
 from __future__ import annotations
 

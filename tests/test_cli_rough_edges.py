@@ -1,4 +1,4 @@
-"""Rough edges a new user hit (issue 16, item 6): `check` and `compile` agree on configurations, check-run
+"""Rough edges a new user would hit: `check` and `compile` agree on configurations, check-run
 failures name the pass and its plugin, TOML errors are located and worded for users, `--version`,
 `list --json`, `COLUMNS`, pass descriptions, and located `__`-name errors and verification reports."""
 

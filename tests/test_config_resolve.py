@@ -96,7 +96,7 @@ def test_ill_typed_pass_option(toy_plugin):
     message = error_of('[pipeline]\npasses = ["toy_mark"]\n[passes.toy_mark]\ntimes = "many"\n')
     assert message.startswith(
         "pypto.toml:4: passes.toy_mark: invalid options for pass toy_mark: times: Input should be a valid integer")
-    assert message.endswith("(got 'many')")  # the option's own line and the offending value (issue 16)
+    assert message.endswith("(got 'many')")  # the option's own line and the offending value
 
 
 def test_bad_pipeline_string_in_the_file(toy_plugin):

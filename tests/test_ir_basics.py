@@ -68,7 +68,7 @@ def test_program_sorts_functions_by_name():
 
 
 def test_an_ir_builder_called_without_span_records_the_callers_line():
-    # API.md 3.6: "span defaults to the caller location".
+    # As in PyPTO, span defaults to the caller location.
     from pypto.ir.op import tile_ops as T
 
     t = ir.Var("t", ir.TensorType([64, 64], DataType.FP32))

@@ -1,4 +1,4 @@
-"""`pypto new-plugin NAME --kind op|pass|backend`: the scaffold's tests pass out of the box (issue 16, item 5).
+"""`pypto new-plugin NAME --kind op|pass|backend`: the scaffold's tests pass out of the box (docs/plugins.md, new-plugin).
 
 Each kind is scaffolded into tmp_path and its tests run in a fresh interpreter (the current one) with the
 scaffold directory on sys.path; the scaffold's pyproject.toml has pypto's pytest plugin register the plugin

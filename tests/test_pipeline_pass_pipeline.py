@@ -1,4 +1,4 @@
-"""PassPipeline.run (API.md 5.2): verification levels, the verified set, messages."""
+"""PassPipeline.run (docs/architecture.md, the pass manager): verification levels, the verified set, messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plugin-host rough edges (issue 16, item 6): a misspelled PYPTO_DISABLE_PLUGINS entry, how a failed plugin
+"""Plugin-host rough edges: a misspelled PYPTO_DISABLE_PLUGINS entry, how a failed plugin
 is shown, and unknown names that a failed or blocked plugin might have provided."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Everything the README tells a user to type works (issue 16, item 6).
+"""Everything the README tells a user to type works.
 
 * every `pypto ...` command of the README's shell blocks runs, as a subprocess, in a fresh directory holding
   the README's example files (`examples/`), and exits 0;

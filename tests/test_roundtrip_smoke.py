@@ -33,8 +33,8 @@ class P:
 
 
 def test_a_dynamic_dim_only_a_return_type_names_roundtrips():
-    # 30-minute campaign (seed 21) finding: the first function names M only in its return type; structural
-    # equality mapped dims inside parameter types only, so the program did not equal its own re-parse.
+    # The first function names M only in its return type; were dims mapped inside parameter types only,
+    # structural equality would find the program unequal to its own re-parse.
     program = pl.parse(_DIM_ONLY_IN_A_RETURN_TYPE)
     reparsed = pl.parse(ir.python_print(program))
     ir.assert_structural_equal(program, reparsed)

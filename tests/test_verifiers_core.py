@@ -1,4 +1,4 @@
-"""The core verifiers (owner <core>) and the API.md 5.3 surface."""
+"""The core verifiers (owner <core>) and PyPTO's verifier surface (docs/architecture.md, properties and verifiers)."""
 
 from __future__ import annotations
 
@@ -136,8 +136,8 @@ def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
         w = n + 1
     return w
 ''')
-    # Before ConvertToSSA a branch's definition leaks (API.md 2.7) and ConvertToSSA merges it (issue 13,
-    # ConvertToSSA item 2), so UseAfterDef accepts it; the strict rule that holds after ConvertToSSA does not.
+    # Before ConvertToSSA a branch's definition leaks and ConvertToSSA merges it (docs/passes/convert_to_ssa.md),
+    # so UseAfterDef accepts it; the strict rule that holds after ConvertToSSA does not.
     assert messages("UseAfterDef", one_branch) == []
     assert len(verify_use_after_def(one_branch, strict=True)) == 1
 
@@ -244,7 +244,7 @@ def test_no_scalar_kernel_return():
     assert messages("NoScalarKernelReturn", program(ir.ReturnStmt([n]), params=[n])) == []
 
 
-# -- API.md 5.3 surface -------------------------------------------------------------------------------------
+# -- PyPTO's verifier surface -------------------------------------------------------------------------------
 def test_core_verifiers_are_owned_by_the_core():
     for name in ("SSAForm", "TypeChecked", "UseAfterDef", "NoNestedInCore", "NormalizedStmtStructure",
                  "NoRedundantBlocks", "SplitIncoreOrch", "ReturnParamsExplicit", "NoScalarKernelReturn"):

@@ -1,7 +1,7 @@
 """`pypto.pypto_core`: the names PyPTO's C++ extension module exposes (`passes`, `ir`).
 
 `pypto.pypto_core.passes` and `pypto.pypto_core.ir` are the very modules `pypto_core.passes` / `pypto_core.ir`
-(registered under both names, so `import pypto.pypto_core.passes` works as in PyPTO, API.md 1)."""
+(registered under both names, so `import pypto.pypto_core.passes` works as in PyPTO)."""
 
 import sys
 

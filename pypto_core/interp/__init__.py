@@ -1,4 +1,4 @@
-"""The numpy reference machine (docs/architecture.md, the reference machine; issue 5).
+"""The numpy reference machine (docs/architecture.md, the reference machine).
 
     from pypto_core.interp import Machine, make_inputs, run_program, compare_outputs
 

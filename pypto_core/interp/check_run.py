@@ -83,7 +83,7 @@ class CheckRunInstrument(PassInstrument):
 def _added_out_params(entry: Any, inputs: Mapping[str, Any]) -> list[str]:
     """Out parameters of the entry that the inputs do not have: a pass gave the entry a buffer for a result it
     returns (ConvertTensorToTileOps, docs/passes/convert_tensor_to_tile_ops.md: callers allocate it, and an entry
-    has no caller); check-run allocates them (campaign seed 41)."""
+    has no caller); check-run allocates them."""
     return [base_name(p.name_hint) for p, d in entry.param_items()
             if d is ParamDirection.Out and base_name(p.name_hint) not in inputs]
 

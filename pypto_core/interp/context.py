@@ -27,14 +27,14 @@ core group's FIFOs and the lane barrier.
 
 Inside a core group (`ctx.group` is not None) `ctx.group.pipes` holds the pipe setups (pipes.py).
 `ctx.race` is the happens-before of the concurrent tasks (gm_race.py): a core group's tasks, or the
-lanes of a split_aiv function / region forked outside a group (issue 12 item 3), else None. An op that
+lanes of a split_aiv function / region forked outside a group, else None. An op that
 reads or writes a window of a tensor operand reports it with `gm_race.note(ctx, call, index, READ |
 WRITE, view)` (test `ctx.race is not None` first: with no concurrent task nothing is tracked) and is
 marked `@gm_race.notes_own_gm_accesses`; so is one that touches no tensor data (a view, a shape query).
 For any other op the machine reports a whole read of each tensor operand the registry says it reads
 (calls.py), so a new tensor op is race-checked without code of its own.
 
-Tile views that alias (issue 14 item 4): on the device a `tile.slice` is a window of its parent's buffer,
+Tile views that alias: on the device a `tile.slice` is a window of its parent's buffer,
 so an op that writes its result into an operand's buffer (`matmul_acc` into an Acc slice) writes the
 parent. An evaluate that returns such a window registers it with `ctx.bind_alias(value, target)` (target:
 a writable numpy view of the parent's array); the machine then copies the valid region of a result written

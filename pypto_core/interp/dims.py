@@ -1,4 +1,4 @@
-"""Dynamic dimensions written as expressions (`pl.Tensor[[M * 2, 64], ...]`, issue 14 item 4).
+"""Dynamic dimensions written as expressions (`pl.Tensor[[M * 2, 64], ...]`).
 
 A parameter's dim may be a `pl.dynamic` var or an expression of one: the machine binds the var from the
 argument's actual extent by inverting the expression (M * 2 = 32 gives M = 16), and draws inputs by

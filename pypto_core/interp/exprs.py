@@ -159,7 +159,7 @@ def write_through(code: FunctionCode, call: E.Call, run: Closure) -> Closure:
     """An op call that writes its tile result into a tile operand's buffer (a Write / ReadWrite effect, e.g.
     matmul_acc's `acc`): when that operand is a view aliasing a parent buffer (context.bind_alias: an Acc
     tile.slice), the result's valid region is written into the parent too, and the view is the result, so
-    that a chain of such ops keeps writing through (issue 14 item 4). Other call sites are left as they are."""
+    that a chain of such ops keeps writing through. Other call sites are left as they are."""
     from pypto_core.ops.opdef import Effect
     from pypto_core.ops.registry import op_registry
 

@@ -18,7 +18,7 @@ whose extent is 0 moves nothing.
 Checks. Before moving anything an op checks the pipe setup of its side (pipes.py: the direction is
 set up, the tile fits a slot); when the group's run ends a popped tile never freed is an error (the
 hardware ring would stay held); a no-split V2C pop of lanes that pushed different data is an error
-(issue 12 item 3: the cube would get one of them). Every push, pop and free is also a happens-before edge (gm_race.py).
+(the cube would get one of them). Every push, pop and free is also a happens-before edge (gm_race.py).
 """
 
 from __future__ import annotations
@@ -295,8 +295,8 @@ def free_v2c(ctx: Any, call: Any, pipe: int) -> None:
 
 def check_no_split_lanes_agree(ctx: Any, call: Any, slots: list[Slot], code: int) -> None:
     """V2C pop with split code 0: every lane wrote its tile at the slot's origin, so where two lanes pushed
-    non-empty valid regions the cube gets one of them, undetermined: they must hold the same data (issue 12
-    item 3). A lane pushing an empty (valid 0) tile moves nothing (the lane-1 replay of docs/passes/split_vector_kernel.md)."""
+    non-empty valid regions the cube gets one of them, undetermined: they must hold the same data.
+    A lane pushing an empty (valid 0) tile moves nothing (the lane-1 replay of docs/passes/split_vector_kernel.md)."""
     if code != 0 or len(slots) < 2:
         return
     full = [s for s in slots if s.valid and min(s.valid) > 0]

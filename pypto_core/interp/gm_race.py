@@ -1,5 +1,5 @@
-"""GM races between concurrent tasks: "a missing GM fence is found" (issue 11), and the lanes of a
-split execution judged rather than scheduled (issue 12 item 3).
+"""GM races between concurrent tasks, so that a missing GM fence is found, and the lanes of a split
+execution judged rather than scheduled (docs/architecture.md, the reference machine).
 
 Happens-before between the tasks of one concurrent execution -- a core group (the AIC task, every AIV
 lane task, the lanes of a split region forked inside one), or the lanes of a split_aiv function or

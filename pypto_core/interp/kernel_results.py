@@ -1,4 +1,4 @@
-"""A kernel's results are its own tensors: a view it returns is copied as it leaves (campaign seed 56).
+"""A kernel's results are its own tensors: a view it returns is copied as it leaves.
 
 ConvertTensorToTileOps lowers a tensor view an InCore function returns (`y = pl.slice(x, ...)`, `return y`)
 to a tile stored into a new Out parameter (docs/passes/convert_tensor_to_tile_ops.md): the caller receives a

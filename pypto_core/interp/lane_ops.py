@@ -1,4 +1,4 @@
-"""Cube ops of a forked split_aiv function run once, on lane 0, for every lane (issue 12 item 3 d).
+"""Cube ops of a forked split_aiv function run once, on lane 0, for every lane.
 
 An InCore function marked split_aiv (LowerAutoVectorSplit's output, before ExpandMixedKernel) forks onto
 the AIV lanes (Machine._fork_function), but its cube statements belong to the one cube core of the core

@@ -4,7 +4,7 @@ Before ExpandMixedKernel turns a gather into a V->C FIFO transfer, `aic_gather` 
 region (or a split_aiv function) assembles one full tile from both lanes' halves (docs/passes/lower_auto_vector_split.md, split
 codes). The lanes run as coroutines; the k-th exchange at a call site of lane 0 pairs with
 the k-th one of lane 1. A barrier is a happens-before edge between the lanes (gm_race.py), inside a
-core group and in a fork outside one (issue 12 item 3): each lane leaves it knowing everything every
+core group and in a fork outside one: each lane leaves it knowing everything every
 lane did before arriving.
 """
 

@@ -1,4 +1,5 @@
-"""How much the reference machine does for one program (issue 15: user errors, never a hang or an exhausted host).
+"""How much the reference machine does for one program: user errors, never a hang or an exhausted host
+(docs/limits.md, the reference machine).
 
 MAX_ARRAY_BYTES defaults to 2 GiB and can be changed with the environment variable PYPTO_MACHINE_MAX_BYTES
 (bytes); an input, an Out buffer or an allocation that needs more is a MachineError naming what and how much,

@@ -12,7 +12,7 @@ Calls dispatch on what the callee is and where the caller runs:
   outside a lane, or a CORE_GROUP scope holding one (the split_aiv kernel it is outlined into);
 * everything else runs in place, in a new frame.
 
-The lanes of a fork are judged, not scheduled (issue 12 item 3): a fork outside a core group gets its
+The lanes of a fork are judged, not scheduled: a fork outside a core group gets its
 own GM race tracker (gm_race.py), so a lane reading what the other wrote, or both writing different
 values, with no lane barrier between them is an error whatever order the lanes ran in; and a forked
 function's cube ops run once, on lane 0, for every lane (lane_ops.py).
@@ -204,7 +204,7 @@ class Machine:
 
 def _lane_tracker(ctx: EvalContext, what: str) -> GmRaceTracker:
     """The race tracker of a fork's lanes: the core group's when forked inside one (the lanes inherit the
-    task's happens-before, context.py), else a fresh one living as long as the fork (issue 12 item 3)."""
+    task's happens-before, context.py), else a fresh one living as long as the fork."""
     return ctx.race if ctx.race is not None else GmRaceTracker(what)
 
 

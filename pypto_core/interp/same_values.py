@@ -1,7 +1,7 @@
 """Do two writes of overlapping GM windows (or two lanes' no-split pushes) hold the same bytes?
 
 Two concurrent writes of the same values are fine (a dual-dispatch kernel's lanes store the same data
-twice, docs/passes/split_vector_kernel.md); of different values they are a race (issue 12 item 3): gm_race.py and fifo.py ask here.
+twice, docs/passes/split_vector_kernel.md); of different values they are a race (docs/architecture.md, the reference machine): gm_race.py and fifo.py ask here.
 Bytes, not numbers, are compared: GM holds bytes (-0.0 is not 0.0, and a NaN equals itself).
 """
 

@@ -231,8 +231,8 @@ def _split_region(code: FunctionCode, stmt: S.SplitAivScopeStmt, target: YieldTa
 def _incore_scope(code: FunctionCode, stmt: S.InCoreScopeStmt, target: YieldTarget) -> Runner:
     """A CORE_GROUP scope holding a pl.split_aiv region becomes a split_aiv kernel, which both AIV lanes run
     whole (docs/passes/outline_incore_scopes.md, attributes): so it runs here, before outlining, on the lanes
-    too, and what the lanes do outside the regions is race-checked on the program as written (campaign seed 36:
-    overlapping stores of a loop outside the region raced only once the scope was outlined)."""
+    too, and what the lanes do outside the regions is race-checked on the program as written (otherwise
+    overlapping stores of a loop outside the region would race only once the scope was outlined)."""
     body = compile_stmt(code, stmt.body, target)
     if has_split_aiv_region(stmt.body):
         body = _on_lanes(code, body)

@@ -93,7 +93,7 @@ class DataType(enum.Enum):
 
 DEFAULT_CONST_INT = DataType.INT64
 DEFAULT_CONST_FLOAT = DataType.FP32
-# Also reachable as DataType.DEFAULT_CONST_INT / DEFAULT_CONST_FLOAT (API.md 4.7); not members, so iteration skips them.
+# Also reachable as DataType.DEFAULT_CONST_INT / DEFAULT_CONST_FLOAT, as in PyPTO; not members, so iteration skips them.
 DataType.DEFAULT_CONST_INT = DEFAULT_CONST_INT  # type: ignore[attr-defined]
 DataType.DEFAULT_CONST_FLOAT = DEFAULT_CONST_FLOAT  # type: ignore[attr-defined]
 

@@ -17,7 +17,7 @@ class FunctionType(enum.Enum):
     Graph = 8
 
 
-# Host-side functions: their CORE_GROUP scopes become InCore kernels (seed 000; OutlineIncoreScopes, the
+# Host-side functions: their CORE_GROUP scopes become InCore kernels (docs/passes/outline_incore_scopes.md; OutlineIncoreScopes, the
 # SplitIncoreOrch verifier and the reference machine's view of a scope agree through this one tuple).
 SCOPE_HOST_TYPES = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 # Host-side code whose calls of program functions are task dispatches (pl.dump_tag, DeriveCallDirections).

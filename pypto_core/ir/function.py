@@ -32,7 +32,7 @@ def normalize_attr_value(value: Any) -> Any:
 
 
 def normalize_function_attrs(attrs: Mapping[str, Any] | Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
-    """The attrs as given, enums as ints. A `"split": 0` entry stays (PyPTO keeps it, issue 13): it
+    """The attrs as given, enums as ints. A `"split": 0` entry stays (PyPTO keeps it): it
     means no split, like an absent key, to `Function.split`, the printer and structural equality."""
     items = attrs.items() if isinstance(attrs, Mapping) else (attrs or ())
     return {str(key): normalize_attr_value(value) for key, value in items}

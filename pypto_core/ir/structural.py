@@ -9,7 +9,7 @@
 * kwargs and attrs compare as unordered maps with type-sensitive values (1 is not True).
 * Integer constants and loop-variable types treat INDEX and INT64 as the same dtype.
 * A Function's `"split": 0` (NONE) attr equals an absent one: the printer omits it, so a function
-  built with it re-parses without it (issue 13).
+  built with it re-parses without it.
 """
 
 from __future__ import annotations

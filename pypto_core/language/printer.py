@@ -63,7 +63,7 @@ _HIDDEN_FUNC_ATTRS = ("auto_scope", "external_source")
 
 def format_float(value: float) -> str:
     """The shortest `%.<p>g` text that reads back as the same double, with `.0` when it has no '.' or exponent
-    (API.md 8.6: `2.0`, `0.5`, `1e+16`, `1e-07`; `%g` writes 100.0 as `1e+02`)."""
+    (as PyPTO prints them: `2.0`, `0.5`, `1e+16`, `1e-07`; `%g` writes 100.0 as `1e+02`)."""
     if math.isnan(value):
         return 'float("nan")'
     if math.isinf(value):
@@ -199,7 +199,7 @@ class Printer:
         if order is None:
             order = function_var_order(func)
         # Names the text reads as modules (the `pl` prefix, the first part of each unprefixed `pld.` op it prints):
-        # a variable named so would hide them when parsed back, so it prints as `pl_1` (campaign seed 29).
+        # a variable named so would hide them when parsed back, so it prints as `pl_1` (docs/dsl.md, the printed form).
         reserved = set(self.global_names.values()) | {self.prefix} | order.pld_modules
         self.names = assign_names(order.defs + [u for u in order.uses if not order.is_defined(u)
                                                 and id(u) not in self.global_names], reserved)
@@ -682,7 +682,7 @@ class Printer:
         sign = "-" if isinstance(e, E.Neg) else "~"
         operand = e.operand
         text = self._expr(operand, cl)
-        # pl.min / pl.max print as calls: no parentheses (API.md 8.6, Neg).
+        # pl.min / pl.max print as calls: no parentheses (PyPTO prints `-pl.min(a, b)`).
         if not isinstance(operand, (E.UnaryExpr, E.Var, E.ConstInt, E.ConstFloat, E.ConstBool, E.Call,
                                     E.MakeTuple, E.TupleGetItemExpr, E.Min, E.Max)) or isinstance(operand, E.Not):
             text = f"({text})"

@@ -82,7 +82,7 @@ MemRef = _Lenient("MemRef")
 
 
 class ParseTimeOnlyError(ValueError, RuntimeError):
-    """A DSL construct called from plain Python: a ValueError as PyPTO raises it (API.md 7), and a RuntimeError
+    """A DSL construct called from plain Python: a ValueError as PyPTO raises it, and a RuntimeError
     for callers that caught the earlier type."""
 
 

@@ -1,4 +1,4 @@
-"""Golden printer texts of API.md Appendix A (HEAD, raw printer, format=False), copied verbatim."""
+"""Golden printer texts of PyPTO's worked examples (PyPTO's raw printer, format=False), copied verbatim."""
 
 A1_OUTLINED = '''# pypto.program: Basic
 import pypto.language as pl

@@ -1,4 +1,4 @@
-"""Default context of PyPTO's unit tests (API.md 5.2), reproduced for the acceptance suite.
+"""Default context of PyPTO's unit tests, reproduced for the acceptance suite.
 
 Every test runs inside
     passes.PassContext([passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),

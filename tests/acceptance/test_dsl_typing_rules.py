@@ -1,7 +1,7 @@
-"""Typing rules of the DSL that PyPTO at the reference commit applies (issue 13, items 10-14).
+"""Typing rules of the DSL that PyPTO applies.
 
 Each case compares the printed text exactly and/or the IR structurally against IR built by hand;
-the rules come from API.md 3.1 / 3.5 and OPS.md's `result:` lines.
+the rules are PyPTO's: how scalar operands promote (docs/dsl.md, functions) and each op's result type.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ def _roundtrips(func: ir.Function) -> None:
     ir.assert_structural_equal(func, pl.parse(_text(func)))
 
 
-# -- item 10: scalar operands ------------------------------------------------------------------------
+# -- scalar operands ---------------------------------------------------------------------------------
 class TestScalarOperands:
     def test_tensor_plus_float_literal_promotes_to_fp32(self):
-        """API.md 3.1: `pl.add(x_fp16, 1.0)` is tensor.adds with an FP32 result, the literal printed bare."""
+        """`pl.add(x_fp16, 1.0)` is tensor.adds with an FP32 result, the literal printed bare (docs/dsl.md,
+        functions: a tensor op with a scalar promotes)."""
 
         @pl.function
         def f(x: pl.Tensor[[32, 64], pl.FP16]) -> pl.Tensor[[32, 64], pl.FP32]:
@@ -77,7 +78,7 @@ class TestScalarOperands:
         ir.assert_structural_equal(_value(f), expected)
 
     def test_tensor_subs_does_not_promote(self):
-        """OPS.md tensor.subs: "Tensor[lhs.shape; lhs.dtype] (scalar does not promote)"."""
+        """tensor.subs gives Tensor[lhs.shape; lhs.dtype]: the scalar does not promote."""
 
         @pl.function
         def f(x: pl.Tensor[[32, 64], pl.FP16]) -> pl.Tensor[[32, 64], pl.FP16]:
@@ -87,7 +88,8 @@ class TestScalarOperands:
         assert "    y: pl.Tensor[[32, 64], pl.FP16] = pl.tensor.subs(x, 1.0)\n" in _text(f)
 
     def test_tile_op_with_a_scalar_keeps_the_tile_dtype(self):
-        """API.md 3.1: `pl.add(t_fp16, 1.0)` is tile.adds with an FP16 result; the literal prints as `1.0`."""
+        """`pl.add(t_fp16, 1.0)` is tile.adds with an FP16 result; the literal prints as `1.0` (docs/dsl.md,
+        functions: a tile op keeps the tile's dtype)."""
 
         @pl.function
         def f(t: pl.Tile[[16, 64], pl.FP16, pl.Mem.Vec]) -> pl.Tile[[16, 64], pl.FP16, pl.Mem.Vec]:
@@ -117,9 +119,9 @@ class TestScalarOperands:
         assert "    b: pl.Tensor[[8], pl.FP16] = pl.tensor.muls(a, s)\n" in text
 
 
-# -- item 11: tensor.dim ------------------------------------------------------------------------------
+# -- tensor.dim ---------------------------------------------------------------------------------------
 def test_tensor_dim_is_an_index_scalar():
-    """OPS.md tensor.dim: Scalar[INDEX]."""
+    """tensor.dim gives a Scalar[INDEX]."""
 
     @pl.function
     def f(x: pl.Tensor[[32, 64], pl.FP32]) -> pl.Scalar[pl.INDEX]:
@@ -131,9 +133,9 @@ def test_tensor_dim_is_an_index_scalar():
                                                 None, ir.ScalarType(DataType.INDEX)))
 
 
-# -- item 12: tensor.matmul kwargs ---------------------------------------------------------------------
+# -- tensor.matmul kwargs ------------------------------------------------------------------------------
 def test_tensor_matmul_records_its_defaulted_kwargs():
-    """API.md 3.5: `pl.tensor.matmul(y, y, a_trans=False, b_trans=False, c_matrix_nz=False)`."""
+    """PyPTO prints `pl.tensor.matmul(y, y, a_trans=False, b_trans=False, c_matrix_nz=False)`."""
 
     @pl.function
     def f(a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16],
@@ -161,10 +163,10 @@ def test_tensor_matmul_built_without_kwargs_records_them():
     assert ir.python_print(call) == "pl.tensor.matmul(a, a, a_trans=False, b_trans=False, c_matrix_nz=False)"
 
 
-# -- item 13: transpose is a view ----------------------------------------------------------------------
+# -- transpose is a view -------------------------------------------------------------------------------
 class TestTransposeView:
     def test_transpose_of_a_tensor_carries_the_transposed_view(self):
-        """Issue 13: TensorView(stride=[1, N], layout=DN) for a [M, N] tensor (OPS.md tensor.transpose)."""
+        """tensor.transpose of a [M, N] tensor carries TensorView(stride=[1, N], layout=DN)."""
 
         @pl.function
         def f(x: pl.Tensor[[32, 64], pl.FP32]):
@@ -208,7 +210,7 @@ class TestTransposeView:
                 "layout=pl.TensorLayout.ND)] = pl.tensor.transpose(x, 0, 1)") in _text(f)
 
 
-# -- item 14: dtype checks ------------------------------------------------------------------------------
+# -- dtype checks ---------------------------------------------------------------------------------------
 def _tensor(shape: list[int], dtype: DataType, name: str = "x") -> ir.Var:
     return ir.Var(name, ir.TensorType(shape, dtype), SPAN)
 
@@ -219,7 +221,7 @@ def _tile(shape: list[int], dtype: DataType, name: str = "t") -> ir.Var:
 
 class TestDtypeChecks:
     def test_tensor_div_rejects_bf16(self):
-        """OPS.md tensor.div: both dtypes in {INT16,INT32,FP16,FP32}."""
+        """tensor.div takes both dtypes in {INT16, INT32, FP16, FP32}."""
         with pytest.raises(InvalidOperationError, match=r"tensor\.div: lhs is BF16; allowed dtypes: INT16, INT32, "
                                                         r"FP16, FP32"):
             @pl.function
@@ -240,7 +242,7 @@ class TestDtypeChecks:
         assert call.type == ir.TensorType([16, 16], DataType.FP32)
 
     def test_tile_div_needs_one_dtype_and_shape(self):
-        """OPS.md tile.div: same dtype in {INT16,INT32,FP16,FP32}, identical shapes (no broadcast)."""
+        """tile.div takes one dtype of {INT16, INT32, FP16, FP32} and identical shapes (no broadcast)."""
         with pytest.raises(TypeError, match=r"tile\.div: lhs is BF16; allowed dtypes: INT16, INT32, FP16, FP32"):
             ir.create_op_call("tile.div", [_tile([16, 16], DataType.BF16), _tile([16, 16], DataType.BF16)], SPAN)
         with pytest.raises(TypeError, match=r"tile\.div: rhs is FP32 but lhs is FP16"):
@@ -254,7 +256,7 @@ class TestDtypeChecks:
         assert call.type.dtype == DataType.BF16
 
     def test_row_min_dtypes(self):
-        """OPS.md tile.row_min / tensor.row_min: dtype in {INT16,INT32,FP16,FP32}; row_max has no dtype rule."""
+        """tile.row_min / tensor.row_min take a dtype in {INT16, INT32, FP16, FP32}; row_max has no dtype rule."""
         with pytest.raises(TypeError, match=r"tile\.row_min: the operand is BF16; allowed dtypes: INT16, INT32, "
                                             r"FP16, FP32"):
             ir.create_op_call("tile.row_min", [_tile([16, 16], DataType.BF16), _tile([16, 16], DataType.BF16)], SPAN)
@@ -270,7 +272,7 @@ class TestDtypeChecks:
             ir.TensorType([16, 1], DataType.INT8)
 
     def test_row_reduction_tmp_matches_the_operand(self):
-        """OPS.md tile.row_max: tmp_tile same dtype/rank and not smaller per dim."""
+        """tile.row_max: tmp_tile has the operand's dtype and rank and is not smaller per dim."""
         with pytest.raises(TypeError, match=r"tile\.row_max: tmp is FP16 but the operand is FP32"):
             ir.create_op_call("tile.row_max", [_tile([16, 16], DataType.FP32), _tile([16, 16], DataType.FP16)], SPAN)
         with pytest.raises(TypeError, match=r"tile\.row_sum: tmp \[16, 8\] is smaller than the operand \[16, 16\]"):
@@ -278,7 +280,7 @@ class TestDtypeChecks:
 
     @pytest.mark.parametrize("space", ["tile", "tensor"])
     def test_cast_to_the_same_dtype_is_rejected(self, space):
-        """OPS.md tile.cast / tensor.cast: target_type != input dtype."""
+        """tile.cast / tensor.cast: target_type must differ from the input dtype."""
         operand = _tile([16, 16], DataType.FP16) if space == "tile" else _tensor([16, 16], DataType.FP16)
         with pytest.raises(TypeError, match=rf"{space}\.cast: the operand is FP16 already; target_type must be a "
                                             rf"dtype other than FP16"):
@@ -294,9 +296,9 @@ class TestDtypeChecks:
                 return y
 
 
-# -- consequence of item 10 for tile lowering -----------------------------------------------------------
+# -- consequence of the scalar operand rule for tile lowering -------------------------------------------
 class TestPromotedTensorOpsLowerToTiles:
-    """A tensor op whose result dtype is promoted (API.md 3.1) lowers to a tile.cast of the operand to the
+    """A tensor op whose result dtype is promoted (docs/dsl.md, functions) lowers to a tile.cast of the operand to the
     result dtype, then the tile op (which keeps its tile's dtype): the kernel computes what the program says."""
 
     def test_fp16_tensor_plus_float_literal(self):
@@ -337,7 +339,7 @@ class TestPromotedTensorOpsLowerToTiles:
         same_results(Before, After)
 
     def test_broadcasting_tensor_div_lowers_to_the_expand_forms(self):
-        """tile.div does not broadcast (OPS.md): a [1, N] / [M, 1] divisor becomes col / row_expand_div."""
+        """tile.div does not broadcast: a [1, N] / [M, 1] divisor becomes col / row_expand_div."""
         from pypto import backend
         from pypto.backend import BackendType
         from pypto_core.testing import same_results

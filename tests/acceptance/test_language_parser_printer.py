@@ -1,4 +1,4 @@
-"""Parser / printer / structural-equality behaviours PyPTO's tests rely on (API.md 2, 4.6, 7, 8)."""
+"""Parser / printer / structural-equality behaviours PyPTO's tests rely on."""
 
 from __future__ import annotations
 
@@ -274,8 +274,8 @@ class TestDecorators:
         assert 'M = pl.dynamic("M")\n\n@pl.program' in text
 
     def test_static_assert_and_print_on_closure_constants(self, capsys):
-        # API.md 2.10: "pl.static_print(...), pl.static_assert(cond, "msg") — parse-time only, no IR";
-        # 2.1: names not DSL variables resolve from the closure.
+        # pl.static_print(...) and pl.static_assert(cond, "msg") are parse-time only, no IR; names that are not
+        # DSL variables resolve from the closure (docs/dsl.md, values from the enclosing Python scope).
         k = 4
 
         @pl.function
@@ -296,9 +296,9 @@ class TestDecorators:
         assert "k too small" in info.value.message
 
     def test_tensor_dim_folds_in_orchestration_body(self):
-        # seed 000: the parser folds `pl.tensor.dim(a, 0)` of a `pl.dynamic` axis onto the symbol in
-        # Orchestration bodies ("打印出的 tensor.dim 绑定在重新解析时消失" -- the binding disappears), so
-        # writing the function as Orchestration and promoting an Opaque one give the same IR.
+        # The parser folds `pl.tensor.dim(a, 0)` of a `pl.dynamic` axis onto the symbol in Orchestration
+        # bodies (a printed tensor.dim binding disappears when the text is parsed again), so writing the
+        # function as Orchestration and promoting an Opaque one give the same IR.
         @pl.program
         class P:
             @pl.function(type=pl.FunctionType.Orchestration)
@@ -364,7 +364,7 @@ class TestTextParser:
 
 
 # ---------------------------------------------------------------------------------------------
-# Errors (API.md 7, 2.x)
+# Errors (docs/dsl.md, errors)
 # ---------------------------------------------------------------------------------------------
 class TestParseErrors:
     def test_error_class_hierarchy(self):
@@ -382,9 +382,9 @@ class TestParseErrors:
         assert e.hint == "do this" and e.note == "fyi"
         assert "bad thing" in str(e)
 
-    @pytest.mark.xfail(reason='ParserError str() renders location/source/caret/hint; API.md 7 says str(e) == e.message', strict=True)
+    @pytest.mark.xfail(reason='ParserError str() renders location/source/caret/hint; in PyPTO str(e) == e.message', strict=True)
     def test_str_of_parser_error_is_its_message(self):
-        # API.md 7: "attributes `.message` (the text `pytest.raises(match=...)` sees via `str(e)` = message)"
+        # In PyPTO a ParserError's `.message` is the text `pytest.raises(match=...)` sees: `str(e)` is the message.
         # ambiguous: pypto's README deliberately renders `file:line:col`, the line and a caret into the text.
         with pytest.raises(UndefinedVariableError) as info:
             @pl.function
@@ -474,7 +474,7 @@ class TestParseErrors:
         assert [v.name_hint for v in loop.return_vars] == ["acc_out"]
 
     def test_unroll_rejects_init_values(self):
-        # API.md 2.6: "`pl.unroll` (Unroll; const bounds, no init_values)" (issue 13, ConvertToSSA item 3).
+        # `pl.unroll` takes const bounds and no init_values (docs/passes/convert_to_ssa.md, errors).
         with pytest.raises(ParserSyntaxError, match="pl.unroll does not accept 'init_values='"):
             @pl.function
             def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
@@ -585,7 +585,7 @@ class TestParseErrors:
 class TestPrinter:
     @pytest.mark.parametrize("name", ["A1_OUTLINED", "A2_OUTLINED_HEAD", "A3_AS_PARSED", "A3_OUTLINED",
                                       "A4_BEFORE", "A4_AFTER", "A5_EXPANDED"])
-    def test_appendix_text_is_a_print_fixpoint(self, name):
+    def test_golden_text_is_a_print_fixpoint(self, name):
         text = GOLDEN[name]
         prog = parse(text, filename="<golden>")
         assert ir.python_print(prog, format=False) == text
@@ -625,8 +625,8 @@ class TestPrinter:
         assert ir.python_print(f, format=False) == "@pl.function\ndef f(x: pl.Scalar[pl.INDEX]):\n    pass"
 
     def test_sequence_fields_compare_equal_to_lists(self):
-        # API.md 2.2: "no annotation → `return_types == []`"; 4.2 `shape: list[Expr]`; 4.4 ReturnStmt
-        # `value (list)`. PyPTO's bindings hand std::vector fields to Python as lists.
+        # In PyPTO a function with no return annotation has `return_types == []`, a type's `shape` is a
+        # list[Expr] and a ReturnStmt's `value` a list: its bindings hand std::vector fields to Python as lists.
         @pl.function
         def f(x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]):
             for i in pl.range(4):
@@ -793,7 +793,7 @@ class TestPrinter:
 
 
 # ---------------------------------------------------------------------------------------------
-# Structural equality (API.md 4.6)
+# Structural equality (docs/architecture.md, the core)
 # ---------------------------------------------------------------------------------------------
 class TestStructuralEqual:
     def test_names_ignored(self):
@@ -909,7 +909,7 @@ class TestStructuralEqual:
 
 
 # ---------------------------------------------------------------------------------------------
-# Function attrs: a split of NONE (issue 13, item 15; API.md 4.5, 8.3)
+# Function attrs: a split of NONE
 # ---------------------------------------------------------------------------------------------
 def _vector_kernel() -> ir.Function:
     @pl.function(type=pl.FunctionType.InCore)
@@ -974,7 +974,7 @@ class TestSplitNoneAttr:
 
 
 # ---------------------------------------------------------------------------------------------
-# SpmdScopeStmt (issue 13, item 16; API.md 4.4)
+# SpmdScopeStmt
 # ---------------------------------------------------------------------------------------------
 def _spmd_function(core_num: object = None, sync_start: bool = True) -> tuple[ir.Function, ir.SpmdScopeStmt]:
     span = ir.Span.unknown()

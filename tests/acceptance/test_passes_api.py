@@ -1,5 +1,5 @@
-"""pypto.passes surface PyPTO's tests use (API.md 5): properties, verifiers, contexts, instruments,
-pipelines; and pypto.backend (API.md 6)."""
+"""pypto.passes surface PyPTO's tests use: properties, verifiers, contexts, instruments, pipelines; and
+pypto.backend."""
 
 from __future__ import annotations
 
@@ -239,7 +239,7 @@ class TestPassPipeline:
         assert names == ["ConvertToSSA", "OutlineIncoreScopes"]
 
     def test_pipeline_verifies_input_structural_properties(self):
-        # input check = structural ∩ verified-set (API.md 5.2); NoRedundantBlocks is in both, so a
+        # input check = structural ∩ verified-set, as in PyPTO's PassPipeline; NoRedundantBlocks is in both, so a
         # hand-built function with a nested SeqStmts is rejected before the first pass.
         sp = ir.Span.unknown()
         x = ir.Var("x", ir.ScalarType(pypto.DataType.INDEX), sp)
@@ -305,11 +305,11 @@ class TestPypto:
         _clear_thread_log_level()
         import importlib
 
-        # pypto.pypto_core's submodules import by their dotted names too (API.md 1, 5).
+        # pypto.pypto_core's submodules import by their dotted names too, as in PyPTO.
         assert importlib.import_module("pypto.pypto_core.passes") is passes
         assert importlib.import_module("pypto.pypto_core.ir").Var is ir.Var
         assert pypto.pypto_core.passes is passes
-        assert pypto.DataType.DEFAULT_CONST_INT is pypto.DataType.INT64  # API.md 4.7
+        assert pypto.DataType.DEFAULT_CONST_INT is pypto.DataType.INT64  # as in PyPTO
         assert pypto.DataType.DEFAULT_CONST_FLOAT is pypto.DataType.FP32
         assert "DEFAULT_CONST_INT" not in pypto.DataType.__members__
 

@@ -1,1 +1,1 @@
-"""A program generator, mutators and an oracle for the promises of issue 15 (see campaign.py)."""
+"""A program generator, mutators and an oracle for the promises of oracle.py (see campaign.py)."""

@@ -1,4 +1,4 @@
-"""Mutators that corrupt valid program texts, for the fuzz oracle (issue 15).
+"""Mutators that corrupt valid program texts, for the fuzz oracle.
 
 Each mutator is `f(text, rng) -> str | None` (None: it found nothing to change). Text-level mutators edit
 lines and tokens; tree-level ones edit the `ast` of the text and unparse it, so the result is still Python

@@ -1,4 +1,4 @@
-"""The fuzz oracle: what every input text must do (issue 15).
+"""The fuzz oracle: what every input text must do.
 
 `check_text(text)` never executes the text: it parses it with `pypto_core.language.api.parse` (an AST walk)
 and then, for an accepted program, runs the `default` pipeline under `verify = "check-run"` with the
@@ -18,7 +18,7 @@ fault and say where.
 
 The pipeline runs with the reference machine's loop bound lowered to FUZZ_MAX_ITERATIONS (the users' default
 is 1,000,000, docs/limits.md): a mutated loop that never ends then reaches its located error in about a
-second rather than after the 10 s timeout (campaign seed 28), and generated loops make a few hundred
+second rather than after the 10 s timeout, and generated loops make a few hundred
 iterations at most.
 
 Each finding has a signature `(exception type, first line of the message with numbers and quoted names

@@ -1,4 +1,4 @@
-"""Hypothesis strategies that write valid `pl` program texts (issue 15, "a generator of our own").
+"""Hypothesis strategies that write valid `pl` program texts (a generator of pypto's own).
 
 `programs()` draws a whole program text; `program_specs()` draws it together with facts about what it
 holds (used by the campaign's coverage counters). The generator keeps a typed model of every value it
@@ -30,8 +30,9 @@ DSL coverage (each construct was first checked by hand to compile under the `def
   (`aiv_id * half`), full-width bodies, NONE task-parallel loops (`pl.range(aiv_id, n, 2)`), shards of
   a matmul result (`pl.aiv_shard`), gathers feeding a matmul (`pl.aic_gather`), tensor-level and
   tile-level bodies, regions under if, regions outside any scope (the parser wraps them); in a region
-  with per-lane work every vector op computes on the lane's window or shard (seed 003: a whole tensor
-  there is rejected by LowerAutoVectorSplit, so drawing one made ~4% of programs rejections);
+  with per-lane work every vector op computes on the lane's window or shard (a whole tensor
+  there is rejected by LowerAutoVectorSplit, docs/passes/lower_auto_vector_split.md, the region path, so
+  drawing one made ~4% of programs rejections);
 * valid shapes (ragged tails): `pl.slice(x, [R, C], [0, 0], valid_shape=[v, C])` / `[R, v]` windows with a
   constant extent or a scalar parameter read at run time, in plain and `pl.split` scopes, element-wise work
   on them and an assemble; per-lane region windows with a narrower valid region (`pl.slice(x, win, off,
@@ -103,8 +104,8 @@ class Ctx:
     in_loop: bool = False
     depth: int = 0
     split_scope: bool = False
-    # In an explicit split_aiv region: the per-lane value every operand is drawn from (seed 003,
-    # ValidateMixedExplicitRegion: a vector op there must consume the lane's data, not a whole tensor).
+    # In an explicit split_aiv region: the per-lane value every operand is drawn from (a vector op there must
+    # consume the lane's data, not a whole tensor: docs/passes/lower_auto_vector_split.md, the region path).
     lane: str = ""
 
 
@@ -299,7 +300,7 @@ class Gen:
             op = self.pick(("add", "sub", "mul", "maximum") + (("div",) if v.tt.is_float else ()))
             lit = self.literal(v.tt)
             self.features.add("scalar-op")
-            # A float literal is FP32 and promotes a float tensor to FP32, except in tensor.subs (OPS.md).
+            # A float literal is FP32 and promotes a float tensor to FP32, except in tensor.subs.
             promotes = v.tt.is_float and op != "sub"
             return f"pl.{op}({v.name}, {lit})", v.tt.with_dtype("FP32") if promotes else v.tt
         tt = TT(self.shape(), self.dtype())
@@ -887,7 +888,7 @@ class Gen:
                 self.store_out(v, ctx)
 
     def early_return(self, rets: list[tuple[str, TT]]) -> None:
-        """`if <scalar cond>: ... return ...` before the final return (API.md 2.7: `return` inside branches):
+        """`if <scalar cond>: ... return ...` before the final return (`return` inside branches):
         the branch may run a scope first, and returns another value of the same type for a computed result."""
         n = self.scalar(self.pick(("INT32", "INDEX")))
         cond = f"{n} {self.pick(('>', '<', '=='))} {self.pick((2, 4, 5))}"

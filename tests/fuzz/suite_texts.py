@@ -1,4 +1,4 @@
-"""Program texts the test suite itself holds, as extra campaign seeds (`--suite-share`).
+"""Program texts the test suite itself holds, as extra starting texts of the campaign (`--suite-share`).
 
 The generator (strategies.py) writes no hand-made AIC / AIV / Group functions or explicit cross-core pipes; the
 suite's tests do (tests/interp, plugins/*/tests, ...). Every string constant of a test module that holds a whole

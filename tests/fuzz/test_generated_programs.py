@@ -1,4 +1,4 @@
-"""Generated and mutated programs against the promises of issue 15 (a bounded, deterministic sample).
+"""Generated and mutated programs against the fuzz promises (a bounded, deterministic sample).
 
 Promises (tests/fuzz/oracle.py): every input text gives a program or a located `ValueError` (never
 another exception type, never a hang), and is never executed; every accepted program prints and parses
@@ -257,10 +257,10 @@ class Gen12:
 '''
 
 
-# Campaign seed 20 (30 minutes, 5,000 programs / 11,000 inputs): its five findings, fixed (regression tests in
+# Five fixed findings (regression tests in
 # plugins/pass_split/tests/test_returns_in_branches.py, test_fuzz_regressions.py, tests/language/
 # test_structure_errors.py, plugins/pass_outline/tests/test_lane_values_leaving_a_scope.py, tests/interp).
-_CAMPAIGN20_1 = '''import pypto.language as pl
+_RETURN_ONLY_IN_A_BRANCH_OF_A_MIXED_KERNEL = '''import pypto.language as pl
 @pl.program
 class Gen29:
 
@@ -292,7 +292,7 @@ class Gen29:
         return (out10, out17, out24, out27, out29)
 '''
 
-_CAMPAIGN20_2 = '''import pypto.language as pl
+_ZERO_DIM_LOAD_RESULT_DOES_NOT_REPARSE = '''import pypto.language as pl
 @pl.program
 class Gen28:
 
@@ -313,7 +313,7 @@ class Gen28:
         return (out14, out17, out25, out26, out28, h20)
 '''
 
-_CAMPAIGN20_3 = '''import pypto.language as pl
+_PER_LANE_SLICE_LEAVES_ITS_KERNEL = '''import pypto.language as pl
 @pl.program
 class Gen4:
     @pl.function
@@ -325,7 +325,7 @@ class Gen4:
         return out3
 '''
 
-_CAMPAIGN20_4 = '''import pypto.language as pl
+_SECOND_LANE_GUARDED_STORE_NEVER_RAN = '''import pypto.language as pl
 M = pl.dynamic("M")
 
 
@@ -346,7 +346,7 @@ class Gen47:
         return out21, out29, out38, out41, out43, out45, out47, v28
 '''
 
-_CAMPAIGN20_5 = '''import pypto.language as pl
+_SINGLE_CORE_KERNELS_BATCHED_INTO_ONE_GROUP = '''import pypto.language as pl
 @pl.program
 class Gen22:
 
@@ -415,8 +415,8 @@ class Gen31:
 '''
 
 
-# Campaign seed 28 finding 1: a while loop whose counter runs away (check-run ran 1,000,000 iterations, ~15 s).
-_CAMPAIGN28_1 = '''import pypto.language as pl
+# A while loop whose counter runs away (check-run ran 1,000,000 iterations, ~15 s).
+_RUNAWAY_WHILE_LOOP_UNDER_CHECK_RUN = '''import pypto.language as pl
 
 
 @pl.program
@@ -450,8 +450,8 @@ class Gen22:
         return out7, out15, out18, res13
 '''
 
-# Campaign seed 28 finding 2: a placed and an unplaced tile merged by a tuple yield did not parse back.
-_CAMPAIGN28_2 = '''import pypto.language as pl
+# A placed and an unplaced tile merged by a tuple yield did not parse back.
+_PLACED_AND_UNPLACED_TILE_IN_A_TUPLE_MERGE = '''import pypto.language as pl
 
 @pl.program
 class Gen25:
@@ -465,8 +465,8 @@ class Gen25:
         return out16, out19, out23, out25
 '''
 
-# Campaign seed 28 finding 3: an if branch's yield inside a pl.split_aiv region ending the branch.
-_CAMPAIGN28_3 = '''import pypto.language as pl
+# An if branch's yield inside a pl.split_aiv region ending the branch.
+_BRANCH_YIELD_INSIDE_A_REGION = '''import pypto.language as pl
 
 
 @pl.program
@@ -492,8 +492,8 @@ class Gen15:
         return (out6, out15, h14)
 '''
 
-# Campaign seed 29 finding 1: a variable named `pl` printed under that name hid the module on re-parse.
-_CAMPAIGN29_1 = '''import pypto.language as pl
+# A variable named `pl` printed under that name hid the module on re-parse.
+_VARIABLE_NAMED_LIKE_THE_MODULE = '''import pypto.language as pl
 
 
 @pl.program
@@ -516,8 +516,8 @@ class Gen23:
         return (out20, out23)
 '''
 
-# Campaign seed 31 finding 1: exp of a BOOL tensor computed in FP16 by numpy, in FP32 by its tile form.
-_CAMPAIGN31_1 = '''import pypto.language as pl
+# Exp of a BOOL tensor computed in FP16 by numpy, in FP32 by its tile form.
+_EXP_OF_A_BOOL_TENSOR = '''import pypto.language as pl
 
 
 
@@ -546,8 +546,8 @@ class Gen25:
         return out12, out19, out25, o16
 '''
 
-# Campaign seed 31 finding 2: a shard of a matmul left outside the kernel (a pl.at(level=AIC) scope).
-_CAMPAIGN31_2 = '''import pypto.language as pl
+# A shard of a matmul left outside the kernel (a pl.at(level=AIC) scope).
+_SHARD_OF_NO_CUBE_RESULT = '''import pypto.language as pl
 
 
 @pl.program
@@ -576,8 +576,8 @@ class Gen23:
         return (out15, out20, out23, h10)
 '''
 
-# Campaign seed 32 finding 1: a carried loop without a yield that also rebinds an outer variable.
-_CAMPAIGN32_1 = '''import pypto.language as pl
+# A carried loop without a yield that also rebinds an outer variable.
+_CARRIED_LOOP_WITHOUT_YIELD_PLUS_SYNTHESISED_CARRY = '''import pypto.language as pl
 
 
 
@@ -606,8 +606,8 @@ class Gen32:
         return out14, out21, out23, h28
 '''
 
-# Campaign seed 32 finding 2: an assemble of a statically empty valid region.
-_CAMPAIGN32_2 = '''import pypto.language as pl
+# An assemble of a statically empty valid region.
+_ASSEMBLE_OF_AN_EMPTY_VALID_REGION = '''import pypto.language as pl
 
 
 @pl.program
@@ -632,8 +632,8 @@ class Gen19:
         return y4
 '''
 
-# Campaign seed 32 finding 3: a dead definition dropped from a loop body left a one-statement SeqStmts.
-_CAMPAIGN32_3 = '''import pypto.language as pl
+# A dead definition dropped from a loop body left a one-statement SeqStmts.
+_ONE_STATEMENT_SEQ_AFTER_DEAD_CODE = '''import pypto.language as pl
 
 
 @pl.program
@@ -652,8 +652,8 @@ class Gen25:
         return (out12, out13, out16, out23, out25)
 '''
 
-# Campaign seed 34 finding 1: a loop yielding a value of another shape than its carry.
-_CAMPAIGN34_1 = '''import pypto.language as pl
+# A loop yielding a value of another shape than its carry.
+_LOOP_YIELD_OF_ANOTHER_SHAPE = '''import pypto.language as pl
 
 
 @pl.program
@@ -669,8 +669,8 @@ class Gen7:
 '''
 
 
-# Campaign seed 35 finding 1: split_aiv lanes reading a tensor the other lane assembles into (tensor level).
-_CAMPAIGN35_1 = '''import pypto.language as pl
+# Split_aiv lanes reading a tensor the other lane assembles into (tensor level).
+_LANES_READING_WHAT_THE_OTHER_LANE_ASSEMBLES = '''import pypto.language as pl
 
 @pl.program
 class Gen34:
@@ -696,8 +696,8 @@ class Gen34:
         return (out10, out14, out19, out25)
 '''
 
-# Campaign seed 36 finding 1: a while loop's yield inside a pl.at scope of the loop body.
-_CAMPAIGN36_1 = '''import pypto.language as pl
+# A while loop's yield inside a pl.at scope of the loop body.
+_LOOP_YIELD_INSIDE_AN_INCORE_SCOPE = '''import pypto.language as pl
 
 M = pl.dynamic('M')
 
@@ -715,8 +715,8 @@ class Gen21:
 '''
 
 
-# Campaign seed 35 finding 2: an InCore function written with a tile parameter in no memory space.
-_CAMPAIGN35_2 = '''import pypto.language as pl
+# An InCore function written with a tile parameter in no memory space.
+_KERNEL_TILE_PARAMETER_WITHOUT_A_SPACE = '''import pypto.language as pl
 
 @pl.program
 class Gen30:
@@ -726,8 +726,8 @@ class Gen30:
         return (out9, out18, out23, out27, out30)
 '''
 
-# Campaign seed 36 finding 2: a matmul inside a split_aiv region after its aic_gather.
-_CAMPAIGN36_2 = '''import pypto.language as pl
+# A matmul inside a split_aiv region after its aic_gather.
+_MATMUL_INSIDE_A_REGION = '''import pypto.language as pl
 
 @pl.program
 class Gen23:
@@ -748,8 +748,8 @@ class Gen23:
         return (out17, out23)
 '''
 
-# Campaign seed 36 finding 3: a loop with declared carries, no yield and no rebinding.
-_CAMPAIGN36_3 = '''import pypto.language as pl
+# A loop with declared carries, no yield and no rebinding.
+_DECLARED_CARRIES_WITHOUT_YIELD = '''import pypto.language as pl
 
 @pl.program
 class Gen21:
@@ -778,8 +778,8 @@ class Gen21:
 '''
 
 
-# Campaign seed 36 finding 4: a scope with a region storing overlapping windows outside it (both lanes run it).
-_CAMPAIGN36_4 = '''import pypto.language as pl
+# A scope with a region storing overlapping windows outside it (both lanes run it).
+_SCOPE_WITH_REGION_OVERLAPPING_STORES = '''import pypto.language as pl
 
 @pl.program
 class Gen29:
@@ -813,8 +813,8 @@ class Gen29:
 '''
 
 
-# Campaign seed 38 finding 1: a branch's bare yield of another shape than the other branch's named one.
-_CAMPAIGN38_1 = '''import pypto.language as pl
+# A branch's bare yield of another shape than the other branch's named one.
+_BARE_YIELD_OF_ANOTHER_SHAPE = '''import pypto.language as pl
 
 @pl.program
 class Gen5:
@@ -830,8 +830,8 @@ class Gen5:
 '''
 
 
-# Campaign seed 38 finding 2 (generated): a tile alias on lane 1 of the Ascend910B replay kept lane 0's type.
-_CAMPAIGN38_2 = '''import pypto.language as pl
+# A tile alias on lane 1 of the Ascend910B replay kept lane 0's type.
+_LANE_1_TILE_ALIAS_TYPE = '''import pypto.language as pl
 
 @pl.program
 class Gen37:
@@ -851,9 +851,9 @@ class Gen37:
 '''
 
 
-# Campaign seed 41 (--suite-share): a variable defined in one branch of an earlier if, read in the else branch of
+# A variable defined in one branch of an earlier if, read in the else branch of
 # a later if whose then branch defines it.
-_CAMPAIGN41_1 = '''import pypto.language as pl
+_ELSE_BRANCH_READ_OF_A_THEN_BRANCH_DEFINITION = '''import pypto.language as pl
 
 @pl.program
 class P:
@@ -869,7 +869,7 @@ class P:
         return out8
 '''
 
-# Campaign seed 41, what its reproducer showed once the above was fixed: an InCore *entry* function returning a
+# What the reproducer above shows once that is fixed: an InCore *entry* function returning a
 # tensor it computes; ConvertTensorToTileOps gives it an Out parameter for that result (its callers allocate it,
 # docs/passes/convert_tensor_to_tile_ops.md), and an entry has no caller, so check-run had no input for it.
 _INCORE_ENTRY_RETURNING_A_COMPUTED_TENSOR = '''import pypto.language as pl
@@ -883,8 +883,8 @@ class P:
 '''
 
 
-# Campaign seed 46 (--suite-share): a list literal passed for a tensor parameter of a function call.
-_CAMPAIGN46_1 = '''import pypto.language as pl
+# A list literal passed for a tensor parameter of a function call.
+_TUPLE_ARGUMENT_FOR_A_TENSOR_PARAMETER = '''import pypto.language as pl
 
 @pl.program
 class Gen19:
@@ -902,8 +902,8 @@ class Gen19:
 '''
 
 
-# Campaign seed 45: a tensor yielded into a loop carry started from a scalar (init_values=(1,)).
-_CAMPAIGN45_1 = '''import pypto.language as pl
+# A tensor yielded into a loop carry started from a scalar (init_values=(1,)).
+_TENSOR_YIELDED_INTO_A_SCALAR_CARRY = '''import pypto.language as pl
 
 @pl.program
 class P:
@@ -918,8 +918,8 @@ class P:
 '''
 
 
-# Campaign seed 47: a float loop bound, pl.range(1e30).
-_CAMPAIGN47_1 = '''import pypto.language as pl
+# A float loop bound, pl.range(1e30).
+_FLOAT_LOOP_BOUND = '''import pypto.language as pl
 
 @pl.program
 class P:
@@ -932,8 +932,8 @@ class P:
 '''
 
 
-# Campaign seed 48 (--suite-share): a cube -> vector move whose annotation narrows a full source to 127 rows.
-_CAMPAIGN48_1 = '''import pypto.language as pl
+# A cube -> vector move whose annotation narrows a full source to 127 rows.
+_SPLIT_CODE_OF_A_DECLARED_NARROWER_BOUNDARY = '''import pypto.language as pl
 @pl.program
 class Before:
 
@@ -947,8 +947,8 @@ class Before:
 '''
 
 
-# Campaign seed 48 (--suite-share): a move's annotation declaring more valid rows than its source has.
-_CAMPAIGN48_2 = '''import pypto.language as pl
+# A move's annotation declaring more valid rows than its source has.
+_ANNOTATION_WIDER_THAN_THE_BOUNDARY_SOURCE = '''import pypto.language as pl
 @pl.program
 class Before:
 
@@ -962,8 +962,8 @@ class Before:
 '''
 
 
-# Campaign seed 49: an assemble into a reshape view of an input inside a kernel.
-_CAMPAIGN49_1 = '''import pypto.language as pl
+# An assemble into a reshape view of an input inside a kernel.
+_WRITE_INTO_A_TENSOR_VIEW = '''import pypto.language as pl
 
 @pl.program
 class Gen7:
@@ -985,8 +985,8 @@ class Gen7:
 '''
 
 
-# Campaign seed 50 (--suite-share): a bare pl.yield_ in an if whose branches name no results.
-_CAMPAIGN50_1 = '''import pypto.language as pl
+# A bare pl.yield_ in an if whose branches name no results.
+_BARE_YIELD_IN_AN_IF_WITHOUT_RESULTS = '''import pypto.language as pl
 
 @pl.program
 class Gen33:
@@ -1003,8 +1003,8 @@ class Gen33:
 '''
 
 
-# Campaign seed 52 (--suite-share), finding 1.
-_CAMPAIGN52_1 = '''import pypto.language as pl
+# A helper returns an FP16 value under an INT64 return annotation.
+_RETURN_OF_ANOTHER_DTYPE = '''import pypto.language as pl
 @pl.program
 class Gen27:
     @pl.function(type=pl.FunctionType.InCore)
@@ -1033,8 +1033,8 @@ class Gen27:
 '''
 
 
-# Campaign seed 52 (--suite-share), finding 2.
-_CAMPAIGN52_2 = '''import pypto.language as pl
+# A tile annotation naming another memory space (Right) than its value's (Vec), in a split kernel.
+_ANNOTATION_IN_ANOTHER_MEMORY_SPACE = '''import pypto.language as pl
 @pl.program
 class Before:
     @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
@@ -1046,8 +1046,8 @@ class Before:
 '''
 
 
-# Campaign seed 52 (--suite-share), finding 3.
-_CAMPAIGN52_3 = '''import pypto.language as pl
+# A tile annotation naming another memory space (Left) than its value's (Vec), in a split_aiv region.
+_ANNOTATION_IN_ANOTHER_MEMORY_SPACE_2 = '''import pypto.language as pl
 @pl.program
 class Region:
     @pl.function
@@ -1061,8 +1061,8 @@ class Region:
 '''
 
 
-# Campaign seed 53: a rank-1 cube -> vector boundary under LEFT_RIGHT.
-_CAMPAIGN53_1 = '''import pypto.language as pl
+# A rank-1 cube -> vector boundary under LEFT_RIGHT.
+_RANK_1_BOUNDARY_LEFT_RIGHT = '''import pypto.language as pl
 @pl.program
 class Gen27:
     @pl.function
@@ -1089,8 +1089,8 @@ class Gen27:
 '''
 
 
-# Campaign seed 54 (--suite-share): a hand-written Group whose cores set a pipe up differently.
-_CAMPAIGN54_1 = '''import pypto.language as pl
+# A hand-written Group whose cores set a pipe up differently.
+_HAND_WRITTEN_GROUP_WITH_MISMATCHED_PIPES = '''import pypto.language as pl
 @pl.program
 class test_aiv_shard:
 
@@ -1119,9 +1119,8 @@ class test_aiv_shard:
 '''
 
 
-# Campaign seed 56 (--suite-share), minimised: a kernel returns a view (pl.slice) of its parameter and the caller
-# writes into the returned tensor.
-_CAMPAIGN57_1 = '''import pypto.language as pl
+# A runtime extent of an INT8 scalar in the lane expressions of a split kernel.
+_NARROW_RUNTIME_EXTENT_IN_A_LANE_EXPRESSION = '''import pypto.language as pl
 
 @pl.program
 class P:
@@ -1141,7 +1140,8 @@ class P:
 '''
 
 
-_CAMPAIGN56_1 = '''import pypto.language as pl
+# A kernel returns a view (pl.slice) of its parameter and the caller writes into the returned tensor.
+_WRITE_INTO_A_VIEW_A_KERNEL_RETURNED = '''import pypto.language as pl
 
 @pl.program
 class P:
@@ -1164,102 +1164,102 @@ KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
-    # Campaign seed 57 (--suite-share, an INT8 extent): the lane expressions are built with the parser's
+    # An INT8 extent: the lane expressions are built with the parser's
     # promotion (plugins/pass_split/tests/test_exact_gather.py).
-    Known("narrow-runtime-extent-in-a-lane-expression", "roundtrip", "node kinds differ (Var vs Cast)", _CAMPAIGN57_1,
+    Known("narrow-runtime-extent-in-a-lane-expression", "roundtrip", "node kinds differ (Var vs Cast)", _NARROW_RUNTIME_EXTENT_IN_A_LANE_EXPRESSION,
           "Ascend950"),
-    # Campaign seed 56: a kernel's results are its own tensors: the machine copies a view an InCore function
+    # A kernel's results are its own tensors: the machine copies a view an InCore function
     # returns or a CORE_GROUP scope gives out (tests/interp/test_kernel_results.py).
-    Known("write-into-a-view-a-kernel-returned", "mismatch", "changed what the program computes", _CAMPAIGN56_1,
+    Known("write-into-a-view-a-kernel-returned", "mismatch", "changed what the program computes", _WRITE_INTO_A_VIEW_A_KERNEL_RETURNED,
           "Ascend950"),
-    # Campaign seed 54: ExpandMixedKernel checks the hand-written Groups it passes through
+    # ExpandMixedKernel checks the hand-written Groups it passes through
     # (plugins/pass_split/tests/test_expand_mixed_kernel_rules.py).
     Known("hand-written-group-with-mismatched-pipes", "verifier", "both cores must declare the same pipe",
-          _CAMPAIGN54_1, "Ascend950"),
-    # Campaign seed 53: a rank-1 boundary under LEFT_RIGHT is a located error
+          _HAND_WRITTEN_GROUP_WITH_MISMATCHED_PIPES, "Ascend950"),
+    # A rank-1 boundary under LEFT_RIGHT is a located error
     # (plugins/pass_split/tests/test_fuzz_regressions.py).
-    Known("rank-1-boundary-left-right", "internal-error", "tuple index out of range", _CAMPAIGN53_1),
-    # Campaign seed 52: a return gives the declared types; a tile annotation keeps its value's memory space
+    Known("rank-1-boundary-left-right", "internal-error", "tuple index out of range", _RANK_1_BOUNDARY_LEFT_RIGHT),
+    # A return gives the declared types; a tile annotation keeps its value's memory space
     # (tests/language/test_structure_errors.py).
-    Known("return-of-another-dtype", "mismatch", "changed what the program computes", _CAMPAIGN52_1, "Ascend950"),
-    Known("annotation-in-another-memory-space", "verifier", "holds mixed work", _CAMPAIGN52_2, "Ascend910B"),
-    Known("annotation-in-another-memory-space-2", "mismatch", "changed what the program computes", _CAMPAIGN52_3, "Ascend950"),
-    # Campaign seed 50: a bare yield needs names to give its values to (tests/language/test_structure_errors.py).
-    Known("bare-yield-in-an-if-without-results", "verifier", "carries 0 value(s) but its body yields", _CAMPAIGN50_1),
-    # Campaign seed 49: a write into a tensor view in a kernel is a located error
+    Known("return-of-another-dtype", "mismatch", "changed what the program computes", _RETURN_OF_ANOTHER_DTYPE, "Ascend950"),
+    Known("annotation-in-another-memory-space", "verifier", "holds mixed work", _ANNOTATION_IN_ANOTHER_MEMORY_SPACE, "Ascend910B"),
+    Known("annotation-in-another-memory-space-2", "mismatch", "changed what the program computes", _ANNOTATION_IN_ANOTHER_MEMORY_SPACE_2, "Ascend950"),
+    # A bare yield needs names to give its values to (tests/language/test_structure_errors.py).
+    Known("bare-yield-in-an-if-without-results", "verifier", "carries 0 value(s) but its body yields", _BARE_YIELD_IN_AN_IF_WITHOUT_RESULTS),
+    # A write into a tensor view in a kernel is a located error
     # (plugins/pass_tile/tests/test_writes_through_views.py).
-    Known("write-into-a-tensor-view", "mismatch", "changed what the program computes", _CAMPAIGN49_1, "Ascend950"),
+    Known("write-into-a-tensor-view", "mismatch", "changed what the program computes", _WRITE_INTO_A_TENSOR_VIEW, "Ascend950"),
     # ... and an annotation wider than the source adds no valid rows (test_declared_valid_regions.py).
-    Known("annotation-wider-than-the-boundary-source", "miscompile-no-run", "reads rows", _CAMPAIGN48_2),
-    # Campaign seed 48: a transfer's split code comes from the lanes' declared extents
+    Known("annotation-wider-than-the-boundary-source", "miscompile-no-run", "reads rows", _ANNOTATION_WIDER_THAN_THE_BOUNDARY_SOURCE),
+    # A transfer's split code comes from the lanes' declared extents
     # (plugins/pass_split/tests/test_declared_valid_regions.py).
-    Known("split-code-of-a-declared-narrower-boundary", "mismatch", "changed what the program computes", _CAMPAIGN48_1),
-    # Campaign seed 47: a loop bound is an integer (tests/language/test_structure_errors.py).
-    Known("float-loop-bound", "internal-error", "Python int too large to convert", _CAMPAIGN47_1),
-    # Campaign seed 45: a loop carry keeps its kind, scalar or tensor (tests/language/test_structure_errors.py).
-    Known("tensor-yielded-into-a-scalar-carry", "internal-error", "asked for the tile of", _CAMPAIGN45_1),
-    # Campaign seed 46: a tuple argument for a tensor parameter is a located error (tests/language/test_structure_errors.py).
-    Known("tuple-argument-for-a-tensor-parameter", "miscompile-no-run", "has no attribute 'ndim'", _CAMPAIGN46_1),
-    # Campaign seed 41: the else branch does not see what the then branch defined
+    Known("split-code-of-a-declared-narrower-boundary", "mismatch", "changed what the program computes", _SPLIT_CODE_OF_A_DECLARED_NARROWER_BOUNDARY),
+    # A loop bound is an integer (tests/language/test_structure_errors.py).
+    Known("float-loop-bound", "internal-error", "Python int too large to convert", _FLOAT_LOOP_BOUND),
+    # A loop carry keeps its kind, scalar or tensor (tests/language/test_structure_errors.py).
+    Known("tensor-yielded-into-a-scalar-carry", "internal-error", "asked for the tile of", _TENSOR_YIELDED_INTO_A_SCALAR_CARRY),
+    # A tuple argument for a tensor parameter is a located error (tests/language/test_structure_errors.py).
+    Known("tuple-argument-for-a-tensor-parameter", "miscompile-no-run", "has no attribute 'ndim'", _TUPLE_ARGUMENT_FOR_A_TENSOR_PARAMETER),
+    # The else branch does not see what the then branch defined
     # (plugins/pass_ssa/tests/test_branch_scoping.py).
-    Known("else-branch-read-of-a-then-branch-definition", "roundtrip", "__FREE_VAR", _CAMPAIGN41_1),
+    Known("else-branch-read-of-a-then-branch-definition", "roundtrip", "__FREE_VAR", _ELSE_BRANCH_READ_OF_A_THEN_BRANCH_DEFINITION),
     # ... and check-run allocates an Out parameter a pass adds to the entry (tests/interp/test_check_run.py).
     Known("incore-entry-added-out-parameter", "miscompile-no-run", "no input for parameter(s) v_out",
           _INCORE_ENTRY_RETURNING_A_COMPUTED_TENSOR, "Ascend950"),
-    # Campaign seed 38: a bare yield gives the names the other branch binds, of their types
+    # A bare yield gives the names the other branch binds, of their types
     # (tests/language/test_structure_errors.py).
-    Known("bare-yield-of-another-shape", "input-roundtrip", "does not match the value's type", _CAMPAIGN38_1),
+    Known("bare-yield-of-another-shape", "input-roundtrip", "does not match the value's type", _BARE_YIELD_OF_ANOTHER_SHAPE),
     # ... and a tile alias on lane 1 is as empty as its value (plugins/pass_split/tests/test_fuzz_regressions_svk.py).
-    Known("lane-1-tile-alias-type", "roundtrip", "tile_view: one side is None", _CAMPAIGN38_2),
-    # Campaign seed 35: tensor-level ops in a split region are race-checked, so the racy input is rejected by the
+    Known("lane-1-tile-alias-type", "roundtrip", "tile_view: one side is None", _LANE_1_TILE_ALIAS_TYPE),
+    # Tensor-level ops in a split region are race-checked, so the racy input is rejected by the
     # machine before any pass (tests/interp/test_gm_race_tensor_ops.py).
-    Known("lanes-reading-what-the-other-lane-assembles", "miscompile-no-run", "GM race on tensor", _CAMPAIGN35_1,
+    Known("lanes-reading-what-the-other-lane-assembles", "miscompile-no-run", "GM race on tensor", _LANES_READING_WHAT_THE_OTHER_LANE_ASSEMBLES,
           "Ascend950"),
-    # Campaign seed 36: a loop's yield inside a pl.at scope of its body is a located parse error
+    # A loop's yield inside a pl.at scope of its body is a located parse error
     # (tests/language/test_structure_errors.py).
-    Known("loop-yield-inside-an-incore-scope", "verifier", "does not end with a yield", _CAMPAIGN36_1, "Ascend950"),
+    Known("loop-yield-inside-an-incore-scope", "verifier", "does not end with a yield", _LOOP_YIELD_INSIDE_AN_INCORE_SCOPE, "Ascend950"),
     # ... a matmul inside a region is located at ConvertTensorToTileOps (plugins/pass_tile/tests/test_cube_inside_regions.py);
     # a loop with only declared carries and no yield gets one keeping them
     # (plugins/pass_ssa/tests/test_carried_loop_without_yield.py).
-    Known("matmul-inside-a-region", "verifier", "cube op tile.matmul inside a pl.split_aiv region", _CAMPAIGN36_2,
+    Known("matmul-inside-a-region", "verifier", "cube op tile.matmul inside a pl.split_aiv region", _MATMUL_INSIDE_A_REGION,
           "Ascend950"),
-    Known("declared-carries-without-yield", "verifier", "does not end with a yield", _CAMPAIGN36_3),
+    Known("declared-carries-without-yield", "verifier", "does not end with a yield", _DECLARED_CARRIES_WITHOUT_YIELD),
     # ... a CORE_GROUP scope holding a region runs on both lanes before outlining too, so its racy stores outside
     # the region reject the input (tests/interp/test_scope_with_regions_on_lanes.py).
-    Known("scope-with-region-overlapping-stores", "miscompile-no-run", "GM race on tensor", _CAMPAIGN36_4,
+    Known("scope-with-region-overlapping-stores", "miscompile-no-run", "GM race on tensor", _SCOPE_WITH_REGION_OVERLAPPING_STORES,
           "Ascend950"),
-    # Campaign seed 35: a kernel's tile parameter with no memory space is a located error
+    # A kernel's tile parameter with no memory space is a located error
     # (plugins/pass_tile/tests/test_infer_tile_memory_space.py).
-    Known("kernel-tile-parameter-without-a-space", "internal-error", "with no memory space", _CAMPAIGN35_2,
+    Known("kernel-tile-parameter-without-a-space", "internal-error", "with no memory space", _KERNEL_TILE_PARAMETER_WITHOUT_A_SPACE,
           "Ascend950"),
-    # Campaign seed 34: a loop yields a value of its carry's type (tests/language/test_structure_errors.py).
-    Known("loop-yield-of-another-shape", "mismatch", "shape differs", _CAMPAIGN34_1),
-    # Campaign seed 32: ConvertToSSA's synthesised yield keeps the declared carries of a loop written without one
+    # A loop yields a value of its carry's type (tests/language/test_structure_errors.py).
+    Known("loop-yield-of-another-shape", "mismatch", "shape differs", _LOOP_YIELD_OF_ANOTHER_SHAPE),
+    # ConvertToSSA's synthesised yield keeps the declared carries of a loop written without one
     # (plugins/pass_ssa/tests/test_carried_loop_without_yield.py); an assemble of an empty valid region is
     # located at ConvertTensorToTileOps (plugins/pass_split/tests/test_ragged_windows.py).
     Known("carried-loop-without-yield-plus-synthesised-carry", "roundtrip", "pl.yield_ gives 1 value(s) to 2",
-          _CAMPAIGN32_1),
-    Known("assemble-of-an-empty-valid-region", "miscompile-no-run", "stores an empty window", _CAMPAIGN32_2),
-    Known("one-statement-seq-after-dead-code", "roundtrip", "node kinds differ (SeqStmts vs AssignStmt)", _CAMPAIGN32_3),
-    # Campaign seed 31: a BOOL operand of a float op computes in the result's float type
+          _CARRIED_LOOP_WITHOUT_YIELD_PLUS_SYNTHESISED_CARRY),
+    Known("assemble-of-an-empty-valid-region", "miscompile-no-run", "stores an empty window", _ASSEMBLE_OF_AN_EMPTY_VALID_REGION),
+    Known("one-statement-seq-after-dead-code", "roundtrip", "node kinds differ (SeqStmts vs AssignStmt)", _ONE_STATEMENT_SEQ_AFTER_DEAD_CODE),
+    # A BOOL operand of a float op computes in the result's float type
     # (plugins/ops_tile/tests/test_elementwise_extra.py).
-    Known("exp-of-a-bool-tensor", "mismatch", "changed what the program computes", _CAMPAIGN31_1, "Ascend950"),
+    Known("exp-of-a-bool-tensor", "mismatch", "changed what the program computes", _EXP_OF_A_BOOL_TENSOR, "Ascend950"),
     # ... and a shard of no cube result is located (plugins/pass_tile/tests/test_boundary_operands.py).
-    Known("shard-of-no-cube-result", "verifier", "tile.aiv_shard operand is in Vec", _CAMPAIGN31_2),
-    # Campaign seed 29: the printer reserves the names it reads as modules (tests/language/test_printer_forms.py).
-    Known("variable-named-like-the-module", "input-roundtrip", "unsupported type annotation", _CAMPAIGN29_1),
-    # Campaign seed 28: the oracle lowers the machine's loop bound (oracle.FUZZ_MAX_ITERATIONS), so a runaway loop is
+    Known("shard-of-no-cube-result", "verifier", "tile.aiv_shard operand is in Vec", _SHARD_OF_NO_CUBE_RESULT),
+    # The printer reserves the names it reads as modules (tests/language/test_printer_forms.py).
+    Known("variable-named-like-the-module", "input-roundtrip", "unsupported type annotation", _VARIABLE_NAMED_LIKE_THE_MODULE),
+    # The oracle lowers the machine's loop bound (oracle.FUZZ_MAX_ITERATIONS), so a runaway loop is
     # a located rejection of the input within the timeout; a tuple yield merging a placed and an unplaced tile
     # parses back (tests/language/test_branch_merge_placement.py).
-    Known("runaway-while-loop-under-check-run", "hang", "no answer within", _CAMPAIGN28_1),
-    Known("placed-and-unplaced-tile-in-a-tuple-merge", "roundtrip", "but the other branch yields", _CAMPAIGN28_2),
+    Known("runaway-while-loop-under-check-run", "hang", "no answer within", _RUNAWAY_WHILE_LOOP_UNDER_CHECK_RUN),
+    Known("placed-and-unplaced-tile-in-a-tuple-merge", "roundtrip", "but the other branch yields", _PLACED_AND_UNPLACED_TILE_IN_A_TUPLE_MERGE),
     # ... and a branch's yield inside a region ending the branch moves after it (plugins/pass_ssa/tests/test_region_yield.py).
-    Known("branch-yield-inside-a-region", "verifier", "does not end with a yield", _CAMPAIGN28_3),
+    Known("branch-yield-inside-a-region", "verifier", "does not end with a yield", _BRANCH_YIELD_INSIDE_A_REGION),
     # From mutating the suite's own texts (--suite-share): a boundary result declaring a narrower valid region
     # than its source keeps it through LowerAutoVectorSplit (plugins/pass_split/tests/test_declared_valid_regions.py).
     Known("annotated-valid-shape-narrower-than-the-op", "mismatch", "changed what the program computes",
           _ANNOTATED_VALID_SHAPE_NARROWER_THAN_THE_OP, "Ascend950"),
-    # Campaign seed 27: a store addressed by aiv_id of full-width work in a data-parallel region is AivSplitValid's
+    # A store addressed by aiv_id of full-width work in a data-parallel region is AivSplitValid's
     # check (l) (plugins/pass_split/tests/test_aiv_split_valid.py).
     Known("lane-addressed-store-of-full-width-work", "mismatch", "changed what the program computes",
           _LANE_ADDRESSED_STORE_OF_FULL_WIDTH_WORK, "Ascend950"),
@@ -1284,11 +1284,11 @@ FIXED: list[Known] = [
     Known("vector-work-before-a-region", "verifier", "vector op tile.reshape is outside every",
           _VECTOR_WORK_BEFORE_A_REGION),
     Known("gather-of-a-full-width-tensor", "verifier", "tile.aic_gather operand is in Mat", _GATHER_OF_A_FULL_TENSOR),
-    Known("return-only-in-a-branch-of-a-mixed-kernel", "mismatch", "shape differs", _CAMPAIGN20_1),
-    Known("zero-dim-load-result-does-not-reparse", "input-roundtrip", "a shape dimension of N is outside", _CAMPAIGN20_2, "Ascend950"),
-    Known("per-lane-slice-leaves-its-kernel", "miscompile-no-run", "GM race on tensor", _CAMPAIGN20_3, "Ascend950"),
-    Known("second-lane-guarded-store-never-ran", "mismatch", "element(s) differ", _CAMPAIGN20_4),
-    Known("single-core-kernels-batched-into-one-group", "miscompile-no-run", "GM race on tensor", _CAMPAIGN20_5, "Ascend950"),
+    Known("return-only-in-a-branch-of-a-mixed-kernel", "mismatch", "shape differs", _RETURN_ONLY_IN_A_BRANCH_OF_A_MIXED_KERNEL),
+    Known("zero-dim-load-result-does-not-reparse", "input-roundtrip", "a shape dimension of N is outside", _ZERO_DIM_LOAD_RESULT_DOES_NOT_REPARSE, "Ascend950"),
+    Known("per-lane-slice-leaves-its-kernel", "miscompile-no-run", "GM race on tensor", _PER_LANE_SLICE_LEAVES_ITS_KERNEL, "Ascend950"),
+    Known("second-lane-guarded-store-never-ran", "mismatch", "element(s) differ", _SECOND_LANE_GUARDED_STORE_NEVER_RAN),
+    Known("single-core-kernels-batched-into-one-group", "miscompile-no-run", "GM race on tensor", _SINGLE_CORE_KERNELS_BATCHED_INTO_ONE_GROUP, "Ascend950"),
 ]
 
 

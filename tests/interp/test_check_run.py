@@ -97,8 +97,9 @@ def test_a_program_the_machine_cannot_run_is_reported_before_any_pass():
     assert "variable 'z' is read before it is assigned" in str(err.value)
 
 
-def test_outline_tests_of_seed_000_style_programs_match_on_the_machine():
-    # API.md Appendix A.1: before and after ConvertToSSA + OutlineIncoreScopes compute the same.
+def test_the_outlining_example_computes_the_same_on_the_machine():
+    # The example of docs/passes/outline_incore_scopes.md: before and after ConvertToSSA + OutlineIncoreScopes
+    # compute the same.
     text = """
 import pypto.language as pl
 
@@ -137,8 +138,8 @@ class P:
 
 
 def test_an_out_parameter_a_pass_adds_to_the_entry_is_allocated_and_its_result_compared():
-    # Campaign seed 41: ConvertTensorToTileOps gives an InCore entry an Out buffer for the tensor it returns
-    # (callers allocate it; an entry has none), and check-run had no input for it.
+    # ConvertTensorToTileOps gives an InCore entry an Out buffer for the tensor it returns (callers allocate it;
+    # an entry has none), and the program as written has no input for it: check-run allocates it.
     instrument = CheckRunInstrument(seed=3)
     program = pl.parse(INCORE_ENTRY)
     with PassContext([instrument]):

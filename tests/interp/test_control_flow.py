@@ -121,7 +121,8 @@ class P:
 
 
 def test_split_aiv_region_runs_both_lanes():
-    # API.md Appendix A.3: each lane exponentiates its half of the rows.
+    # A split_aiv region (docs/dsl.md, splitting vector work across the two AIV lanes): each lane exponentiates
+    # its half of the rows.
     text = """
 import pypto.language as pl
 
@@ -185,9 +186,8 @@ class Dyn:
 
 @pytest.mark.parametrize("taken", [0, 1])
 def test_an_if_without_return_vars_in_a_function_body_ends_its_branch_not_the_function(taken):
-    # Campaign finding (issue 15): ExpandMixedKernel leaves `if c: ...; pl.yield_() else: pl.yield_()` in an
-    # AIV body; the machine took the branch's empty yield for the function's return, so the statements after
-    # the if (a second store) never ran.
+    # ExpandMixedKernel leaves `if c: ...; pl.yield_() else: pl.yield_()` in an AIV body; the branch's empty
+    # yield is not the function's return, so the statements after the if (a second store) run.
     text = """
 import pypto.language as pl
 

@@ -1,5 +1,5 @@
-"""AIC -> AIV through a FIFO on two lanes, for every pto-isa split code (seed 003, "split 模式与
-pto-isa split code"): lane 1's rows / columns start at e1 (codes 1 / 2) or e1 + 1 (codes 3 / 4),
+"""AIC -> AIV through a FIFO on two lanes, for every pto-isa split code (docs/passes/lower_auto_vector_split.md,
+split codes): lane 1's rows / columns start at e1 (codes 1 / 2) or e1 + 1 (codes 3 / 4),
 a lane with extent 0 moves nothing. Expected outputs are written out by hand from that table."""
 
 import numpy as np
@@ -52,8 +52,8 @@ CASES = {
     # code 2: columns, e0 == e1 == 64; lane 1 starts at column 64.
     "code2": dict(code=2, R=16, C=128, VR=16, OR=16, OC=128, POP=f"pl.Tile[[16, 64], pl.FP32, {V}]",
                   OFFSET="[0, sb * 64]"),
-    # code 3, ragged: 13 valid rows of a 16-row box split evenly 7 / 6 (seed 003's example,
-    # lane_stride 7); lane 1 starts at e1 + 1 = 7.
+    # code 3, ragged: 13 valid rows of a 16-row box split evenly 7 / 6
+    # (lane_stride 7); lane 1 starts at e1 + 1 = 7.
     "code3_ragged": dict(code=3, R=16, C=128, VR=13, OR=16, OC=128,
                          POP=f"pl.Tile[[8, 128], pl.FP32, {V}, pl.TileView(valid_shape=[pl.min(pl.max(13, sb * 7) "
                              "- sb * 7, 7), 128])]",
@@ -63,7 +63,7 @@ CASES = {
                   POP=f"pl.Tile[[16, 9], pl.FP32, {V}, pl.TileView(valid_shape=[16, 9 - sb])]",
                   OFFSET="[0, sb * 9]"),
     # code 1, box partition of 8 valid rows: lane 0 holds all 8, lane 1 has extent 0 and moves nothing;
-    # its store is guarded (an empty TSTORE is an error, issue 12 item 3).
+    # its store is guarded (an empty TSTORE is an error).
     "code1_empty_lane": dict(code=1, R=16, C=128, VR=8, OR=16, OC=128,
                              POP=f"pl.Tile[[8, 128], pl.FP32, {V}, pl.TileView(valid_shape=[pl.min(pl.max(8, sb * 8) "
                                  "- sb * 8, 8), 128])]",

@@ -125,10 +125,10 @@ class P:
 
 
 def test_consecutive_kernels_that_talk_to_no_other_core_run_one_after_the_other():
-    # 30-minute campaign (seed 20) finding 5: after ExpandMixedKernel an AIV-only kernel writing a buffer and
-    # an AIC-only kernel reading it, called one after the other, were batched into one core group (as if they
-    # were the two halves of one kernel), so the machine reported a GM race between them. A kernel with no
-    # cross-core op runs alone, in the orchestration's order.
+    # After ExpandMixedKernel an AIV-only kernel writing a buffer and an AIC-only kernel reading it, called one
+    # after the other, are not the two halves of one kernel: batched into one core group, they would make the
+    # machine report a GM race between them. A kernel with no cross-core op runs alone, in the orchestration's
+    # order.
     program = pl.parse(_INDEPENDENT_KERNELS)
     x = np.random.default_rng(0).standard_normal((16, 16)).astype(np.float32)
     out = Machine(program).run(inputs={"x": x, "y": np.zeros_like(x), "z": np.zeros_like(x)})

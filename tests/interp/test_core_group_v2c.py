@@ -1,6 +1,7 @@
 """AIV -> AIC through a FIFO on two lanes: each lane pushes its part, the AIC pops the assembled tile
-(lane 1 at e1 for codes 1 / 2, e1 + 1 for codes 3 / 4; seed 003) and multiplies it on the cube.
-Also the no-split dual dispatch of seed 002: lane 1 replays with an empty tile that moves nothing."""
+(lane 1 at e1 for codes 1 / 2, e1 + 1 for codes 3 / 4; docs/passes/lower_auto_vector_split.md, split codes) and
+multiplies it on the cube. Also the no-split dual dispatch (docs/passes/split_vector_kernel.md): lane 1 replays
+with an empty tile that moves nothing."""
 
 import numpy as np
 import pytest
@@ -113,7 +114,7 @@ LANE0 = """a_tile = pl.load(a, [0, 0], [16, 16])
         summed = pl.add(a_tile, b_tile)
         pl.tile.tpush_to_aic(summed, split=0)"""
 
-# seed 002, example 2: lane 0 computes, lane 1 replays the push with empty (valid [0, 0]) tiles
+# The lane-1 replay of docs/passes/split_vector_kernel.md: lane 0 computes, lane 1 replays the push with empty (valid [0, 0]) tiles
 # (renamed: the non-SSA parser keeps one type per name).
 REPLAY = """if subblock_idx == 0:
             a_tile = pl.load(a, [0, 0], [16, 16])

@@ -1,4 +1,4 @@
-"""Parameter dims written as expressions of a dynamic var (issue 14 item 4): the machine solves the var from
+"""Parameter dims written as expressions of a dynamic var: the machine solves the var from
 the argument's extent, draws inputs by evaluating the expression, and names a mismatch."""
 
 from __future__ import annotations

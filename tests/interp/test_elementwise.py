@@ -34,7 +34,7 @@ def _check(got: np.ndarray, want: np.ndarray) -> None:
 @pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
 @pytest.mark.parametrize("op", sorted(NUMPY_BINARY))
 def test_tile_binary_ops_per_float_dtype(op, dtype):
-    if op == "div" and dtype == "BF16":  # OPS.md tile.div: same dtype in {INT16,INT32,FP16,FP32}
+    if op == "div" and dtype == "BF16":  # tile.div takes one dtype of {INT16, INT32, FP16, FP32}
         with pytest.raises(ValueError, match=r"tile\.div: lhs is BF16; allowed dtypes"):
             pl.parse(TILE_BINARY.format(D=dtype, OP=op, BR=16))
         return
@@ -71,7 +71,7 @@ class P:
 
 INT_DTYPES = [("INT8", np.int8), ("INT16", np.int16), ("INT32", np.int32), ("INT64", np.int64), ("UINT8", np.uint8),
               ("UINT16", np.uint16), ("UINT32", np.uint32), ("UINT64", np.uint64)]
-DIV_INT_DTYPES = ("INT16", "INT32")  # OPS.md tile.div: same dtype in {INT16,INT32,FP16,FP32}
+DIV_INT_DTYPES = ("INT16", "INT32")  # tile.div takes one dtype of {INT16, INT32, FP16, FP32}
 
 
 @pytest.mark.parametrize("dtype,np_dtype", [d for d in INT_DTYPES if d[0] in DIV_INT_DTYPES])

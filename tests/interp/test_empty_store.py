@@ -1,4 +1,4 @@
-"""A tile.store of an empty window is an error (issue 12, item 3): the hardware store asserts a positive valid
+"""A tile.store of an empty window is an error: the hardware store asserts a positive valid
 row count (TSTORE), so an empty lane's store must be guarded with `if extent > 0` (LowerAutoVectorSplit
 guards empty-lane stores that way), not executed as a no-op."""
 

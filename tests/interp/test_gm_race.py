@@ -2,7 +2,7 @@
 between them (pypto_core/interp/gm_race.py). A cube store followed by a vector load of the same GM
 needs a token through a FIFO between them; lanes of a split AIV function may write disjoint halves
 (and the same data) freely, but one lane reading what the other stored needs a barrier, and two lanes
-writing different values to the same elements are a race (issue 12 item 3)."""
+writing different values to the same elements are a race (docs/architecture.md, the reference machine)."""
 
 import numpy as np
 import pytest
@@ -127,13 +127,14 @@ def test_lanes_writing_disjoint_halves_are_no_race():
 
 
 def test_lanes_writing_the_same_values_to_the_same_elements_are_no_race():
-    # Dual-dispatch lanes write identical data (seed 002, before the lane-1 replay): not reported.
+    # Dual-dispatch lanes write identical data (before the lane-1 replay of docs/passes/split_vector_kernel.md):
+    # not reported.
     program = pl.parse(LANES.format(BACK="pass", ROW="0").replace("pl.load(a, [sb * 8, 0]", "pl.load(a, [0, 0]"))
     run_program(program, make_inputs(program.get_function("main"), seed=13), entry="main")
 
 
 def test_lanes_writing_different_values_to_the_same_elements_are_a_race():
-    # Each lane stores its own half of `a` at row 0: GM keeps one of them (issue 12 item 3).
+    # Each lane stores its own half of `a` at row 0: GM keeps one of them.
     program, inputs = _lanes(row="0")
     with pytest.raises(MachineError, match=r"GM race on tensor 'out': the vector store .* \(task k_aiv\[lane 1\]\) "
                                            r"and the vector store .* \(task k_aiv\[lane 0\]\) write different values"):

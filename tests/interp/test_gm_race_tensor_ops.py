@@ -1,7 +1,7 @@
 """Tensor-level ops in a split region are race-checked too (pypto_core/interp/calls.py): an op whose
-evaluate does not report its own GM accesses reads each tensor operand whole (campaign seed 35: lanes
-of a `pl.split_aiv` region reading a tensor the other lane assembled into ran without complaint at the
-tensor level, and only failed once ConvertTensorToTileOps made the reads tile.loads)."""
+evaluate does not report its own GM accesses reads each tensor operand whole (otherwise lanes
+of a `pl.split_aiv` region reading a tensor the other lane assembles into would run without complaint at the
+tensor level, and only fail once ConvertTensorToTileOps made the reads tile.loads)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""A kernel's results are its own tensors (pypto_core/interp/kernel_results.py, campaign seed 56): a view an
+"""A kernel's results are its own tensors (pypto_core/interp/kernel_results.py; docs/architecture.md, the reference machine): a view an
 InCore function returns, or a view leaving a CORE_GROUP scope of an orchestration, reaches the caller as a
 copy, as ConvertTensorToTileOps compiles it (a tile stored into a new Out parameter); a parameter returned as
 it is stays the caller's tensor."""

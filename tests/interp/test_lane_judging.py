@@ -1,4 +1,4 @@
-"""The machine judges the AIV lanes instead of picking a schedule (issue 12, item 3).
+"""The machine judges the AIV lanes instead of picking a schedule (docs/architecture.md, the reference machine).
 
 (a) two lanes writing different values to one GM element, or one lane reading what the other wrote with
     no lane barrier / transfer between them, is an error: inside a core group, on the lanes of a forked
@@ -57,8 +57,9 @@ GATHER_BARRIER = """g = pl.aic_gather(pl.load(a, [aiv_id * 8, 0], [8, 16]))"""
 
 def test_a_forked_lane_reading_rows_the_other_lane_stored_is_a_race():
     # Each lane's region reads rows of `tmp` the other lane stores too, with nothing ordering the lanes:
-    # before issue 12 what a load saw depended on the schedule. The scheduler ran lane 0 to its end first, so
-    # the pair found is lane 1's store against lane 0's earlier load -- whatever the order, it is reported.
+    # were the lanes scheduled rather than judged, what a load saw would depend on the schedule. The scheduler
+    # runs lane 0 to its end first, so the pair found is lane 1's store against lane 0's earlier load --
+    # whatever the order, it is reported.
     with pytest.raises(MachineError) as err:
         _run(FORKED.format(BARRIER="pass"), "k", seed=1)
     text = str(err.value)
@@ -100,7 +101,7 @@ def test_forked_lanes_writing_different_values_to_one_element_are_a_race():
 def test_forked_lanes_writing_disjoint_halves_or_identical_values_are_fine():
     inputs, out = _run(HALVES.format(SRC="sb * 8", ROW="sb * 8"), "k", seed=2)
     np.testing.assert_array_equal(out["out"], inputs["a"])
-    inputs, out = _run(HALVES.format(SRC="0", ROW="0"), "k", seed=2)  # the same data twice (seed 002)
+    inputs, out = _run(HALVES.format(SRC="0", ROW="0"), "k", seed=2)  # the same data twice, as dual-dispatch lanes store it
     np.testing.assert_array_equal(out["out"][:8], inputs["a"][:8])
 
 
@@ -236,7 +237,7 @@ def test_a_no_split_push_of_the_same_data_or_of_an_empty_replay_is_fine():
     inputs, out = _run(DUAL.format(ATTRS=DUAL_ATTR, BODY=V2C_BODY.format(SCALE="1.0")), "main", seed=6)
     want = _f64(inputs["a"] + inputs["b"]) @ _f64(inputs["b"])
     np.testing.assert_allclose(out["out"], want, rtol=1e-5, atol=1e-5)
-    inputs, out = _run(DUAL.format(ATTRS=DUAL_ATTR, BODY=REPLAY), "main", seed=6)  # seed 002's replay
+    inputs, out = _run(DUAL.format(ATTRS=DUAL_ATTR, BODY=REPLAY), "main", seed=6)  # the lane-1 replay (docs/passes/split_vector_kernel.md)
     np.testing.assert_allclose(out["out"], want, rtol=1e-5, atol=1e-5)
 
 

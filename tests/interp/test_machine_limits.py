@@ -1,4 +1,4 @@
-"""The machine's input rules (issue 15): too-large shapes are user errors before allocation, INT4 scalars fit,
+"""The machine's input rules (docs/limits.md, the reference machine): too-large shapes are user errors before allocation, INT4 scalars fit,
 user names ending in `_` survive pass renaming, and a lone Function is a program of one."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def main(n: pl.Scalar[pl.INDEX], m: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
 
 
 def test_a_run_past_the_iteration_bound_is_a_located_error_before_the_loop_runs(monkeypatch):
-    # Mutated-test-program finding (issue 15): pl.range(2147483648) made check-run hang. One run may make
+    # Unbounded, pl.range(2147483648) would make check-run hang. One run may make
     # MAX_ITERATIONS loop iterations, nested ones included.
     program = parse(_HUGE_LOOP)
     with pytest.raises(MachineError, match=r"past 1,000,000 loop iterations .* PYPTO_MACHINE_MAX_ITERATIONS") as info:

@@ -1,5 +1,5 @@
-"""What the hardware enforces on a core group's pipe setup (API.md 3.4 and Appendix A.5; seed 003,
-"留意跨核 ring 的开销": a slot holds the full tile the consumer pops, the ring takes slot_size x
+"""What the hardware enforces on a core group's pipe setup (docs/passes/expand_mixed_kernel.md,
+pipe setup: a slot holds the full tile the consumer pops, the ring takes slot_size x
 slot_num bytes of the consumer's memory): a buffer holds slot_num x slot_size, the AIC and AIV (and
 both AIV lanes) set a pipe up alike, setup precedes the first push / pop, slot_size covers every tile
 moved, and every popped tile is freed. Each broken variant of a correct program is an error naming

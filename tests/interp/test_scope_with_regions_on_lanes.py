@@ -1,5 +1,5 @@
 """A CORE_GROUP scope holding a pl.split_aiv region runs on both AIV lanes, as the split_aiv kernel it is outlined
-into does (pypto_core/interp/stmts.py, campaign seed 36): what the lanes do outside the regions is race-checked on
+into does (pypto_core/interp/stmts.py; docs/architecture.md, the reference machine): what the lanes do outside the regions is race-checked on
 the program as written, so the machine judges the program alike before and after OutlineIncoreScopes."""
 
 import numpy as np

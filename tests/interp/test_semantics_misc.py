@@ -44,7 +44,7 @@ def test_slice_reshape_transpose_gather_and_ci():
     np.testing.assert_array_equal(out["o2"], a.reshape(32, 16))
     np.testing.assert_array_equal(out["o3"], a[:, 16:32].T)
     np.testing.assert_array_equal(out["o4"], a.reshape(-1)[inputs["idx"]])
-    np.testing.assert_array_equal(out["o5"], (5 - np.arange(8)).reshape(1, 8))  # OPS.md: ci fills one row
+    np.testing.assert_array_equal(out["o5"], (5 - np.arange(8)).reshape(1, 8))  # tile.ci fills one row
 
 
 def test_gather_index_out_of_range_is_an_error():
@@ -123,8 +123,8 @@ def test_an_op_without_evaluate_is_a_clear_error_naming_it():
 
 @pytest.mark.parametrize("dtype", ["INT4", "INT8", "INT32"])
 def test_a_bool_scalar_casts_to_every_int_dtype(dtype):
-    # Mutated-test-program finding (issue 15): pl.cast(<BOOL>, pl.INT4) raised TypeError inside the machine
-    # (ml_dtypes' int4 takes no numpy bool); a scalar cast converts like an element cast.
+    # pl.cast(<BOOL>, pl.INT4) is no TypeError inside the machine (ml_dtypes' int4 takes no numpy bool); a scalar
+    # cast converts like an element cast.
     text = f"""
 import pypto.language as pl
 

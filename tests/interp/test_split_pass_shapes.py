@@ -1,4 +1,5 @@
-"""The shapes the split passes produce (API.md Appendix A.4 and A.5), executed as written: the
+"""The shapes the split passes produce (PyPTO's printed outputs of LowerAutoVectorSplit and ExpandMixedKernel),
+executed as written: the
 program before and after each transformation computes the same on the machine, so the passes can
 be checked by execution the day they land."""
 
@@ -47,7 +48,7 @@ def _same(before: str, after: str, entry: str, seed: int = 0) -> dict:
     return {"inputs": inputs, "outputs": expected}
 
 
-def test_lower_auto_vector_split_appendix_a4_halves_compute_the_same():
+def test_lower_auto_vector_split_halves_of_a_ragged_boundary_compute_the_same():
     run = _same(LAVS_BEFORE, LAVS_AFTER, "split_auto")
     out, qk = run["outputs"]["out_0"], run["inputs"]["qk"]
     np.testing.assert_array_equal(out[:127], 2 * qk[:127])  # lane 0: rows 0..63, lane 1: rows 64..126
@@ -56,7 +57,7 @@ def test_lower_auto_vector_split_appendix_a4_halves_compute_the_same():
 
 def test_a_lane_offset_off_by_one_row_is_caught():
     # Lane 1's rows now start at 63, where lane 0 writes its last row with other values: the lanes are
-    # judged (issue 12 item 3), so the race is reported before any output is compared.
+    # judged, so the race is reported before any output is compared.
     wrong = LAVS_AFTER.replace("[0 + subblock_idx * 64, 0]", "[0 + subblock_idx * 63, 0]")
     a = pl.parse(wrong)
     inputs = make_inputs(a.get_function("split_auto"), seed=0)
@@ -80,7 +81,7 @@ class test_aiv_shard:
         return out_store
 """
 
-# API.md Appendix A.5 (ExpandMixedKernel's output), with the lane offset on the store.
+# ExpandMixedKernel's output for the kernel above, as PyPTO prints it, with the lane offset on the store.
 EMK_AFTER = """
 import pypto.language as pl
 
@@ -112,7 +113,7 @@ class test_aiv_shard:
 """
 
 
-def test_expand_mixed_kernel_appendix_a5_group_computes_what_the_split_incore_did():
+def test_expand_mixed_kernel_group_computes_what_the_split_incore_did():
     run = _same(EMK_BEFORE, EMK_AFTER, "split_aiv", seed=4)
     np.testing.assert_array_equal(run["outputs"]["out_0"], 2 * run["inputs"]["qk"])
 

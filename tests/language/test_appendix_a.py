@@ -1,6 +1,6 @@
-"""API.md Appendix A: the worked examples' sources parse and print exactly as HEAD printed them.
+"""PyPTO's worked examples: their sources parse and print exactly as PyPTO printed them.
 
-The golden texts in appendix_a/ are copied verbatim from API.md. Texts that are pass outputs (outlined,
+The golden texts in appendix_a/ are PyPTO's printed texts, copied verbatim. Texts that are pass outputs (outlined,
 lowered, expanded) are valid DSL themselves: parse -> print must reproduce them character for character,
 which pins the printer without running any pass (the pass tests live with the pass plugins).
 """
@@ -91,7 +91,7 @@ A3_SOURCE = "import pypto.language as pl\n\n@pl.program\nclass Region:" + A3_MET
 
 def golden(name: str) -> str:
     text = (GOLDEN / name).read_text()
-    return text[:-1] if text.endswith("\n") else text  # the printer emits no trailing newline (API.md 8.1)
+    return text[:-1] if text.endswith("\n") else text  # the printer emits no trailing newline
 
 
 def assert_prints(program, expected: str) -> None:

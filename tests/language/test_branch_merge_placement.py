@@ -1,4 +1,4 @@
-"""An if merge of a placed and an unplaced tile (campaign seed 28).
+"""An if merge of a placed and an unplaced tile.
 
 ConvertTensorToTileOps loads a tensor yielded by one branch as a tile whose memory space InferTileMemorySpace
 decides later (`target_memory=None`), while the other branch yields an op's Vec result; the merged name is

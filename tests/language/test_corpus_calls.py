@@ -1,5 +1,5 @@
-"""Calls between functions (API.md 2.11), tuple results, and op calls with every printed kwarg spelling
-(API.md 8.6), including subscript-assignment desugaring (API.md 2.10)."""
+"""Calls between functions (docs/dsl.md, programs), tuple results, and op calls with every printed kwarg spelling
+(docs/dsl.md, the printed form), including subscript-assignment desugaring (docs/dsl.md, scopes: pl.at)."""
 
 import textwrap
 

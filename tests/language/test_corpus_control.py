@@ -1,4 +1,4 @@
-"""Loops, while, if/else, break/continue (API.md 2.6, 2.7)."""
+"""Loops, while, if/else, break/continue (docs/dsl.md, loops and carries; if and yield)."""
 
 import textwrap
 

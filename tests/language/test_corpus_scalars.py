@@ -1,4 +1,4 @@
-"""Scalar expressions (API.md 2.5): operators, promotion, casts, constants, scalar annotations.
+"""Scalar expressions: operators, promotion, casts, constants, scalar annotations.
 
 Every program must survive print -> parse unchanged; the IR-shape tests pin what the parser builds.
 """
@@ -127,7 +127,7 @@ def parse_body(src: str) -> list:
 
 
 def test_int32_plus_literal_casts_to_index():
-    # API.md 2.5: `s + 3` with s: Scalar[INT32] -> Add(Cast(s, INDEX), 3).
+    # As in PyPTO: `s + 3` with s: Scalar[INT32] -> Add(Cast(s, INDEX), 3).
     (stmt, _) = parse_body("""
         @pl.function
         def f(s: pl.Scalar[pl.INT32]) -> pl.Scalar[pl.INDEX]:
@@ -181,7 +181,7 @@ def test_literals_and_negative_folding():
 
 
 def test_annotation_restamps_index_literal():
-    # API.md 2.3: `x: pl.Scalar[pl.INT64] = 0` -> ConstInt(0, INT64).
+    # As in PyPTO: `x: pl.Scalar[pl.INT64] = 0` -> ConstInt(0, INT64).
     (stmt,) = parse_body("""
         @pl.function
         def f():
@@ -220,7 +220,7 @@ def test_chained_and_is_left_associative():
     (lambda a, b: E.Pow(a, E.Pow(b, a, DataType.INDEX), DataType.INDEX), "a ** b ** a"),
     (lambda a, b: E.Mul(E.Add(a, b, DataType.INDEX), a, DataType.INDEX), "(a + b) * a"),
     (lambda a, b: E.Neg(E.Add(a, b, DataType.INDEX), DataType.INDEX), "-(a + b)"),
-    (lambda a, b: E.Neg(E.Min(a, b, DataType.INDEX), DataType.INDEX), "-pl.min(a, b)"),  # a call: API.md 8.6
+    (lambda a, b: E.Neg(E.Min(a, b, DataType.INDEX), DataType.INDEX), "-pl.min(a, b)"),  # a call: no parentheses
     (lambda a, b: E.Pow(E.ConstInt(-2, DataType.INDEX), a, DataType.INDEX), "(-2) ** a"),
     (lambda a, b: E.Eq(E.Lt(a, b, DataType.BOOL), E.ConstBool(True), DataType.BOOL), "(a < b) == True"),
     (lambda a, b: E.Xor(E.Lt(a, b, DataType.BOOL), E.ConstBool(True), DataType.BOOL), "(a < b) ^ True"),

@@ -1,4 +1,4 @@
-"""Scopes and function-level directives (API.md 2.2, 2.8-2.10): `pl.at`, `pl.split`, `pl.cross_core_slot`,
+"""Scopes and function-level directives (docs/dsl.md, scopes: pl.at; splitting vector work): `pl.at`, `pl.split`, `pl.cross_core_slot`,
 `pl.split_aiv` and its placement rule, `pl.set_cache_policy`, `pl.func_attr`, decorator keywords."""
 
 import textwrap
@@ -252,7 +252,7 @@ def test_incore_scope_fields_and_attr_order():
     assert isinstance(scope, S.InCoreScopeStmt) and scope.split is SplitMode.UP_DOWN
     assert scope.name_hint == "kern"
     assert list(scope.attrs) == ["allow_early_resolve", "windowize", "arg_direction_overrides_vars", "dump_vars",
-                                 "slot_num"]  # slot_num is appended last (API.md 2.8)
+                                 "slot_num"]  # slot_num is appended last, as in PyPTO
     assert [v.name_hint for v in scope.attrs["arg_direction_overrides_vars"]] == ["z"]
     assert scope.attrs["slot_num"] == 2
 
@@ -368,7 +368,7 @@ def test_region_placement():
     # Inside a plain loop outside any scope: wrapped inside the loop.
     loop = first_stmt(parse(REGION_CASES["region_wrapped_inside_plain_loop"]))
     assert isinstance(loop.body, S.InCoreScopeStmt) and isinstance(loop.body.body, S.SplitAivScopeStmt)
-    # An InCore function: in place, bare (API.md 0.1).
+    # An InCore function: in place, bare (the parser adds no scope around the region).
     f = parse(REGION_CASES["region_in_place_in_incore_function"])
     assert all(isinstance(s, S.SplitAivScopeStmt) for s in ir.flatten_to_stmts(f.body)[:2])
     # Through a pipeline loop and an if inside a scope: in place.
@@ -398,7 +398,7 @@ def test_shard_inside_region_takes_the_region_mode():
 
 
 def test_external_source_is_for_aic_and_aiv_kernels_only():
-    # API.md 2.2: `external_source=path` (AIC/AIV only).
+    # `external_source=path` is for AIC / AIV functions only.
     text = CASES["external_source"].replace("pl.FunctionType.AIV", "pl.FunctionType.InCore")
     assert "pl.FunctionType.InCore" in text
     with pytest.raises(ValueError, match=r"external_source= gives the code of an AIC or AIV kernel; 'k' is InCore"):

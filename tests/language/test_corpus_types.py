@@ -1,4 +1,4 @@
-"""Type annotations and their rules (API.md 2.3): parameters, returns, assignments, views, dynamic dims."""
+"""Type annotations and their rules (docs/dsl.md, functions; tiles): parameters, returns, assignments, views, dynamic dims."""
 
 import textwrap
 
@@ -176,7 +176,7 @@ def test_dynamic_dims_are_shared_across_functions():
 def test_tile_annotation_retypes_the_call():
     f = parse(CASES["tile_annotation_adds_view"])
     c_stmt, d_stmt, e_stmt, _ = ir.flatten_to_stmts(f.body)
-    # The annotation adds a view; the memory space it leaves out comes from the op (API.md 2.3).
+    # The annotation adds a view; the memory space it leaves out comes from the op (docs/dsl.md, tiles).
     assert [v.value for v in c_stmt.var.type.tile_view.valid_shape] == [32]
     assert c_stmt.value.type == c_stmt.var.type  # the Call is rebuilt with the annotated type
     assert c_stmt.var.type.memory_space is d_stmt.var.type.memory_space
@@ -210,5 +210,5 @@ def test_annotation_supplies_the_type_of_an_unknown_call():
     """)
     y, z, _ = ir.flatten_to_stmts(p.get_function("main").body)
     assert isinstance(y.value.type, T.TensorType) and isinstance(y.var.type, T.TensorType)
-    assert isinstance(z.var.type, T.UnknownType)  # a later method: no annotation, no type (API.md 2.1)
+    assert isinstance(z.var.type, T.UnknownType)  # a later method: no annotation, no type
     assert_roundtrip(p)

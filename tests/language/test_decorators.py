@@ -1,4 +1,4 @@
-"""Decorator mode (API.md 2.1, 2.2): `@pl.program` / `@pl.function` read the source and parse it; the body is
+"""Decorator mode (docs/dsl.md: pypto reads a program and never runs it): `@pl.program` / `@pl.function` read the source and parse it; the body is
 never run, names come from the caller's closure, and annotations evaluated at def time never fail."""
 
 from pathlib import Path
@@ -198,17 +198,17 @@ def test_errors_point_into_the_defining_file():
 
 
 def test_runtime_split_aiv_checks_its_arguments():
-    # Outside the parser `pl.split_aiv` only validates (API.md 2.9).
+    # Outside the parser `pl.split_aiv` only validates.
     with pytest.raises(ValueError, match="must be the integer 2"):
         pl.split_aiv(4, mode=pl.SplitMode.UP_DOWN)
     with pytest.raises(ValueError, match="pl.SplitMode"):
         pl.split_aiv(2, mode="UP_DOWN")
     with pytest.raises(RuntimeError, match="parses"):
         pl.range(3)
-    # A valid call outside the parser is a ValueError (API.md 7), still a RuntimeError for older callers.
+    # A valid call outside the parser is a ValueError, as PyPTO raises it, still a RuntimeError for older callers.
     with pytest.raises(ValueError, match=r"pl.split_aiv only has meaning inside a @pl.function body"):
         pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)
-    # The region boundaries are pl names too (API.md 1.1, 3.2), parser constructs like split_aiv.
+    # The region boundaries are pl names too, parser constructs like split_aiv.
     for name in ("aiv_shard", "aic_gather"):
         with pytest.raises(ValueError, match=f"pl.{name} only has meaning inside"):
             getattr(pl, name)(None)

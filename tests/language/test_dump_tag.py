@@ -1,4 +1,4 @@
-"""`pl.dump_tag(t)` (API.md 2.9, 2.10; docs/dsl.md): a parse-time marker; every later scope or dispatch of the
+"""`pl.dump_tag(t)` (docs/dsl.md, scopes: pl.at): a parse-time marker; every later scope or dispatch of the
 function that consumes `t` lists it in its `dump_vars`; OutlineIncoreScopes hands a scope's list to the call of
 the kernel it outlines."""
 

@@ -1,10 +1,10 @@
-"""Values from the enclosing Python scope (issue 14 item 1; API.md 2.1, 2.12).
+"""Values from the enclosing Python scope (docs/dsl.md, values from the enclosing Python scope).
 
 A kernel built inside a function reads the Python values of names its body does not bind: the decorating
 frame's locals, closure cells and globals. Each form below builds a program from such values and checks
 that it is structurally equal to the same program written with literals; the text path reads the same
 values as module-level constants from the AST. A value of an unsupported type is a located error naming
-the variable and its Python type (API.md 7).
+the variable and its Python type.
 """
 
 import enum
@@ -382,7 +382,7 @@ def test_the_text_path_reads_module_constants(case):
     same(built, case.split("_")[0])
 
 
-# -- an enum a plugin adds to an op namespace (`pl.tile.MaskPattern`, issue 14) --------------------------------
+# -- an enum a plugin adds to an op namespace (`pl.tile.MaskPattern`) ------------------------------------------
 class Pattern(enum.IntEnum):
     P0101 = 1
     P1010 = 2

@@ -1,5 +1,4 @@
-"""A bare-name call of a `@pl.function` defined outside the program (API.md 2.11, docs/dsl.md, calls between
-functions): the program takes the function in under its name and calls it like a method; the text path takes a
+"""A bare-name call of a `@pl.function` defined outside the program (docs/dsl.md, programs): the program takes the function in under its name and calls it like a method; the text path takes a
 file's module-level functions the program calls the same way."""
 
 from __future__ import annotations

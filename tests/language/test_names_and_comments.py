@@ -1,4 +1,4 @@
-"""Printed names (API.md 8.7: disambiguation, `__FREE_VAR`) and comments/docstrings (API.md 2.1)."""
+"""Printed names (docs/dsl.md, the printed form: disambiguation; `__FREE_VAR`) and comments/docstrings."""
 
 import textwrap
 

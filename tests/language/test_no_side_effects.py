@@ -1,4 +1,4 @@
-"""Parsing a source file never runs it (API.md 2.12): module statements that would write a file or run a
+"""Parsing a source file never runs it (docs/dsl.md, values from the enclosing Python scope): module statements that would write a file or run a
 command do nothing, and neither do expressions hidden in decorators, annotations or the class body."""
 
 import os
@@ -108,7 +108,7 @@ def test_imports_of_other_modules_are_not_executed(tmp_path, monkeypatch):
     assert not (tmp_path / "imported").exists()
 
 
-# -- module-level constants (issue 14): read from the AST, never computed by running the text ---------------
+# -- module-level constants: read from the AST, never computed by running the text ---------------------------
 def constants_module(marker) -> str:
     m = str(marker)
     return textwrap.dedent(f"""

@@ -1,6 +1,6 @@
-"""Malformed programs raise the parser's documented exception (API.md 7) with the message of API.md where it
-gives one, located at the offending line (marked `# <-` below), rendered as `file:line:col`, the source line
-and a caret. None may escape as an internal error wrapped by the parser's last-resort handler."""
+"""Malformed programs raise the parser's documented exception (docs/dsl.md, errors) with PyPTO's documented
+message where there is one, located at the offending line (marked `# <-` below), rendered as `file:line:col`,
+the source line and a caret. None may escape as an internal error wrapped by the parser's last-resort handler."""
 
 import re
 import textwrap
@@ -45,7 +45,7 @@ def program(body: str, decorator: str = "@pl.program") -> str:
 
 
 CASES = {
-    # -- expressions (API.md 2.5) -------------------------------------------------------------------------
+    # -- expressions --------------------------------------------------------------------------------------
     "python_operator_on_tensor": Bad(fn("""\
         y = x + 1  # <-
         return y
@@ -88,7 +88,7 @@ CASES = {
         f = lambda q: q  # <-
         return x
     """), UnsupportedFeatureError, "Lambda"),
-    # -- ops (API.md 3.1) -----------------------------------------------------------------------------------
+    # -- ops ------------------------------------------------------------------------------------------------
     "unknown_tile_op": Bad(fn("""\
         y = pl.tile.frobnicate(x)  # <-
         return x
@@ -109,7 +109,7 @@ CASES = {
             u = pl.tile.move(t, pl.Mem.Vec, transpose=True)  # <-
         return x
     """), InvalidOperationError, r"^pl\.tile\.move.*unexpected keyword.*'transpose'", ("tile.load", "tile.move")),
-    # -- assignments and annotations (API.md 2.1, 2.3) ------------------------------------------------------------
+    # -- assignments and annotations ------------------------------------------------------------------------------
     "reassign_other_type": Bad(fn("""\
         y = pl.add(x, 1.0)
         y = n + 1  # <-
@@ -150,7 +150,7 @@ CASES = {
         a, b = pl.add(x, 1.0)  # <-
         return x
     """), ParserTypeError, "cannot unpack", ("add",)),
-    # -- calls (API.md 2.11) ---------------------------------------------------------------------------------------
+    # -- calls -----------------------------------------------------------------------------------------------------
     "call_of_unknown_function": Bad(program(f"""\
         @pl.function
         def main(self, x: {T}) -> {T}:
@@ -167,7 +167,7 @@ CASES = {
             y = self.g(x, x)  # <-
             return y
     """), ParserSyntaxError, "function 'g' takes 1 argument"),
-    # -- loops and yields (API.md 2.6) -----------------------------------------------------------------------------
+    # -- loops and yields ------------------------------------------------------------------------------------------
     "bare_yield_in_carried_loop": Bad(fn("""\
         for i, (acc,) in pl.range(4, init_values=(n,)):
             pl.yield_(acc + 1)  # <-
@@ -217,7 +217,7 @@ CASES = {
         pl.cond(n > 0)  # <-
         return x
     """), ParserSyntaxError, r"pl\.cond\(\.\.\.\) must be the first statement of a pl\.while_ body"),
-    # -- if (API.md 2.7) ---------------------------------------------------------------------------------------------
+    # -- if ----------------------------------------------------------------------------------------------------------
     "condition_not_bool": Bad(fn("""\
         if n:  # <-
             pass
@@ -235,7 +235,7 @@ CASES = {
             s = pl.yield_(x)  # <-
         return x
     """), ParserSyntaxError, "every branch must yield into the same names"),
-    # -- break / continue (API.md 2.6) ---------------------------------------------------------------------------------
+    # -- break / continue ----------------------------------------------------------------------------------------------
     "break_outside_loop": Bad(fn("""\
         break  # <-
     """), InvalidOperationError, "'break' not supported outside a loop"),
@@ -261,7 +261,7 @@ CASES = {
                 continue  # <-
         return x
     """), InvalidOperationError, "'continue' not supported inside a pl.split_aiv region", REGION),
-    # -- scopes (API.md 2.8) ---------------------------------------------------------------------------------------------
+    # -- scopes ----------------------------------------------------------------------------------------------------------
     "split_and_region_mutually_exclusive": Bad(fn("""\
         with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):  # <-
             for a in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
@@ -292,7 +292,7 @@ CASES = {
         pl.set_cache_policy(x, pl.CachePolicy.BYPASS)  # <-
         return x
     """), ParserSyntaxError, r"pl\.set_cache_policy must be inside"),
-    # -- split_aiv (API.md 2.9) ---------------------------------------------------------------------------------------------
+    # -- split_aiv ----------------------------------------------------------------------------------------------------------
     "split_aiv_count": Bad(fn("""\
         for a in pl.split_aiv(4, mode=pl.SplitMode.UP_DOWN):  # <-
             pass
@@ -354,7 +354,7 @@ CASES = {
             s = pl.aiv_shard(d)  # <-
         return x
     """, params=f"x: {T}, d: pl.DistributedTensor[[64, 64], pl.FP32]"), ParserSyntaxError, "distributed", REGION),
-    # -- function directives (API.md 2.2) ----------------------------------------------------------------------------------
+    # -- function directives -----------------------------------------------------------------------------------------------
     "func_attr_duplicate_key": Bad(fn("""\
         pl.func_attr({"a": 1})
         pl.func_attr({"a": 2})  # <-

@@ -1,8 +1,8 @@
-"""Other parser gaps (issue 14 item 3): Python slices on tensors and tiles, subscript assignment, a static
+"""Parser forms: Python slices on tensors and tiles, subscript assignment, a static
 annotation on a value of dynamic shape, enum members used as values.
 
 A slice builds what the explicit `pl.slice(x, shape, offset)` spelling builds (`tensor.slice` /
-`tile.slice`, API.md 3.2, 3.3, 3.5); `out[...] = x` builds `pl.assemble(out, x, offsets)` (API.md 2.10).
+`tile.slice`); `out[...] = x` builds `pl.assemble(out, x, offsets)` (docs/dsl.md, scopes: pl.at).
 Every form is compared with its explicit spelling by structural equality.
 """
 

@@ -1,4 +1,4 @@
-"""Printer details of API.md section 8 that the corpus does not reach through parsing: entry points,
+"""Printer details (docs/dsl.md, the printed form) that the corpus does not reach through parsing: entry points,
 prefixes, concise mode, literal spellings, and statement forms only passes produce."""
 
 import math
@@ -72,7 +72,7 @@ def test_types_print_on_their_own():
     (2.0, DataType.FP32, "2.0"), (0.5, DataType.FP32, "0.5"), (1e16, DataType.FP32, "1e+16"),
     (1e-07, DataType.FP32, "1e-07"), (-1.5, DataType.FP32, "-1.5"), (0.1, DataType.FP32, "0.1"),
     (2.0, DataType.FP16, "pl.const(2.0, pl.FP16)"), (math.inf, DataType.FP32, 'float("inf")'),
-    # The shortest `%.<p>g` text (API.md 8.6), not Python's repr: %g writes a power of ten with an exponent.
+    # The shortest `%.<p>g` text, as PyPTO prints floats, not Python's repr: %g writes a power of ten with an exponent.
     (100.0, DataType.FP32, "1e+02"), (10.0, DataType.FP32, "1e+01"), (1e5, DataType.FP32, "1e+05"),
     (128.0, DataType.FP32, "128.0"), (-1e30, DataType.FP32, "-1e+30"), (1 / 3, DataType.FP32, "0.3333333333333333"),
     (-0.0, DataType.FP32, "-0.0"), (60.0, DataType.FP32, "6e+01"),
@@ -110,7 +110,7 @@ def test_yield_directly_in_a_function_body_prints_as_return():
 @pytest.mark.skipif(bool(missing_ops("tile.get_subblock_idx")), reason="tile.get_subblock_idx not registered yet")
 @pytest.mark.parametrize("region_first", [True, False])
 def test_phi_yield_inside_a_region_prints_bare(region_first):
-    # After ConvertToSSA an if-branch whose body is one region gets its phi yield inside the region (API.md 8.5).
+    # After ConvertToSSA an if-branch whose body is one region gets its phi yield inside the region, printed bare (docs/dsl.md, if and yield).
     from pypto_core.ops.registry import create_op_call
 
     n, lane = E.Var("n", INDEX), E.Var("aiv_id", INDEX)
@@ -152,8 +152,8 @@ def test_statement_and_expression_entry_points():
 
 
 def test_a_variable_named_like_the_module_prints_under_another_name():
-    # Campaign seed 29: `pl = self.g(x)` printed `pl: pl.Tensor[...] = ...`, and every later `pl.` then read the
-    # variable when the text was parsed back. The printer reserves the names it reads as modules.
+    # Printed as `pl: pl.Tensor[...] = ...`, `pl = self.g(x)` would make every later `pl.` read the variable when
+    # the text is parsed back. The printer reserves the names it reads as modules (docs/dsl.md, the printed form).
     program = pl.parse(textwrap.dedent('''
         import pypto.language as pl
 

@@ -1,4 +1,4 @@
-"""Structural equality (API.md 4.6) as the round-trip tests rely on it: names, spans and comments are ignored,
+"""Structural equality (docs/architecture.md, the core) as the round-trip tests rely on it: names, spans and comments are ignored,
 and every kind of real difference is reported with its path and both sides printed."""
 
 import re

@@ -1,5 +1,5 @@
 """Malformed structure is a located error at parse time instead of an InternalError or a silent change later
-(issue 15: misplaced yields, one-sided yields, a return inside a scope, loop variables changing type, yield
+(misplaced yields, one-sided yields, a return inside a scope, loop variables changing type, yield
 annotations that do not fit, calls of later methods with the wrong arity)."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_a_call_of_a_later_method_keeps_unknown_type_but_checks_arity():
     bad = head + f"    def f(self, x: {T16}) -> {T16}:\n        y = self.g(x, x)\n        return y\n" + later
     located(bad, "function 'g' takes 1 argument(s), got 2", 6)
     good = parse(head + f"    def f(self, x: {T16}) -> {T16}:\n        y = self.g(x)\n        return y\n" + later)
-    assert isinstance(good.get_function("f").body.stmts[0].var.type, T.UnknownType)  # API.md 2.1
+    assert isinstance(good.get_function("f").body.stmts[0].var.type, T.UnknownType)  # no annotation, no type
 
 
 def _two_methods(caller_body: str, later_ret: str = T16) -> str:
@@ -105,13 +105,13 @@ def test_a_later_call_whose_return_differs_from_the_name_it_rebinds():
     ("n", "is a scalar, but parameter 'x' is a tensor"),
     ("h", "holds FP16, but parameter 'x' is"),
     ("w", "is pl.Tensor[[16, 32], pl.FP32], but parameter 'x' is"),
-    # Campaign seed 46: a list literal passed for a tensor ran on the machine by numpy broadcasting, then failed
+    # Unchecked, a list literal passed for a tensor would run on the machine by numpy broadcasting, then fail
     # once the callee loaded it as a tile.
     ("[3]", "is a tuple, but parameter 'x' is a tensor"),
     ("[n, 4]", "is a tuple, but parameter 'x' is a tensor"),
 ])
 def test_a_call_argument_must_fit_its_parameter(arg, why):
-    # 30-minute campaign finding: an FP16 tensor passed for an INDEX parameter was accepted and miscompiled.
+    # Unchecked, an FP16 tensor passed for an INDEX parameter would be accepted and miscompiled.
     head = "import pypto.language as pl\n@pl.program\nclass P:\n"
     g = f"    @pl.function\n    def g(self, x: {T16}) -> {T16}:\n        return x\n"
     f = (f"    @pl.function\n    def f(self, x: {T16}, n: pl.Scalar[pl.INDEX], h: pl.Tensor[[16, 64], pl.FP16], "
@@ -128,15 +128,15 @@ def test_an_op_whose_result_would_have_a_negative_dim():
 
 @pytest.mark.parametrize("call", ["pl.load(x, [16, 32], [0, 0])", "pl.load(x, [0, 0], [16, 0])"])
 def test_an_op_whose_result_would_have_a_zero_dim(call):
-    # 30-minute campaign finding (swapped shape / offset arguments): a [0, 0] tile printed an annotation that
-    # does not parse back; op results are bounded like written types, 1..MAX_DIM.
+    # Swapped shape / offset arguments: unchecked, a [0, 0] tile would print an annotation that does not parse
+    # back; op results are bounded like written types, 1..MAX_DIM (docs/limits.md, the text path).
     located(fn(f"    t = {call}\n    return x\n").replace(
         "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"),
         "the result would have a dimension of 0, outside 1..2147483647", 4)
 
 
 def test_an_op_whose_result_would_have_a_negative_valid_extent():
-    # Mutated-test-program finding: tile.load with valid_shape [-1] printed an annotation that does not parse.
+    # Unchecked, tile.load with valid_shape [-1] would print an annotation that does not parse.
     located(fn("    t = pl.tile.load(x, [0, 0], [16, 64], [-1, 64])\n    return x\n").replace(
         "@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n"),
         "the result would have a valid extent of -1, outside 0..2147483647", 4)
@@ -162,13 +162,13 @@ def test_a_slice_of_an_empty_window():
 
 
 def test_a_return_inside_a_loop():
-    # Campaign finding: ExpandMixedKernel lost the output of a kernel returning from inside a loop.
+    # ExpandMixedKernel would lose the output of a kernel returning from inside a loop.
     located(fn("    for i in pl.range(2):\n        return x\n    return x\n"), "'return' inside a loop is not supported", 5)
 
 
 def test_a_statement_call_of_a_later_method_is_typed_once_the_program_is_parsed():
-    # Mutated-test-program finding (functions reordered): a Group calling its AIV function, defined below it,
-    # as a statement kept UnknownType, while the printed program (callees first) parsed it typed.
+    # Functions reordered: a Group calling its AIV function, defined below it, as a statement must not keep
+    # UnknownType, since the printed program (callees first) parses it typed.
     from pypto import ir
 
     text = ("import pypto.language as pl\n@pl.program\nclass P:\n"
@@ -187,8 +187,8 @@ def test_a_statement_call_of_a_later_method_is_typed_once_the_program_is_parsed(
     ("for _n in pl.split_aiv(2, mode=pl.SplitMode.NONE):", "pl.split_aiv region"),
 ])
 def test_a_loop_yield_inside_a_region_of_the_body_is_located(opening, where):
-    # 30-minute campaign (seed 22) finding: the loop's yield wrapped in a region was accepted and printed as a
-    # bare pl.yield_ that does not parse back.
+    # Unchecked, the loop's yield wrapped in a region would be accepted and printed as a bare pl.yield_ that
+    # does not parse back.
     body = ("    for i, (a,) in pl.range(3, init_values=(x,)):\n"
             f"        {opening}\n"
             "            r = pl.yield_(pl.add(a, 1.0))\n"
@@ -197,8 +197,8 @@ def test_a_loop_yield_inside_a_region_of_the_body_is_located(opening, where):
 
 
 def test_a_statement_after_a_return_is_located():
-    # Mutated-test-program finding (lines swapped): a store after `return out` was accepted, never ran as
-    # written, and ExpandMixedKernel then computed something else.
+    # Lines swapped: unchecked, a store after `return out` would be accepted, never run as written, and
+    # ExpandMixedKernel would then compute something else.
     located(fn("    y = pl.add(x, 1.0)\n    return y\n    z = pl.add(y, 2.0)\n"),
             "this statement follows a return in the same block, so it never runs", 6)
     located(fn("    if n > 2:\n        return x\n        w = pl.neg(x)\n    return x\n"),
@@ -206,8 +206,8 @@ def test_a_statement_after_a_return_is_located():
 
 
 def test_a_parameter_named_self_after_the_receiver_is_located():
-    # 30-minute campaign (seed 24) finding: `def k(self, self: T, ...)` parsed with a parameter named self,
-    # which the printed form (no receiver) then read back as the receiver and dropped.
+    # Unchecked, `def k(self, self: T, ...)` would parse with a parameter named self, which the printed form
+    # (no receiver) would then read back as the receiver and drop.
     text = ("import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n"
             f"    def f(self, self: {T16}) -> {T16}:\n        return self\n")
     located(text, "a parameter may not be named 'self'", 5)
@@ -224,9 +224,9 @@ def test_a_parameter_named_self_after_the_receiver_is_located():
     ("for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):", "pl.split_aiv region", "region"),
 ])
 def test_a_loop_yield_inside_a_scope_of_the_loop_body(loop, scope, kind, word):
-    # Campaign seeds 25 and 36: a loop's yield ending a pl.at scope of the loop body printed bare (seed 25), then,
-    # printed with its targets, failed ConvertToSSA's SSAForm check (seed 36: the scope's body becomes a kernel,
-    # which cannot give its caller's loop the next values). It is a located error naming the fix.
+    # A loop's yield ending a pl.at scope of the loop body would print bare, and, printed with its targets, fail
+    # ConvertToSSA's SSAForm check (the scope's body becomes a kernel, which cannot give its caller's loop the next
+    # values; docs/dsl.md, loops and carries). It is a located error naming the fix.
     inner = "                " if "\n" in scope else "            "
     text = fn(loop + "        v = pl.add(a, 1.0)\n        " + scope + "\n" + inner + "w = pl.add(v, a)\n"
               + inner + "r = pl.yield_(w)\n    return x\n")
@@ -250,8 +250,8 @@ def test_a_loop_yield_after_a_scope_of_the_loop_body_runs():
 
 
 def test_a_loop_yield_inside_a_loop_inside_a_region_inside_a_loop_is_fine():
-    # 30-minute campaign (seed 26) finding: the check above looked the loop up by equality, so an inner loop's
-    # own yield (in a region inside an outer carried loop) was taken for the outer loop's and rejected.
+    # The check above looks the loop up by identity: by equality, an inner loop's own yield (in a region inside
+    # an outer carried loop) would be taken for the outer loop's and rejected.
     from pypto import ir
 
     body = ("    for w, (o,) in pl.range(2, init_values=(x,)):\n"
@@ -266,8 +266,8 @@ def test_a_loop_yield_inside_a_loop_inside_a_region_inside_a_loop_is_fine():
 
 @pytest.mark.parametrize("init, cond, value", [("0", "k < 2", "-0.5"), ("0.0", "k < 2.0", "1")])
 def test_a_scalar_carry_keeps_its_kind(init, cond, value):
-    # 30-minute campaign (seed 27) finding: `k = pl.yield_(-0.0)` into an INDEX counter was accepted; the while
-    # loop `pl.cond(k < 2)` then never ended on the reference machine.
+    # Unchecked, `k = pl.yield_(-0.0)` into an INDEX counter would be accepted, and the while loop
+    # `pl.cond(k < 2)` would then never end on the reference machine.
     body = (f"    for (k, a) in pl.while_(init_values=({init}, x)):\n"
             f"        pl.cond({cond})\n"
             f"        k2, a2 = pl.yield_({value}, a)\n"
@@ -277,15 +277,15 @@ def test_a_scalar_carry_keeps_its_kind(init, cond, value):
 
 @pytest.mark.parametrize("yielded", ["pl.row_sum(a)", "pl.cast(a, pl.FP16)"])
 def test_a_loop_yields_a_value_of_its_carrys_type(yielded):
-    # Campaign seed 34: a [1, 32] value yielded into a [16, 32] carry of a loop that ran zero times: the result
-    # was the init on the machine and the yielded type after ConvertTensorToTileOps.
+    # A [1, 32] value yielded into a [16, 32] carry of a loop that runs zero times: unchecked, the result would
+    # be the init on the machine and the yielded type after ConvertTensorToTileOps.
     located(fn(f"    for i, (a,) in pl.range(4, 1, init_values=(x,)):\n        r = pl.yield_({yielded})\n    return r\n"),
             "the loop carries 'a' as pl.Tensor[[16, 64], pl.FP32] but yields a pl.Tensor[[16, ", 5)
 
 
 
 @pytest.mark.parametrize(("init", "yielded", "carried", "given"), [
-    # Campaign seed 45: a tensor yielded into a carry started from a scalar reached ConvertTensorToTileOps.
+    # Unchecked, a tensor yielded into a carry started from a scalar would reach ConvertTensorToTileOps.
     ("1", "pl.neg(x)", "pl.Scalar[pl.INDEX]", "pl.Tensor[[16, 64], pl.FP32]"),
     ("x", "1", "pl.Tensor[[16, 64], pl.FP32]", "pl.Scalar[pl.INDEX]"),
     ("x", "n", "pl.Tensor[[16, 64], pl.FP32]", "pl.Scalar[pl.INDEX]"),
@@ -303,7 +303,7 @@ def test_a_while_carry_keeps_its_kind_scalar_or_tensor():
 
 
 @pytest.mark.parametrize(("bounds", "column", "shown"), [
-    # Campaign seed 47: pl.range(1e30) was accepted and failed in ConvertToSSA (OverflowError).
+    # Unchecked, pl.range(1e30) would be accepted and fail in ConvertToSSA (OverflowError).
     ("1e30", 23, "'1e+30' of type pl.Scalar[pl.FP32]"),
     ("0, 2.5", 26, "'2.5' of type pl.Scalar[pl.FP32]"),
     ("0, 4, True", 29, "'True' of type pl.Scalar[pl.BOOL]"),
@@ -320,15 +320,15 @@ def test_a_loop_bound_is_an_integer(bounds, column, shown):
 
 @pytest.mark.parametrize("orelse", ["", "    else:\n        pl.yield_(x, x)\n"])
 def test_a_bare_yield_in_an_if_no_branch_names_is_located(orelse):
-    # Campaign seed 50: `if c: pl.yield_(a, b)` (a misplaced loop yield) gave an if with no results whose branch
-    # yields two values; ConvertToSSA's SSAForm check failed on it.
+    # Unchecked, `if c: pl.yield_(a, b)` (a misplaced loop yield) would give an if with no results whose branch
+    # yields two values, and ConvertToSSA's SSAForm check would fail on it.
     located(fn("    if n > 0:\n        pl.yield_(x, x)\n" + orelse + "    return x\n"),
             "this pl.yield_ gives 2 value(s), but no branch of the if names its results", 5)
 
 
 
 @pytest.mark.parametrize(("annotation", "op", "message"), [
-    # Campaign seed 52: the annotation's space was taken, and the passes and the machine each read another.
+    # Unchecked, the annotation's space would be taken, and the passes and the machine would each read another.
     ("pl.Tile[[16, 64], pl.FP32, pl.Mem.Left]", "pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)",
      "the annotation places the tile in Left, but the value is in Vec"),
     ("pl.Tile[[16, 64], pl.FP32, pl.Mem.Right]", "pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Mat)",
@@ -343,7 +343,7 @@ def test_a_tile_annotation_may_add_the_memory_space():
 
 
 @pytest.mark.parametrize(("ret", "returned", "message"), [
-    # Campaign seed 52: an FP16 value returned under an INT64 annotation was read as INT64 by its caller.
+    # Unchecked, an FP16 value returned under an INT64 annotation would be read as INT64 by its caller.
     ("pl.Tensor[[16, 64], pl.INT64]", "x", "the return value is a pl.Tensor[[16, 64], pl.FP32], but the function "
                                            "declares pl.Tensor[[16, 64], pl.INT64]"),
     ("pl.Tensor[[8, 64], pl.FP32]", "x", "the return value is a pl.Tensor[[16, 64], pl.FP32]"),
@@ -368,7 +368,7 @@ BARE_AND_NAMED = ("    if n > 0:\n        {then}\n    else:\n        {orelse}\n 
 
 
 @pytest.mark.parametrize(("then", "orelse", "line", "message"), [
-    # Campaign seed 38: a bare yield of another shape printed under the other branch's annotation.
+    # Unchecked, a bare yield of another shape would print under the other branch's annotation.
     ("pl.yield_(pl.slice(x, [8, 64], [0, 0]))", "r = pl.yield_(x)", 5,
      "this branch yields pl.Tensor[[8, 64], pl.FP32] for 'r', but the other branch yields pl.Tensor[[16, 64], pl.FP32]"),
     ("r = pl.yield_(x)", "pl.yield_(pl.slice(x, [8, 64], [0, 0]))", 7,

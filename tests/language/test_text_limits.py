@@ -1,4 +1,4 @@
-"""Bad text gives a located ValueError, never a crash (issue 15; limits in pypto_core/language/parser/limits.py)."""
+"""Bad text gives a located ValueError, never a crash (docs/limits.md, the text path; limits in pypto_core/language/parser/limits.py)."""
 
 from __future__ import annotations
 
@@ -151,8 +151,8 @@ def test_carets_quote_the_text_a_span_came_from_after_another_parse():
     ("pl.const(2, pl.BOOL)", "2 is not a BOOL value (0 or 1)"),
 ])
 def test_a_constant_must_fit_its_dtype(const, why):
-    # Mutated-test-program finding (issue 15): pl.const(1e+300, pl.INT32) was accepted and overflowed in the
-    # reference machine (an internal error in check-run).
+    # Unchecked, pl.const(1e+300, pl.INT32) would be accepted and overflow in the reference machine (an internal
+    # error in check-run).
     located(fn(f"    k = {const}\n    return x\n"), f"pl.const: {why}", 4)
 
 

@@ -1,7 +1,7 @@
 """Running a PyPTO-style kernel against an independent numpy formula, as written and after the default pipeline.
 
 A corpus test builds a program with `@pl.program` inside a parametrised builder (so the DSL reads the
-builder's closure values, issue 14 item 1), draws inputs with numpy, writes the expected outputs with numpy
+builder's closure values: docs/dsl.md, values from the enclosing Python scope), draws inputs with numpy, writes the expected outputs with numpy
 itself (never with the reference machine's evaluators), and calls `check_kernel`. The program is run on the
 reference machine as written, then compiled with the `default` preset (every pass verified, printed and
 re-parsed) and run again; both runs must match the formula.

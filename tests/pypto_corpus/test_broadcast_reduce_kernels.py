@@ -1,4 +1,4 @@
-"""PyPTO-style kernels of the broadcast / reduction family (issue 14): row / column broadcasts
+"""PyPTO-style kernels of the broadcast / reduction family: row / column broadcasts
 (row_expand, col_expand and their _max / _min / _expdif forms), products and arg-reductions, the `axis` /
 `keep_dim` kwargs of tensor reductions, and batched / 1-D `tensor.matmul`. Each kernel is built by a
 parametrised builder whose closure values the DSL reads, checked against a numpy formula written here, as
@@ -473,7 +473,7 @@ def build_batched_transposed(b, m, k, n):
 
 
 # Known gaps: tensor.matmul's evaluate (semantics/matmul.py, another family's file) transposes N-D operands
-# with `.T` (/work/notes_tmp/broadcast_reduce_requests.md asks for np.swapaxes(x, -1, -2)); and the 3-D
+# with `.T` (they need np.swapaxes(x, -1, -2)); and the 3-D
 # tile.transpose that a batched a_trans / b_trans lowers to has no FlattenTileNdTo2D form yet.
 @pytest.mark.xfail(reason="batched a_trans / b_trans: N-D .T in tensor.matmul's evaluate; no 2-D form of a 3-D "
                           "tile.transpose")

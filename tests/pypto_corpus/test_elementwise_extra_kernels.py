@@ -1,4 +1,4 @@
-"""PyPTO-style kernels of the element-wise family (issue 14): the three-operand adds (addc / subc / addsc /
+"""PyPTO-style kernels of the element-wise family: the three-operand adds (addc / subc / addsc /
 subsc), fmod(s), the partial ops, prelu / lrelu, expands, PyPTO's names (maximums / minimums, tensor.maximum
 with a scalar, tensor.cmp), the packed cmp -> sel / sels masks and high_precision. Each kernel is built by a
 parametrised builder whose closure values the DSL reads, checked against a numpy formula written here, as
@@ -369,7 +369,7 @@ def test_sels_masks_below_a_threshold(threshold, fill):
 
 
 def build_sels_int16_mask(shape, mask_cols, fill):
-    """A mask handed in as INT16 words (another carrier dtype, issue 14 item 4)."""
+    """A mask handed in as INT16 words (another carrier dtype)."""
     m, n = shape
 
     @pl.program
@@ -569,7 +569,7 @@ def build_tensor_cmp(shape, cmp_type, scalar_rhs):
                     flags = pl.cmp(x, 0.0, cmp_type=cmp_type)
                 else:
                     flags = pl.tensor.cmp(x, y, cmp_type=cmp_type)
-                r = pl.mul(flags, x)  # 0 / 1 values, not a packed mask (OPS.md)
+                r = pl.mul(flags, x)  # tensor.cmp gives 0 / 1 values, not a packed mask
                 out = pl.assemble(out, r, [0, 0])
             return out
     return TensorCmp
@@ -701,7 +701,7 @@ def test_xor_and_xors_take_pyptos_scratch():
 
 
 def test_rem_on_tensors_is_a_located_error_naming_fmod():
-    # PyPTO has rem / rems on tiles only (OPS.md); their remainder takes the divisor's sign, pl.fmod the dividend's.
+    # PyPTO has rem / rems on tiles only; their remainder takes the divisor's sign, pl.fmod the dividend's.
     text = """import pypto.language as pl
 
 
@@ -728,7 +728,7 @@ def build_tensor_int_rsqrt(shape):
         @pl.function(type=pl.FunctionType.Opaque)
         def main(self, x: pl.Tensor[[m, n], pl.INT32], out: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
             with pl.at(level=pl.Level.CORE_GROUP):
-                r = pl.rsqrt(x)  # OPS.md: an integer tensor's rsqrt is FP32
+                r = pl.rsqrt(x)  # an integer tensor's rsqrt is FP32
                 out = pl.assemble(out, r, [0, 0])
             return out
     return TensorIntRsqrt

@@ -1,4 +1,4 @@
-"""PyPTO-style kernels of the gather / scatter / sort ops (issue 14), each checked against numpy.
+"""PyPTO-style kernels of the gather / scatter / sort ops, each checked against numpy.
 
 Every kernel is built by a parametrised builder whose closure values (shapes, dtypes, mask patterns,
 kwargs) the DSL reads; the expected outputs are numpy formulas written here, run as written and after

@@ -1,4 +1,4 @@
-"""Audit of `pl.cast` / tile.cast / tensor.cast on the reference machine, mode by mode (API.md 3.2: mode
+"""Audit of `pl.cast` / tile.cast / tensor.cast on the reference machine, mode by mode (PyPTO's modes
 0..6 = none, rint, round, floor, ceil, trunc, odd; default 'round').
 
 Independent formulas: the two neighbours of the exact value in the target format are found, and the mode

@@ -1,8 +1,8 @@
 """Audit of compare / select, reductions and row / column broadcasts on the reference machine.
 
 Formulas: cmp_type 0..5 = EQ, NE, LT, GT, GE, LE with IEEE NaN rules (only NE holds with a NaN); the tile
-mask packs element i of a row into bit i % 8 of byte i // 8 (LSB first; OPS.md tile.cmp: UINT8, last dim
-roundup(ceil(N/8), 32), valid ceil(N/8)); tensor.cmp gives 1 / 0 in the promoted input dtype (OPS.md).
+mask packs element i of a row into bit i % 8 of byte i // 8 (LSB first; tile.cmp gives UINT8, last dim
+roundup(ceil(N/8), 32), valid ceil(N/8)); tensor.cmp gives 1 / 0 in the promoted input dtype.
 Reductions are torch's: sums exact then rounded once into the input dtype, max / min propagate NaN,
 argmax / argmin return the first index among ties. Broadcast ops: tile OP vector (x - v, x / v,
 exp(x - v))."""
@@ -77,7 +77,7 @@ def test_tile_cmps_with_a_scalar_then_sels(cmp_type):
 @pytest.mark.parametrize("cmp_type", [0, 1, 2, 5])
 def test_tensor_cmp_gives_one_or_zero_in_the_input_dtype(dtype, cmp_type):
     a, b = cmp_operands(dtype)
-    # a float literal is an FP32 scalar: FP16 tensor vs 1.0 promotes to FP32 (API.md 3.1, OPS.md tensor.cmp)
+    # a float literal is an FP32 scalar: FP16 tensor vs 1.0 promotes to FP32 (docs/dsl.md, functions)
     sdt = F32 if np.dtype(dtype).kind == "f" else dtype
     prog = tensor_program({"a": a, "b": b}, {"out": (a.shape, dtype), "outs": (a.shape, sdt)},
                           f"r = pl.tensor.cmp(a, b, cmp_type={cmp_type})\nout = pl.assemble(out, r, [0, 0])\n"

@@ -1,6 +1,6 @@
 """Audit of float op semantics on the reference machine: edge values of exp / log / sqrt / rsqrt / recip /
 div, sin / cos / tanh / sigmoid, floor / ceil, abs / neg of signed zeros, maximum / minimum with NaN,
-pow, and results rounded once into FP16 / BF16 (the op's dtype), plus the result dtypes OPS.md gives
+pow, and results rounded once into FP16 / BF16 (the op's dtype), plus the result dtypes of
 tensor ops (int -> FP32 for exp / sqrt / rsqrt / recip; tensor-scalar promotion).
 
 Expected values: numpy in float64 (or float32 where IEEE single is the reference), rounded once into the
@@ -105,7 +105,7 @@ def test_fp16_unary_results_are_rounded_into_fp16(op, fn, values):
 @pytest.mark.parametrize("dtype,op,fn", [(dt, op, fn) for dt in (F16, BF16)
                                          for op, fn in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                                                         ("div", np.divide))
-                                         if not (op == "div" and dt == BF16)])  # OPS.md tile.div: no BF16
+                                         if not (op == "div" and dt == BF16)])  # tile.div takes no BF16
 def test_low_precision_binary_is_one_rounding_of_the_exact_result(dtype, op, fn):
     rng = np.random.default_rng(7)
     a = rng.uniform(-4, 4, (2, 32)).astype(dtype)
@@ -122,7 +122,8 @@ def test_low_precision_binary_is_one_rounding_of_the_exact_result(dtype, op, fn)
 
 @pytest.mark.parametrize("dtype", [F16, BF16])
 def test_low_precision_tile_scalar_ops_keep_the_tile_dtype(dtype):
-    """API.md 3.1: a tile op keeps the tile's dtype (FP16 tile + 1.0 -> FP16); the FP32 scalar is narrowed."""
+    """A tile op keeps the tile's dtype (FP16 tile + 1.0 -> FP16; docs/dsl.md, functions); the FP32 scalar is
+    narrowed."""
     a = row([1.0, 2.0, -3.5, 1000.0, 0.1, 7.0, 65000.0 if dtype == F16 else 1e30, -0.0], dtype)
     prog = tile_program({"a": a}, {"s": (a.shape, dtype), "m": (a.shape, dtype)},
                         "x = pl.add(a_t, 1.0)\ns = pl.store(x, [0, 0], s)\ny = pl.mul(a_t, 3.0)\nm = pl.store(y, [0, 0], m)")
@@ -189,8 +190,8 @@ def test_lrelu_prelu():
                                          "p": np.where(a > 0, a, a * s).astype(F32)})
 
 
-# == tensor result dtypes (OPS.md tensor.exp / sqrt / rsqrt / recip: "in.dtype if float else FP32";
-#    API.md 3.1: a tensor op promotes (tensor dtype, scalar dtype)) =========================================
+# == tensor result dtypes (tensor.exp / sqrt / rsqrt / recip: in.dtype if float else FP32;
+#    a tensor op promotes (tensor dtype, scalar dtype): docs/dsl.md, functions) ============================
 @pytest.mark.parametrize("op,fn", [("exp", np.exp), ("sqrt", np.sqrt), ("recip", lambda x: 1.0 / x),
                                    ("rsqrt", lambda x: 1.0 / np.sqrt(x))])
 def test_tensor_unary_of_int32_gives_fp32(op, fn):
@@ -213,7 +214,7 @@ def test_tensor_int32_times_float_literal_is_fp32():
 
 
 def test_tensor_sub_with_scalar_keeps_the_tensor_dtype():
-    """OPS.md tensor.subs: Tensor[lhs.shape; lhs.dtype] (scalar does not promote)."""
+    """tensor.subs gives Tensor[lhs.shape; lhs.dtype]: the scalar does not promote."""
     a = row([1.0, 2.0, 3.0, -4.0], F16)
     prog = tensor_program({"a": a}, {"out": (a.shape, F16)}, "r = pl.tensor.subs(a, 0.5)\nout = pl.assemble(out, r, [0, 0])")
     check_exact(prog, {"a": a}, {"out": (a.astype(np.float64) - 0.5).astype(F16)})

@@ -2,7 +2,7 @@
 merges, signed zeros and infinities, repeated gather indices, integer payloads.
 
 Formulas: sort32 sorts each block of 32 descending (ties keep their input order) and writes
-(value, index-bits) pairs (OPS.md tile.sort32: last dim doubled); a merge of sorted lists is a stable
+(value, index-bits) pairs (tile.sort32 doubles the last dim); a merge of sorted lists is a stable
 descending sort of their concatenation (ties: the earlier list first); tensor.gather / tensor.scatter are
 torch.gather / torch.scatter; tile.gather / tile.scatter / mscatter index the flat buffer."""
 

@@ -1,6 +1,6 @@
-"""Audit of the scalar operand of tile / tensor ops: OPS.md tile.adds / muls / divs / maximums ...:
-"Tile[lhs.shape; lhs.dtype] (scalar narrowed to tile dtype)"; API.md 3.1: a tensor op promotes (tensor
-dtype, scalar dtype) (INT32 tensor + 1.5 -> FP32), a tile op keeps the tile's dtype."""
+"""Audit of the scalar operand of tile / tensor ops: tile.adds / muls / divs / maximums ... give
+Tile[lhs.shape; lhs.dtype], the scalar narrowed to the tile's dtype; a tensor op promotes (tensor dtype,
+scalar dtype) (INT32 tensor + 1.5 -> FP32), a tile op keeps the tile's dtype (docs/dsl.md, functions)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_int16_tile_adds_keeps_int16_and_wraps():
 # == tensor ops: tensor dtype and scalar dtype are promoted ==================================================
 @pytest.mark.parametrize("op,fn", [("add", np.add), ("mul", np.multiply), ("div", np.divide)])
 def test_int32_tensor_with_a_float_literal_is_computed_in_fp32(op, fn):
-    """(not sub: OPS.md tensor.subs keeps the tensor dtype)"""
+    """(not sub: tensor.subs keeps the tensor dtype)"""
     a = ints()
     prog = tensor_program({"a": a}, {"out": (a.shape, F32)}, f"r = pl.{op}(a, 2.5)\nout = pl.assemble(out, r, [0, 0])")
     check_exact(prog, {"a": a}, {"out": fn(a.astype(np.float64), 2.5).astype(F32)})
@@ -87,27 +87,27 @@ def test_int32_tensor_maximum_with_a_float_scalar_is_fp32():
 
 
 def test_int32_tensor_subs_float_keeps_int32():
-    """OPS.md tensor.subs: Tensor[lhs.shape; lhs.dtype] (scalar does not promote)."""
+    """tensor.subs gives Tensor[lhs.shape; lhs.dtype]: the scalar does not promote."""
     a = ints()
     prog = tensor_program({"a": a}, {"out": (a.shape, I32)}, "r = pl.tensor.subs(a, 2)\nout = pl.assemble(out, r, [0, 0])")
     check_exact(prog, {"a": a}, {"out": (a - 2).astype(I32)})
 
 
 def test_tensor_expands_keeps_the_target_dtype():
-    """OPS.md tensor.expands: Tensor[target.shape; target.dtype]: 2.75 into an INT32 tensor."""
+    """tensor.expands gives Tensor[target.shape; target.dtype]: 2.75 into an INT32 tensor."""
     a = ints()
     prog = tensor_program({"a": a}, {"out": (a.shape, I32)}, "r = pl.tensor.expands(a, 2)\nout = pl.assemble(out, r, [0, 0])")
     check_exact(prog, {"a": a}, {"out": np.full(a.shape, 2, I32)})
 
 
 def test_tile_expands_promotes_target_and_scalar():
-    """OPS.md tile.expands: Tile[target.shape; promote(target,scalar)]: FP16 target, FP32 literal -> FP32."""
+    """tile.expands gives Tile[target.shape; promote(target, scalar)]: FP16 target, FP32 literal -> FP32."""
     a = np.zeros((2, 32), F16)
     prog = tile_program({"a": a}, {"out": (a.shape, F32)}, "r = pl.tile.expands(a_t, 0.1)\nout = pl.store(r, [0, 0], out)")
     check_exact(prog, {"a": a}, {"out": np.full(a.shape, F32(0.1), F32)})
 
 
-# == mixed-dtype binary ops: OPS.md promote(a, b) = same dtype -> it; float beats int; else more bits wins;
+# == mixed-dtype binary ops: promote(a, b) = same dtype -> it; float beats int; else more bits wins;
 #    equal bits -> the signed int ==========================================================================
 def _mixed(values, dtype):
     return np.resize(np.array(values, dtype=object), 64).reshape(2, 32).astype(dtype)

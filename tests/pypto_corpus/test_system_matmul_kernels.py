@@ -1,4 +1,4 @@
-"""PyPTO-style kernels of the system_matmul family (issue 14): launch queries, barriers / flags / task ids,
+"""PyPTO-style kernels of the system_matmul family: launch queries, barriers / flags / task ids,
 matmuls with out_dtype / a_trans / b_trans, and MX matmuls. Each builder reads its closure values; the
 expected outputs are numpy formulas written here."""
 

@@ -1,6 +1,6 @@
-"""PyPTO-style kernels of the views / allocation family (issue 14): tri masks, concat, fillpad (and its
+"""PyPTO-style kernels of the views / allocation family: tri masks, concat, fillpad (and its
 _expand / _inplace forms), tensor set_validshape / view / ci / random / create_l1, alloc, and matmul_acc
-into a window of an Acc tile (issue 14 item 4). Each kernel is built by a parametrised builder whose closure
+into a window of an Acc tile. Each kernel is built by a parametrised builder whose closure
 values the DSL reads, checked against a numpy formula written here, as written and after the default
 pipeline."""
 
@@ -530,13 +530,13 @@ def build_create_l1(m, k, n):
 def test_create_l1_stages_a_matmul_operand():
     a, b = data((16, 32)), data((32, 16))
     # compile=False: InferTileMemorySpace places the window loaded for the assemble into the L1 tile in Vec
-    # (tile.assemble declares no operand space, OPS.md), so ExpandMixedKernel finds a vector value read by the
-    # cube; placing an assemble's source in its target's space is a pass_tile change (requested).
+    # (tile.assemble declares no operand space: docs/reference/ops.md), so ExpandMixedKernel finds a vector value read by the
+    # cube; placing an assemble's source in its target's space is a pass_tile change.
     check_kernel(build_create_l1(16, 32, 16), {"a": a, "b": b, "out": zeros((16, 16))},
                  {"out": (a.astype(np.float64) @ b).astype(np.float32)}, compile=False)
 
 
-# -- matmul_acc into a window of an Acc tile (issue 14 item 4) -------------------------------------------------------
+# -- matmul_acc into a window of an Acc tile ------------------------------------------------------------------------
 def build_acc_window(m, k, n, row):
     half = m // 2
 

@@ -226,7 +226,7 @@ def test_every_program_has_a_named_core_group_scope_with_a_region():
         assert "pl.split_aiv(2, mode=pl.SplitMode." in text, path.name
 
 
-# Defects this corpus found, open in issue 10's note (strict: a fix makes the xfail fail, so drop it then).
+# Defects this corpus found, still open (strict: a fix makes the xfail fail, so drop it then).
 KNOWN_DEFECTS: dict[str, str] = {}
 
 

@@ -2,7 +2,7 @@
 the `tile` preset plus `lower_auto_vector_split` (round trip + check-run + the verifiers after every pass).
 
 The mixed kernels become split_aiv functions whose vector work the two AIV lanes share; pure-cube and
-pure-vector kernels pass through (seed 003, "作用范围"). A kernel the split must reject (a reduction over
+pure-vector kernels pass through (docs/passes/lower_auto_vector_split.md, scope). A kernel the split must reject (a reduction over
 the split axis) is listed with the reason and its error is matched.
 """
 

@@ -1,6 +1,6 @@
 """The IR builders an op namespace's plugins registered, as `pypto.ir.op.<ns>_ops.<name>`.
 
-A builder called without `span` gets the caller's line (API.md 3.6: "span defaults to the caller location"), so a
+A builder called without `span` gets the caller's line (as in PyPTO, where span defaults to the caller location), so a
 pass's error about IR a test built by hand points at the line that built it. The DSL parser calls the registered
 functions directly with its own spans.
 """

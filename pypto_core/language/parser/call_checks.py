@@ -1,5 +1,5 @@
-"""Arguments of a `self.f(...)` call against the callee's parameters (issue 15: an FP16 tensor passed for an
-INDEX one was accepted, and tile lowering then computed something else)."""
+"""Arguments of a `self.f(...)` call against the callee's parameters (unchecked, an FP16 tensor passed for an
+INDEX one would be accepted, and tile lowering would then compute something else)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _kind(t: T.Type) -> str:
     if isinstance(t, T.ScalarType):
         return "scalar"
     if isinstance(t, T.TupleType):
-        return "tuple"  # a list literal `[3]` passed for a tensor (campaign seed 46)
+        return "tuple"  # a list literal `[3]` passed for a tensor
     return ""
 
 

@@ -441,7 +441,7 @@ class ExprParser(SliceParser):
                 self.fail(ParserSyntaxError, f"a call of '{name}' takes no keyword '{kw.arg}' "
                                              f"(only attrs={{...}})", kw)
         tagged = [v for v in self.tagged_in(args) if not any(v is w for w in attrs.get("dump_vars", ()))]
-        if tagged:  # a dispatch consuming dump-tagged tensors lists them (API.md 2.10)
+        if tagged:  # a dispatch consuming dump-tagged tensors lists them (docs/dsl.md, scopes: pl.at)
             attrs["dump_vars"] = [*attrs.get("dump_vars", ()), *tagged]
         ret: T.Type = T.UnknownType()
         if callee is not None:

@@ -1,4 +1,4 @@
-"""Resource limits of the text path (issue 15): each bound gives a located ParserError, never a crash.
+"""Resource limits of the text path (docs/limits.md, the text path): each bound gives a located ParserError, never a crash.
 
 * text size: MAX_TEXT_BYTES (16 MiB) of UTF-8;
 * characters: no NUL byte, no lone surrogate (neither can be written to a file as UTF-8);

@@ -45,7 +45,7 @@ class LoopParser(StmtParser):
         for b, a in zip(bounds, call.args):
             dtype = b.type.dtype  # type: ignore[attr-defined]
             if dtype.is_float() or dtype.is_bool():
-                # Campaign seed 47: pl.range(1e30) reached ConvertToSSA as a float bound.
+                # Unchecked, pl.range(1e30) would reach ConvertToSSA as a float bound (docs/dsl.md, loops and carries).
                 self.fail(ParserTypeError, f"a loop bound must be an integer, got '{ast.unparse(a)}' of type "
                                            f"{b.type}", a, hint="write an integer constant or an INDEX / INT scalar "
                                                                 "(pl.cast(v, pl.INDEX) converts a value)")
@@ -59,7 +59,7 @@ class LoopParser(StmtParser):
         attrs: dict[str, Any] = {}
         for kw in call.keywords:
             if kw.arg == "init_values" and kind is ForKind.Unroll:
-                # docs/dsl.md, loops and carries: an unrolled loop is copied out, it carries nothing (issue 13, ConvertToSSA item 3).
+                # docs/dsl.md, loops and carries: an unrolled loop is copied out, it carries nothing.
                 self.syntax_error("pl.unroll does not accept 'init_values='", kw,
                                   hint="carry values with pl.range(..., init_values=...), or rebind an outer "
                                        "variable in the body of the pl.unroll loop")
@@ -134,7 +134,7 @@ class LoopParser(StmtParser):
         for ia, (name, typ, tnode) in zip(iter_args, frame.yield_targets or ()):
             a, b = ia.type, typ
             if isinstance(a, T.ScalarType) != isinstance(b, T.ScalarType):
-                # Campaign seed 45: a tensor yielded into a carry started from a scalar reached the tile lowering.
+                # Unchecked, a tensor yielded into a carry started from a scalar would reach the tile lowering.
                 self.fail(ParserTypeError, f"the loop carries '{ia.name_hint}' as {a} but yields a {b} value into "
                                            f"'{name}'", tnode,
                           hint="yield a value of the carry's kind (scalar or tensor / tile), or start the carry "
@@ -142,7 +142,7 @@ class LoopParser(StmtParser):
             if isinstance(a, (T.TensorType, T.TileType)) and isinstance(b, (T.TensorType, T.TileType)) and \
                     (type(a) is not type(b) or a.dtype is not b.dtype or not dims_compatible(a.shape, b.shape)):
                 # The loop's result is the yielded value, or the init when it runs zero times: one type for both
-                # (campaign seed 34: a [1, 32] value yielded into a [16, 32] carry).
+                # (e.g. a [1, 32] value yielded into a [16, 32] carry).
                 self.fail(ParserTypeError, f"the loop carries '{ia.name_hint}' as {a} but yields a {b} value into "
                                            f"'{name}'", tnode,
                           hint="yield a value of the carry's type, or start the carry from a value of the yielded type")
@@ -250,7 +250,7 @@ class LoopParser(StmtParser):
         if in_place:
             self.emit(region)
         else:
-            tagged = self.tagged_in([region])  # forward-sticky dump tags join the wrapper (API.md 2.9)
+            tagged = self.tagged_in([region])  # forward-sticky dump tags join the wrapper (docs/dsl.md, scopes: pl.at)
             self.emit(S.InCoreScopeStmt(SplitMode.NONE, "", body=region, span=self.span(node),
                                         attrs={"dump_vars": tagged} if tagged else None))
 

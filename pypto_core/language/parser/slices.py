@@ -1,4 +1,4 @@
-"""Python subscripts on tensors and tiles (docs/dsl.md, scopes; OPS.md `tensor.slice` / `tile.slice`).
+"""Python subscripts on tensors and tiles (docs/dsl.md, scopes; docs/reference/ops.md, `tensor.slice` / `tile.slice`).
 
 `t[:, 0:HALF]` builds what `pl.slice(t, [rows, HALF], [0, 0])` builds (`tensor.slice` or `tile.slice` by
 operand); an integer index keeps extent 1 and drops the axis, numpy-style, as

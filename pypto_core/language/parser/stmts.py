@@ -109,8 +109,9 @@ class StmtParser(ExprParser):
 
     def _check_returned(self, values: list[E.Expr], node: ast.Return) -> None:
         """What a `return` gives matches the return annotation: as many values, each of its kind and dtype and
-        of compatible dims (campaign seed 52: an FP16 value returned under `-> pl.Tensor[..., pl.INT64]` was
-        read as INT64 by the caller and computed another result after the passes)."""
+        of compatible dims (docs/dsl.md, functions; unchecked, an FP16 value returned under
+        `-> pl.Tensor[..., pl.INT64]` would be read as INT64 by the caller and compute another result after the
+        passes)."""
         declared = self.declared_returns
         if not declared:
             return
@@ -216,7 +217,7 @@ class StmtParser(ExprParser):
 
     def dump_tag(self, call: ast.Call) -> None:
         """`pl.dump_tag(t)`: parse-time, no IR; every later scope or dispatch of this function consuming `t` lists
-        it in its `dump_vars` (API.md 2.10, docs/dsl.md)."""
+        it in its `dump_vars` (docs/dsl.md, scopes: pl.at)."""
         if self.func_type not in DISPATCHING_TYPES:
             self.fail(ParserSyntaxError, f"pl.dump_tag marks tensors of host-side code; '{self.func_name}' is "
                                          f"{self.func_type.name}", call,
@@ -351,8 +352,8 @@ class StmtParser(ExprParser):
                              ann, inferred, node)
             if ann.memory_space is not None and inferred.memory_space is not None and \
                     ann.memory_space is not inferred.memory_space:
-                # Campaign seed 52: `t: pl.Tile[..., pl.Mem.Left] = pl.tile.load(..., target_memory=pl.Mem.Vec)`
-                # took the annotation's space, and the passes and the machine each read a different one.
+                # Unchecked, `t: pl.Tile[..., pl.Mem.Left] = pl.tile.load(..., target_memory=pl.Mem.Vec)` would
+                # take the annotation's space, and the passes and the machine would each read a different one.
                 self.fail(ParserTypeError, f"the annotation places the tile in {ann.memory_space.name}, but the value "
                                            f"is in {inferred.memory_space.name}", node,
                           hint=f"write pl.Mem.{inferred.memory_space.name} in the annotation, or change where the op "
@@ -430,7 +431,7 @@ class StmtParser(ExprParser):
             self.syntax_error("pl.yield_ takes positional values only", call)
         if frame.kind in ("for", "while"):
             # Lanes fork in a region: its body has no one value per loop iteration to yield; a pl.at scope's
-            # body becomes a kernel, which cannot give its caller's loop the next values (campaign seed 36).
+            # body becomes a kernel, which cannot give its caller's loop the next values.
             at = next(i for i, f in enumerate(self.frames) if f is frame)  # by identity: frames compare equal
             inner = next((f.kind for f in self.frames[at + 1:] if f.kind in _SCOPE_KINDS), None)
             if inner is not None:
@@ -523,12 +524,12 @@ class StmtParser(ExprParser):
         return merged
 
     def _check_bare_yields(self, frame: Frame) -> None:
-        """A branch's bare pl.yield_ (PyPTO's printed form of a merge yield inside a region, API.md 8.5) gives
-        the names the other branch's yield binds: as many values, of their types (campaign seed 38: one of
-        another shape printed under the other branch's annotation and did not parse back)."""
+        """A branch's bare pl.yield_ (PyPTO's printed form of a merge yield inside a region; docs/dsl.md, if and
+        yield) gives the names the other branch's yield binds: as many values, of their types (unchecked, one of
+        another shape would print under the other branch's annotation and not parse back)."""
         if frame.yield_targets is None:
             for values, node in frame.bare_yields:
-                if values:  # campaign seed 50: the if got no results, its branch yielded two (SSAForm failed)
+                if values:  # unchecked, the if would get no results while its branch yields them (SSAForm fails)
                     self.syntax_error(f"this pl.yield_ gives {len(values)} value(s), but no branch of the if names "
                                       f"its results", node,
                                       hint="bind them in every branch (`a, b = pl.yield_(...)`), or, to carry a "

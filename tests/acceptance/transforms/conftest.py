@@ -1,4 +1,4 @@
-"""tests/ut/ir/transforms/conftest.py of PyPTO: every transforms test runs on Ascend950."""
+"""As in PyPTO's unit tests of the transforms: every transforms test runs on Ascend950."""
 
 from __future__ import annotations
 

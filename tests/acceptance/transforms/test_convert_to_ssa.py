@@ -1,4 +1,4 @@
-"""ConvertToSSA in the style of PyPTO's tests/ut/ir/transforms/test_convert_to_ssa.py.
+"""ConvertToSSA in the style of PyPTO's unit tests of ConvertToSSA.
 
 Before/Expected programs are decorated classes defined inside the test methods; Expected is written
 already in SSA shape (fresh names everywhere), and is compared both as written and after its own
@@ -306,7 +306,7 @@ class TestForLoops:
 
         After = _check(Before, Expected)
         text = _fn_text(After, "main")
-        # API.md 8.7: "keeps user-written iter-arg and yield-target names (`acc`, `out1`) unchanged"
+        # User-written iter-arg and yield-target names (`acc`, `out1`) are kept (docs/passes/convert_to_ssa.md)
         assert "for i__idx_v0, (acc,) in pl.range(4, init_values=(init__ssa_v0,)):" in text
         assert "out1: pl.Tensor[[64], pl.FP32] = pl.yield_(nxt__ssa_v0)" in text
         assert text.endswith("return out1")
@@ -330,8 +330,7 @@ class TestForLoops:
         assert "a2, b2 = pl.yield_(na__ssa_v0, nb__ssa_v0)" in text
 
     def test_user_carry_plus_synthesized_carry(self):
-        # ambiguous: API.md does not say where a synthesised carry goes relative to user iter args;
-        # appending after the user's slots is the natural reading.
+        # A synthesised carry goes after the user's iter args (docs/passes/convert_to_ssa.md, what it does).
         @pl.program
         class Before:
             @pl.function
@@ -650,7 +649,7 @@ class TestWhile:
                     k_rv, s_rv = pl.yield_(k1, s1)
                 return s_rv
 
-        # Issue 13, ConvertToSSA item 1: synthesised carries are ordered by name (PyPTO), so `k` before `s`
+        # Synthesised carries are ordered by name (PyPTO; docs/passes/convert_to_ssa.md), so `k` before `s`
         # although `s` is assigned first.
         _check(Before, Expected)
 
@@ -778,7 +777,8 @@ class TestScopesTransparent:
 
         After = passes.convert_to_ssa()(Before)
         text = _fn_text(After, "main")
-        # API.md 8.5: the phi yield of a branch whose whole body is one region sits inside the region
+        # PyPTO's printed form: the phi yield of a branch whose whole body is one region sits inside the region
+        # (docs/dsl.md, if and yield)
         assert re.search(r"out__phi_v\d+: pl\.Tensor\[\[128, 64\], pl\.FP32\] = pl\.yield_\(out__ssa_v0\)", text), text
 
 
@@ -839,10 +839,10 @@ class TestMoreControlFlow:
         _check(Before, Expected)
 
     def test_unroll_loop_with_carry_under_default_context(self):
-        # API.md 5.4: "a printer failure whose first line contains "does not support iter_args" only
-        # warns" -- PyPTO's roundtrip instrument tolerates carried loops the DSL cannot spell
-        # (`pl.unroll` takes no init_values, API.md 2.6; issue 13, ConvertToSSA item 3). ConvertToSSA still
-        # carries through an unroll loop (PyPTO does), and the roundtrip only warns.
+        # PyPTO's roundtrip instrument only warns on a printer failure whose first line contains "does not
+        # support iter_args": it tolerates carried loops the DSL cannot spell (`pl.unroll` takes no init_values,
+        # docs/passes/convert_to_ssa.md, errors). ConvertToSSA still carries through an unroll loop (PyPTO does),
+        # and the roundtrip only warns.
         @pl.program
         class Before:
             @pl.function
@@ -857,11 +857,11 @@ class TestMoreControlFlow:
         loop = ir.flatten_to_stmts(After.get_function("main").body)[1]
         assert loop.kind == ir.ForKind.Unroll and len(loop.iter_args) == 1
 
-    @pytest.mark.xfail(reason='ConvertToSSA rejects any loop that rebinds an outer name and contains break/continue (not a rejection listed in API.md/README)', strict=True)
+    @pytest.mark.xfail(reason='ConvertToSSA rejects any loop that rebinds an outer name and contains break/continue (a rejection PyPTO does not list)', strict=True)
     def test_break_in_loop_that_rebinds(self):
-        # ambiguous: API.md lists `break`/`continue` in pl.range loops as valid DSL (2.6) and names only two
-        # ConvertToSSA rejections (README: a `__` name; a value defined in a loop/branch and used after);
-        # pypto rejects any loop that rebinds an outer name and contains break/continue.
+        # ambiguous: PyPTO allows `break`/`continue` in pl.range loops and names only two ConvertToSSA
+        # rejections (a `__` name; a value defined in a loop/branch and used after); pypto rejects any loop
+        # that rebinds an outer name and contains break/continue (docs/passes/convert_to_ssa.md, errors).
         @pl.program
         class Before:
             @pl.function
@@ -877,12 +877,13 @@ class TestMoreControlFlow:
         diags = passes.PropertyVerifierRegistry.verify(passes.get_default_verify_properties(), After)
         assert [d for d in diags if d.severity == passes.DiagnosticSeverity.Error] == []
 
-    @pytest.mark.xfail(reason="ConvertToSSA appends the phi yield after a branch's split_aiv region instead of inside it (API.md 8.5 HEAD shape)", strict=True)
+    @pytest.mark.xfail(reason="ConvertToSSA appends the phi yield after a branch's split_aiv region instead of inside it (PyPTO's shape)", strict=True)
     def test_phi_yield_of_region_branch_sits_inside_region(self):
-        # API.md 8.5: "an if-branch whose whole body is one SplitAivScopeStmt gets its phi yield appended
+        # In PyPTO an if-branch whose whole body is one SplitAivScopeStmt gets its phi yield appended
         # **inside** the region, so it prints bare at region indentation while the other branch prints
-        # `x__phi_v4: T = pl.yield_(...)`".
-        # ambiguous: described as a case *seen* at HEAD, not as a rule.
+        # `x__phi_v4: T = pl.yield_(...)`.
+        # ambiguous: a case seen in PyPTO's output, not a stated rule; pypto moves the yield after the region
+        # (docs/passes/convert_to_ssa.md, what it does).
         @pl.program
         class Before:
             @pl.function
@@ -921,11 +922,11 @@ class TestMoreControlFlow:
 
 
 class TestSynthesisedOrder:
-    """Issue 13, ConvertToSSA item 1: synthesised iter_args / return_vars / phis are ordered by variable
-    name, after the ones the user declared (PyPTO's order), not by first assignment."""
+    """Synthesised iter_args / return_vars / phis are ordered by variable name, after the ones the user
+    declared (PyPTO's order), not by first assignment."""
 
     def test_while_carries_are_ordered_by_name(self):
-        # The example of the issue: `x` is assigned first, `k` sorts first.
+        # `x` is assigned first, `k` sorts first.
         @pl.program
         class Before:
             @pl.function
@@ -1074,7 +1075,7 @@ def _strict_use_after_def(program: ir.Program) -> list:
 
 
 class TestEscapingVariables:
-    """Issue 13, ConvertToSSA item 2: in IR built directly, a variable first assigned inside a loop body
+    """In IR built directly, a variable first assigned inside a loop body
     or one if branch and used after it is promoted (a carry / a phi) from the value visible before the
     statement that it is written into. The default context's UseAfterDef pre-check accepts the input;
     after ConvertToSSA the strict rule holds."""
@@ -1366,7 +1367,7 @@ class TestEscapingVariables:
 
 class TestUnrollInitValues:
     def test_unroll_with_init_values_is_rejected_at_the_keyword(self):
-        # Issue 13, ConvertToSSA item 3; API.md 2.6: "`pl.unroll` (Unroll; const bounds, no init_values)".
+        # `pl.unroll` takes const bounds and no init_values (docs/passes/convert_to_ssa.md, errors).
         src = ("import pypto.language as pl\n\n@pl.function\n"
                "def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n"
                "    for i, (a,) in pl.unroll(3, init_values=(x,)):\n"

@@ -1,4 +1,4 @@
-"""InferTileMemorySpace in the style of PyPTO's tests/ut/ir/transforms tests: decorated Before / Expected
+"""InferTileMemorySpace in the style of PyPTO's unit tests of the transforms: decorated Before / Expected
 programs, `passes.infer_tile_memory_space()(passes.convert_to_ssa()(Before))`, structural comparison,
 under PyPTO's default context (verification before/after + round trip) on Ascend950."""
 
@@ -117,7 +117,7 @@ class TestInferTileMemorySpace:
         ir.assert_structural_equal(After, passes.convert_to_ssa()(Expected))
 
     def test_tile_parameter_without_memory_space_is_a_user_error(self):
-        # The program's own mistake, not a pass's: a ValueError naming the fix (campaign seed 35).
+        # The program's own mistake, not a pass's: a ValueError naming the fix (docs/passes/infer_tile_memory_space.md, errors).
         t = ir.Var("t", ir.TileType([16, 16], pl.FP32))
         prog = ir.Program([ir.Function("k", [t], [], ir.ReturnStmt([]), type=ir.FunctionType.InCore)], "P")
         with pytest.raises(ValueError, match="pass a tensor and load it inside the kernel") as info:

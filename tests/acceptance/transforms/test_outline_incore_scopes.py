@@ -1,7 +1,8 @@
-"""OutlineIncoreScopes in the style of PyPTO's tests/ut/ir/transforms/test_outline_incore_scopes.py.
+"""OutlineIncoreScopes in the style of PyPTO's unit tests of OutlineIncoreScopes.
 
 Before and Expected are decorated classes; Expected is written in natural user style and run through
-convert_to_ssa before the structural comparison (seed 000 + API.md A.1-A.3).
+convert_to_ssa before the structural comparison (the rules of docs/passes/outline_incore_scopes.md, and
+PyPTO's worked examples).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _dirs(func: ir.Function) -> dict[str, ir.ParamDirection]:
     return {p.name_hint.split("__")[0]: d for p, d in zip(func.params, func.param_directions)}
 
 
-# The Appendix A golden texts live in one place (tests/acceptance/appendix_golden.py).
+# The golden texts of PyPTO's worked examples live in one place (tests/acceptance/appendix_golden.py).
 GOLDEN = runpy.run_path(str(Path(__file__).resolve().parents[1] / "appendix_golden.py"))
 A1_TEXT = GOLDEN["A1_OUTLINED"]
 A3_PARSED_TEXT = GOLDEN["A3_AS_PARSED"]
@@ -282,7 +283,8 @@ class TestOutlineNaming:
                 return out
 
         After = _outline(Before)
-        # seed 000: "同一函数内两个 scope 共用一个 name_hint 时，追加数字后缀： my_kernel、my_kernel_0"
+        # Two scopes of one function sharing a name_hint get a numeric suffix: my_kernel, my_kernel_0
+        # (docs/passes/outline_incore_scopes.md, names).
         assert _names(After) == ["main", "my_kernel", "my_kernel_0"]
         calls = [s.value.op.name for s in _stmts(After.get_function("main")) if isinstance(s, ir.AssignStmt)]
         assert calls == ["my_kernel", "my_kernel_0"]
@@ -305,7 +307,8 @@ class TestOutlineNaming:
                 return out
 
         After = _outline(Before)
-        # seed 000: "single_a → dup_scope，single_b → single_b_dup_scope"
+        # A clash across functions gets the `{fn}_` prefix: single_a -> dup_scope, single_b -> single_b_dup_scope
+        # (docs/passes/outline_incore_scopes.md, names).
         assert _names(After) == ["dup_scope", "single_a", "single_b", "single_b_dup_scope"]
         a_call = _stmts(After.get_function("single_a"))[0].value
         b_call = _stmts(After.get_function("single_b"))[0].value
@@ -338,8 +341,8 @@ class TestOutlineNaming:
         assert _names(After) == ["f", "f_incore_0", "g", "g_incore_0", "g_incore_1"]
 
     def test_default_name_does_not_clash_with_existing_function(self):
-        # ambiguous: seed 000 only says outlined names share one program-level namespace and clashes
-        # "are resolved automatically"; the new kernel must simply not replace the user's function.
+        # ambiguous: the rule only says outlined names share one program-level namespace and clashes are
+        # resolved automatically; the new kernel must simply not replace the user's function.
         @pl.program
         class Before:
             @pl.function(type=pl.FunctionType.InCore)
@@ -404,7 +407,7 @@ class TestOutlineOutputs:
                 return r
 
         # ambiguous: the caller-side projection of a tuple result (one tuple temp + TupleGetItem per
-        # output, as the parser builds for `a, b = self.f(...)`) is the natural reading of seed 000.
+        # output, as the parser builds for `a, b = self.f(...)`) is the natural reading of the outlining rules.
         After = _outline(Before)
         k = After.get_function("main_incore_0")
         ret = _stmts(k)[-1]
@@ -460,7 +463,8 @@ class TestOutlineOutputs:
 
     def test_store_target_not_used_after_is_still_exported(self):
         # ambiguous: whether a store target that is never read after the scope is still returned and
-        # rebound; seed 000 says the write-target's new name is bound to the call result.
+        # rebound; the write-target's new name is bound to the call result (docs/passes/outline_incore_scopes.md,
+        # example).
         @pl.program
         class Before:
             @pl.function
@@ -549,9 +553,8 @@ class TestOutlineTensorLevel:
                 out1 = self.main_incore_0(x, s, out)
                 return out1
 
-        # ambiguous: an output produced by an inner call on an Out param -- seed 000 says "其余输出通过
-        # 共享的 return_lineage 工具追踪" (other outputs are traced through return lineage), so the kernel
-        # might return the param `out` itself instead of the call result.
+        # ambiguous: an output produced by an inner call on an Out param -- other outputs are traced through
+        # return lineage, so the kernel might return the param `out` itself instead of the call result.
         After = _outline(Before)
         k = After.get_function("main_incore_0")
         assert _dirs(k) == {"x": ir.ParamDirection.In, "s": ir.ParamDirection.In, "out": ir.ParamDirection.Out}
@@ -579,7 +582,7 @@ class TestOutlineTensorLevel:
 
         After = _outline(Before)
         k = After.get_function("main_incore_0")
-        # seed 000: "kernel 内部分配的输出保留其 SSA 值" -- no param, the SSA value is returned
+        # An output the kernel allocates keeps its SSA value -- no param, the SSA value is returned
         assert [p.name_hint.split("__")[0] for p in k.params] == ["x"]
         ret = _stmts(k)[-1]
         assert ret.value[0].name_hint.startswith("buf")
@@ -726,7 +729,7 @@ class TestOutlineControlFlow:
                 return out_rv
 
         After = _compare(Loop, Expected)
-        # seed 000, the transformed text of this exact example:
+        # The transformed text of this example:
         text = ir.python_print(After, concise=True, format=False)
         lines = text.splitlines()
         start = next(n for n, line in enumerate(lines) if line.startswith("    def k(self"))
@@ -894,7 +897,7 @@ class TestOutlineControlFlow:
         After = _outline(Before)
         outer = _stmts(After.get_function("k"))[0]
         assert isinstance(outer, ir.ForStmt)
-        # seed 000 table: inner carry for `scratch` is not threaded out of the outer loop
+        # The inner carry for `scratch` is not threaded out of the outer loop
         assert [v.name_hint.split("__")[0] for v in outer.iter_args] == ["out"]
         inner = [s for s in ir.flatten_to_stmts(outer.body) if isinstance(s, ir.ForStmt)][0]
         assert [v.name_hint.split("__")[0] for v in inner.iter_args] == ["scratch"]
@@ -1172,7 +1175,8 @@ class TestOutlineControlFlow:
         After = _outline(Before)
         assert "__FREE_VAR" not in ir.python_print(After)
         k = After.get_function("k_incore_0")
-        # seed 000: "store 目标输出直接返回对应参数" -- the kernel returns the param it stores into, once
+        # A store target output returns its parameter (docs/passes/outline_incore_scopes.md, parameters) --
+        # the kernel returns the param it stores into, once
         ret = _stmts(k)[-1]
         assert isinstance(ret, ir.ReturnStmt) and len(ret.value) == 1
         out_param = [p for p in k.params if p.name_hint.startswith("out")][0]
@@ -1290,7 +1294,8 @@ class TestOutlineParamDirections:
 
         After = _outline(Before)
         k = After.get_function("main_incore_0")
-        # seed 000: any op declared Write (tensor.write included) promotes the param from In
+        # Any op declared Write (tensor.write included) promotes the param from In
+        # (docs/passes/outline_incore_scopes.md, parameters)
         assert _dirs(k) == {"a": ir.ParamDirection.In, "b": ir.ParamDirection.Out}
 
     def test_callee_slots(self):
@@ -1311,7 +1316,7 @@ class TestOutlineParamDirections:
 
         After = _outline(Before)
         d = _dirs(After.get_function("main_incore_0"))
-        # seed 000: read flag from In/InOut callee slots, write flag from Out/InOut slots
+        # Read flag from In/InOut callee slots, write flag from Out/InOut slots
         assert d == {"a": ir.ParamDirection.In, "w": ir.ParamDirection.Out, "both": ir.ParamDirection.InOut}
 
 
@@ -1404,7 +1409,8 @@ class TestOutlineSplitAiv:
         return _outline(P).get_function("main_incore_0").attrs
 
     def test_split_attrs_table(self):
-        # seed 000 table
+        # The split attrs of a kernel, by the modes of its regions (docs/passes/outline_incore_scopes.md,
+        # attributes)
         assert self._attrs_for(("UP_DOWN", "UP_DOWN")) == {"split_aiv": True, "split": 1}
         assert self._attrs_for(("LEFT_RIGHT",)) == {"split_aiv": True, "split": 2}
         assert self._attrs_for(("NONE",)) == {"split_aiv": True}
@@ -1437,7 +1443,7 @@ class TestOutlineSplitAiv:
                 return out
 
         body = _stmts(P.get_function("main"))
-        assert isinstance(body[0], ir.InCoreScopeStmt)  # API.md 2.9: synthesised wrapper
+        assert isinstance(body[0], ir.InCoreScopeStmt)  # the parser's synthesised wrapper
         assert body[0].split == pl.SplitMode.NONE
         After = _outline(P)
         assert _names(After) == ["main", "main_incore_0"]
@@ -1488,8 +1494,8 @@ class TestOutlineSplitAiv:
         text = ir.python_print(P, format=False)
         assert "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):" in text
         After = _outline(P)
-        # ambiguous: API.md/seed 000 call the scope's split "函数级 AUTO split"; the natural reading is
-        # that it becomes the kernel's `split` attr.
+        # The scope's split is a function-level AUTO split: it becomes the kernel's `split` attr
+        # (docs/passes/outline_incore_scopes.md, attributes).
         assert After.get_function("main_incore_0").attrs.get("split") == 1
 
 
@@ -1557,7 +1563,7 @@ class TestOutlineDynamicDims:
                         out = pl.store(t, [i * 64, 0], out)
                 return out
 
-        # The parser folds the same read in an Orchestration body (seed 000), so writing Expected as
+        # The parser folds the same read in an Orchestration body, so writing Expected as
         # Orchestration with the read gives the folded form.
         @pl.program
         class Expected:
@@ -1585,7 +1591,7 @@ class TestOutlineDynamicDims:
 
 class TestOutlineScalarParamDims:
     def test_scalar_param_used_as_dim(self):
-        # API.md 2.3: "Shape dims: ... names of scalar params / dynamic vars → that Var"
+        # A shape dim naming a scalar param or a dynamic var is that Var
         @pl.program
         class Before:
             @pl.function
@@ -1663,10 +1669,10 @@ class TestOutlineVerification:
 
 
 class TestOutlinePyPTOParity:
-    """Issue 13, OutlineIncoreScopes items 4-9: where pypto compiled a PyPTO program to different IR."""
+    """Programs that pypto must compile to the IR PyPTO gives them."""
 
     def test_if_merge_the_user_wrote_is_the_slot(self):
-        # item 4, seed 000 carry table: a target that already has a slot on the statement gets no new
+        # A target that already has a slot on the statement gets no new
         # one. The user rebinds `out` in the branch, so ConvertToSSA already merges it (`out__phi_v2`).
         @pl.program
         class Before:
@@ -1702,8 +1708,8 @@ class TestOutlinePyPTOParity:
         assert "out__phi_v4" not in text, text
 
     def test_if_merge_the_user_wrote_after_a_later_rebinding(self):
-        # item 4: the phi yields a later version of the same buffer (the user assembles into `out`
-        # after the scope), so it still is `out`'s slot (return lineage, seed 000).
+        # The phi yields a later version of the same buffer (the user assembles into `out`
+        # after the scope), so it still is `out`'s slot (return lineage).
         @pl.program
         class Before:
             @pl.function
@@ -1736,7 +1742,7 @@ class TestOutlinePyPTOParity:
         _compare(Before, Expected)
 
     def test_if_inside_loop_on_the_loop_iter_arg(self):
-        # item 4: the target is the loop's iter_arg (no new loop slot) and the if already merges it
+        # The target is the loop's iter_arg (no new loop slot) and the if already merges it
         # (no new phi): one iter_arg, one phi.
         @pl.program
         class Before:
@@ -1775,7 +1781,7 @@ class TestOutlinePyPTOParity:
         assert (len(loop.iter_args), len(branch.return_vars)) == (1, 1)
 
     def test_counter_advances_for_named_scopes(self):
-        # item 5: `{fn}_incore_{k}` counts every outlined scope of the function, named ones included.
+        # `{fn}_incore_{k}` counts every outlined scope of the function, named ones included.
         @pl.program
         class Before:
             @pl.function
@@ -1811,13 +1817,13 @@ class TestOutlinePyPTOParity:
                 return out2
 
         After = _compare(Before, Expected)
-        # function names are not compared structurally (API.md 4.6): check them by name
+        # function names are not compared structurally (docs/architecture.md, the core): check them by name
         assert _names(After) == ["first", "main", "main_incore_1"]
         calls = [s.value.op.name for s in _stmts(After.get_function("main")) if isinstance(s, ir.AssignStmt)]
         assert calls == ["first", "main_incore_1"]
 
     def test_kernel_without_outputs_has_no_return(self):
-        # item 6: nothing the scope computes is used after it and it writes nothing.
+        # Nothing the scope computes is used after it and it writes nothing.
         @pl.program
         class Before:
             @pl.function
@@ -1847,8 +1853,8 @@ class TestOutlinePyPTOParity:
         assert "return" not in text and "->" not in text, text
 
     def test_only_tile_store_gets_the_store_alias(self):
-        # item 7, API.md A.1: `<target>__store` binds a tile.store result; tensor.assemble and
-        # tensor.write into a parameter stay as written (their targets are still Out, seed 000).
+        # `<target>__store` binds a tile.store result; tensor.assemble and tensor.write into a parameter stay
+        # as written (their targets are still Out; docs/passes/outline_incore_scopes.md, parameters).
         @pl.program
         class Before:
             @pl.function
@@ -1883,7 +1889,7 @@ class TestOutlinePyPTOParity:
         assert "c__store" in text and "big__store" not in text and "b__store" not in text, text
 
     def test_param_keeps_tensor_view_and_folded_dims_leave_no_binding(self):
-        # item 8, seed 000 "绑定语句已折叠消失": the dim reads fold onto M wherever they are (in a loop,
+        # The dim reads fold onto M wherever they are (in a loop,
         # in the scope) and their bindings disappear; the slice's TensorView follows the fold, and the
         # kernel parameter keeps the captured variable's whole type, view included.
         @pl.program
@@ -1899,7 +1905,7 @@ class TestOutlinePyPTOParity:
                         out = pl.store(t, [m2 - m2, 0], out)
                 return out
 
-        # Written as Orchestration, the parser folds the same reads (seed 000: both paths give one IR).
+        # Written as Orchestration, the parser folds the same reads (both paths give one IR).
         @pl.program
         class Expected:
             @pl.function(type=pl.FunctionType.InCore)
@@ -1931,7 +1937,8 @@ class TestOutlinePyPTOParity:
         assert 'pl.dynamic("m' not in text, text
 
     def test_graph_function_is_outlined_and_stays_graph(self):
-        # item 9: a Graph parent is outlined like an Orchestration one and keeps its type.
+        # A Graph parent is outlined like an Orchestration one and keeps its type
+        # (docs/passes/outline_incore_scopes.md, function types).
         @pl.program
         class Before:
             @pl.function(type=pl.FunctionType.Graph)
@@ -1960,11 +1967,12 @@ class TestOutlinePyPTOParity:
         assert _names(After) == ["main", "main_incore_0"]
 
 
-class TestSeed000Overrides:
-    """Where seed 000 overrides PyPTO HEAD (issue 13's preamble): one test per rule, naming it."""
+class TestOutlineRulesOverPyPTO:
+    """Where pypto's outlining rules (docs/passes/outline_incore_scopes.md) differ from what PyPTO does: one
+    test per rule, naming it."""
 
     def test_write_direction_out_unless_the_body_reads(self):
-        # seed 000 "写方向：除非函数体读取，否则为 Out": a Write slot is not a read; reading the target
+        # A written parameter is Out unless the body reads it: a Write slot is not a read; reading the target
         # (or its store alias) makes it InOut; a ReadWrite slot (atomic store) keeps it InOut.
         @pl.program
         class Before:
@@ -2000,8 +2008,8 @@ class TestSeed000Overrides:
         _compare(Before, Expected)
 
     def test_store_target_in_loop_and_if_becomes_real_carry(self):
-        # seed 000 "贯穿控制流": a write target defined before a loop / if gets a loop carry / if merge
-        # (PyPTO HEAD leaves `out__ssa_v1` used out of scope, API.md 0.1 / A.2).
+        # Through control flow: a write target defined before a loop / if gets a loop carry / if merge
+        # (docs/passes/outline_incore_scopes.md, control flow; PyPTO leaves `out__ssa_v1` used out of scope).
         @pl.program
         class Before:
             @pl.function
@@ -2045,8 +2053,8 @@ class TestSeed000Overrides:
         _compare(Before, Expected)
 
     def test_scalar_live_out_hoisted_to_caller(self):
-        # seed 000 "标量输出外提到调用方" (PlanScalarOutputHoist): a pure scalar live-out moves before
-        # the call; a kernel never returns a scalar.
+        # Scalar outputs are hoisted to the caller (docs/passes/outline_incore_scopes.md, scalars): a pure
+        # scalar live-out moves before the call; a kernel never returns a scalar.
         @pl.program
         class Before:
             @pl.function
@@ -2077,7 +2085,7 @@ class TestSeed000Overrides:
         _compare(Before, Expected)
 
     def test_returns_ordered_by_parameter(self):
-        # seed 000 "参数化显式返回": every return is a distinct captured Out/InOut parameter, so returns,
+        # Explicit returns by parameter: every return is a distinct captured Out/InOut parameter, so returns,
         # return types and the caller's projections follow parameter order (a, q, p), not SSA order.
         @pl.program
         class Before:
@@ -2112,7 +2120,7 @@ class TestSeed000Overrides:
         _compare(Before, Expected)
 
     def test_kernel_allocated_output_keeps_its_ssa_value(self):
-        # seed 000 "kernel 内部分配的输出保留其 SSA 值": a tensor the kernel creates is returned as itself
+        # An output the kernel allocates keeps its SSA value: a tensor the kernel creates is returned as itself
         # (no parameter, no store alias: its target is not a parameter).
         @pl.program
         class Before:

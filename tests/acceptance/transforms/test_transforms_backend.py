@@ -1,4 +1,4 @@
-"""The transforms conftest selects Ascend950 for every test (API.md 5.2)."""
+"""The transforms conftest selects Ascend950 for every test, as in PyPTO's unit tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-# form: per-lane — UP_DOWN tile region written per lane (Appendix A.3): loads/stores addressed by aiv_id * 64.
+# form: per-lane — UP_DOWN tile region written per lane: loads/stores addressed by aiv_id * 64.
 import pypto.language as pl
 
 

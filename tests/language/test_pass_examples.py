@@ -1,6 +1,8 @@
-"""The DSL examples of the seeds, in the parseable spelling of API.md 0.1 (`pl.Tensor[...]` for `Tensor[...]`,
-`pl.add(x, 1.0)` for `x + 1` on tensors, `type=pl.FunctionType.InCore` for `scope_type=InCore`, parameter
-annotations where the seed elides them). Each must parse and survive print -> parse."""
+"""DSL examples of outlining (docs/passes/outline_incore_scopes.md), the AIV split
+(docs/passes/lower_auto_vector_split.md) and the lanes' dispatch (docs/passes/split_vector_kernel.md), in the
+parseable spelling (`pl.Tensor[...]` for `Tensor[...]`, `pl.add(x, 1.0)` for `x + 1` on tensors,
+`type=pl.FunctionType.InCore` for `scope_type=InCore`, parameter annotations where a sketch would elide them).
+Each must parse and survive print -> parse."""
 
 import textwrap
 
@@ -12,9 +14,9 @@ from pypto_core.language.roundtrip import assert_roundtrip, missing_ops
 
 T64 = "pl.Tensor[[64], pl.FP32]"
 
-SEEDS = {
-    # seed 000, "之前": an Opaque function with one InCore scope
-    "000_before": f"""
+EXAMPLES = {
+    # outlining, before: an Opaque function with one InCore scope
+    "outline_before": f"""
         import pypto.language as pl
 
         @pl.program
@@ -32,8 +34,8 @@ SEEDS = {
                 z = pl.add(result, 2.0)
                 return z
     """,
-    # seed 000, "之后": the outlined form, written callee-last as in the seed (hence the annotation)
-    "000_after": f"""
+    # outlining, after: the outlined form, written callee-last (hence the annotation)
+    "outline_after": f"""
         import pypto.language as pl
 
         @pl.program
@@ -57,8 +59,8 @@ SEEDS = {
                 result = pl.store(result_tile, [0], x)
                 return x  # store target: returns the param, not `result`
     """,
-    # seed 000, "多输出": a scope with two values used after it
-    "000_multiple_outputs": f"""
+    # outlining: a scope with two values used after it
+    "outline_multiple_outputs": f"""
         @pl.function
         def main(a: {T64}, b: {T64}, out: pl.Out[{T64}]) -> {T64}:
             with pl.at(level=pl.Level.CORE_GROUP):
@@ -71,8 +73,8 @@ SEEDS = {
             x = pl.add(out_a, out_a)
             return x
     """,
-    # seed 000: a store target written inside a loop, before and after (carried) outlining
-    "000_store_in_loop_before": """
+    # outlining: a store target written inside a loop, before and after (carried) outlining
+    "outline_store_in_loop_before": """
         @pl.function
         def k(a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
             for i in pl.range(4):
@@ -81,7 +83,7 @@ SEEDS = {
                     pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
             return out
     """,
-    "000_store_in_loop_after": """
+    "outline_store_in_loop_after": """
         import pypto.language as pl
 
         @pl.program
@@ -101,8 +103,8 @@ SEEDS = {
                     out__rv_v1 = pl.yield_(out__ssa_v1)
                 return out__rv_v1
     """,
-    # seed 000: a named scope next to a region, the split attrs table
-    "000_named_scope_with_slots": """
+    # outlining: a named scope next to a region, the split attrs table
+    "outline_named_scope_with_slots": """
         @pl.function
         def main(a: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
             with pl.at(level=pl.Level.CORE_GROUP, name_hint="fused_add", optimizations=[pl.cross_core_slot(slot_num=4)]):
@@ -111,8 +113,8 @@ SEEDS = {
                     out = pl.store(pl.add(t, 1.0), [aiv_id * 64, 0], out)
             return out
     """,
-    # seed 003: a per-lane scattered gather feeding the cube (with subscript assignment)
-    "003_sparse_kv": """
+    # split: a per-lane scattered gather feeding the cube (with subscript assignment)
+    "split_sparse_kv": """
         @pl.function
         def main(idx: pl.Tensor[[128], pl.INT32], pool: pl.Tensor[[4096, 512], pl.BF16],
                  q: pl.Tensor[[16, 128], pl.BF16], out: pl.Out[pl.Tensor[[16, 512], pl.FP32]]) -> pl.Tensor[[16, 512], pl.FP32]:
@@ -129,8 +131,8 @@ SEEDS = {
                 out = pl.store(res, [0, 0], out)
             return out
     """,
-    # seed 003: a hand-written scope inside an InCore function (the parser adds no wrapper there)
-    "003_scope_in_incore_function": """
+    # split: a hand-written scope inside an InCore function (the parser adds no wrapper there)
+    "split_scope_in_incore_function": """
         @pl.function(type=pl.FunctionType.InCore)   # pass 8 会跳过该函数
         def f(self, a: pl.Tensor[[128, 128], pl.FP32],
               c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
@@ -140,8 +142,8 @@ SEEDS = {
                     c = pl.store(pl.exp(pl.load(a, [base, 0], [64, 128])), [base, 0], c)
             return c
     """,
-    # seed 003: LowerAutoVectorSplit before / after on a mixed kernel
-    "003_lavs_before": """
+    # split: LowerAutoVectorSplit before / after on a mixed kernel
+    "split_lavs_before": """
         @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.UP_DOWN})
         def split_auto(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat],
                        out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
@@ -149,7 +151,7 @@ SEEDS = {
             y: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec] = pl.add(popped, popped)
             return pl.store(y, [0, 0], out_0)
     """,
-    "003_lavs_after": """
+    "split_lavs_after": """
         @pl.function(type=pl.FunctionType.InCore,
                      attrs={"split": pl.SplitMode.UP_DOWN, "split_aiv": True})
         def split_auto(qk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat], out_0: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
@@ -158,8 +160,8 @@ SEEDS = {
             y: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.add(popped, popped)
             return pl.store(y, [0 + subblock_idx * 64, 0], out_0)
     """,
-    # seed 003: an even split of a ragged box (13 valid rows of 16)
-    "003_ragged_even_split": """
+    # split: an even split of a ragged box (13 valid rows of 16)
+    "split_ragged_even_split": """
         @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.UP_DOWN, "split_aiv": True})
         def split_auto(qk: pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[13, 128])],
                        out_0: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
@@ -171,8 +173,8 @@ SEEDS = {
             out_store = pl.tile.store(popped, [0 + aiv_id * 7, 0], out_0)
             return out_store
     """,
-    # seed 003: a vector -> cube boundary keeps the full size
-    "003_gather_full_size": """
+    # split: a vector -> cube boundary keeps the full size
+    "split_gather_full_size": """
         @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.UP_DOWN, "split_aiv": True})
         def k(v: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec]) -> pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat]:
             gathered_mat: pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat] = pl.tile.aic_gather(v, split=1)
@@ -180,8 +182,8 @@ SEEDS = {
                                                                                   target_memory=pl.Mem.Mat)
             return gathered
     """,
-    # seed 002, example 1: an AIV half of a split pair
-    "002_split_aiv_tagging": """
+    # dispatch: an AIV half of a split pair
+    "dispatch_split_aiv_tagging": """
         @pl.function(type=pl.FunctionType.AIV,
                      attrs={"split": pl.SplitMode.UP_DOWN, "split_aiv": True})
         def main_aiv(self, out_0: pl.Out[pl.Tensor[[16, 128], pl.FP32]]):
@@ -189,8 +191,8 @@ SEEDS = {
             z_vec: pl.Tile[[8, 128], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=1)
             return pl.store(z_vec, [0 + subblock_idx * 8, 0], out_0)
     """,
-    # seed 002, example 2: dual AIV dispatch, before and after (lane 1 replays with empty tiles)
-    "002_dual_dispatch_before": """
+    # dispatch: dual AIV dispatch, before and after (lane 1 replays with empty tiles)
+    "dispatch_dual_before": """
         @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
         def main_aiv(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
                      out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
@@ -202,7 +204,7 @@ SEEDS = {
             pl.tpush_to_aic(summed, split=0)
             return out
     """,
-    "002_dual_dispatch_after": """
+    "dispatch_dual_after": """
         @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
         def main_aiv(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
                      out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
@@ -232,15 +234,16 @@ NEEDS = ("tile.get_subblock_idx", "tile.aiv_shard", "tile.aic_gather", "tile.gat
 
 
 @pytest.mark.skipif(bool(missing_ops(*NEEDS)), reason=f"ops not registered yet: {missing_ops(*NEEDS)}")
-@pytest.mark.parametrize("name", sorted(SEEDS))
-def test_seed_example_roundtrips(name):
-    assert_roundtrip(textwrap.dedent(SEEDS[name]))
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_roundtrips(name):
+    assert_roundtrip(textwrap.dedent(EXAMPLES[name]))
 
 
 @pytest.mark.skipif(bool(missing_ops(*NEEDS)), reason=f"ops not registered yet: {missing_ops(*NEEDS)}")
 def test_lane_one_replay_takes_the_names_again():
-    # The else-branch re-binds names the then-branch introduced, with another type (seed 002).
-    f = pl.parse(textwrap.dedent(SEEDS["002_dual_dispatch_after"]))
+    # The else-branch re-binds names the then-branch introduced, with another type
+    # (docs/passes/split_vector_kernel.md).
+    f = pl.parse(textwrap.dedent(EXAMPLES["dispatch_dual_after"]))
     branch = [s for s in ir.flatten_to_stmts(f.body) if isinstance(s, ir.IfStmt)][0]
     then_a = ir.flatten_to_stmts(branch.then_body)[0].var
     else_a = ir.flatten_to_stmts(branch.else_body)[0].var
