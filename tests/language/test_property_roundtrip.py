@@ -270,3 +270,12 @@ def test_statement_nestings_roundtrip_inside_a_program(source):
     text = "import pypto.language as pl\n\n@pl.program\nclass P:\n" + indented.replace("def f(", "def f(self, ")
     result = assert_roundtrip(text)
     assert result.text.startswith("# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n")
+
+
+def test_fractional_power_of_a_negative_constant_is_a_located_error():
+    import pytest
+
+    from pypto_core.language.parser.errors import ParserSyntaxError
+
+    with pytest.raises(ParserSyntaxError, match=r"cannot fold '\(-0.5\) \*\* 0.5': the result is not a real number"):
+        pl.parse(SCALAR_HEADER + "    v = (-0.5) ** 0.5\n")

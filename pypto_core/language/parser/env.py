@@ -166,9 +166,10 @@ def fold_binop(op: type[ast.operator], a: Any, b: Any) -> Any:
         if not _small_result(op, a, b):
             return _MISSING
         try:
-            return fn(a, b)
+            value = fn(a, b)
         except (ArithmeticError, ValueError):
             return _MISSING
+        return _MISSING if isinstance(value, complex) else value
     if isinstance(a, DynamicDim) or isinstance(b, DynamicDim):
         operands_ok = all(_number(v) or isinstance(v, DynamicDim) for v in (a, b))
         return fn(a, b) if operands_ok else _MISSING
@@ -184,9 +185,11 @@ def fold_failure(op: type[ast.operator], a: Any, b: Any) -> str:
         if not _small_result(op, a, b):
             return f"the result would be larger than {SIZE_LIMIT} bits"
         try:
-            fn(a, b)
+            value = fn(a, b)
         except (ArithmeticError, ValueError) as exc:
             return str(exc)
+        if isinstance(value, complex):
+            return "the result is not a real number (a negative base to a fractional power)"
     return (f"it does not apply to a {type(a).__name__} and a {type(b).__name__}, or the result would be larger "
             f"than {SIZE_LIMIT} elements")
 
