@@ -43,7 +43,7 @@ def once_for_all_lanes(call: E.Call, run: Closure) -> Closure:
     """`run` (an op call's closure) wrapped to run on lane 0 only when the frame runs on a fork's lanes."""
     where = call.span.to_string() if hasattr(call.span, "to_string") else str(call.span)
     what = (f"{call.op.name} at {where}, a cube op the lanes of a split_aiv function run once on lane 0 "
-            f"(the one cube core: every lane must reach it, issue 12 item 3)")
+            f"(the one cube core: every lane must reach it)")
     arrive, leave = object(), object()  # the two barriers' sites (LaneSet counts occurrences per site)
 
     def run_once(fr: list[Any]) -> Any:

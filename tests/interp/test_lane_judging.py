@@ -281,7 +281,7 @@ def test_a_cube_op_only_one_lane_reaches_is_a_deadlock_naming_it():
     text = str(err.value)
     assert "deadlock in the lanes of 'k'" in text
     assert ("tile.store at <string>:14:19, a cube op the lanes of a split_aiv function run once on lane 0 (the one "
-            "cube core: every lane must reach it, issue 12 item 3) (call #1 on lane 0) waits at the lane barrier "
+            "cube core: every lane must reach it) (call #1 on lane 0) waits at the lane barrier "
             "for lane 1") in text
 
 
