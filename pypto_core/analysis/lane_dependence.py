@@ -15,6 +15,9 @@ OutlineIncoreScopes (a per-lane value used after its region or leaving its scope
 
 Each use sees the definition that reaches it in program order, so a name the DSL assigns twice before
 ConvertToSSA is two values; values carried around loops are followed through iter_args.
+
+What each value of one region's body is on the lanes (per lane, neutral, full width), which the split pass's
+explicit regions need, is region_lanes.py.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypto_core.analysis.affinity import classify_call_affinity
+from pypto_core.analysis.region_lanes import body_calls
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -30,7 +31,7 @@ from pypto_plugins.pass_split.mixed_kernel.placement import ConsumedBody, consum
 from pypto_plugins.pass_split.mixed_kernel.sides import Side
 from pypto_plugins.pass_split.mixed_kernel.tfree import place_tfrees
 from pypto_plugins.pass_split.mixed_kernel.transfers import Boundary, boundary_of
-from pypto_plugins.pass_split.split_axis.regions import body_calls, check_transpose_hazard
+from pypto_plugins.pass_split.split_axis.regions import check_transpose_hazard
 
 PASS = "ExpandMixedKernel"
 CLEANUP_ROUNDS = 64  # each round removes something; a body has far fewer statements nested this deep

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pypto_core.analysis.affinity import classify_call_affinity, stated_lane
+from pypto_core.analysis.region_lanes import body_calls
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -27,7 +28,7 @@ from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel.hoist import Hoister
 from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, AIV_ONLY, BOTH, Sides, sides_of
-from pypto_plugins.pass_split.split_axis.regions import body_calls, check_transpose_hazard
+from pypto_plugins.pass_split.split_axis.regions import check_transpose_hazard
 
 PASS = "ExpandMixedKernel"
 

@@ -1,8 +1,8 @@
 """Regions written per lane (docs/passes/lower_auto_vector_split.md, the region path,
 lane extents): checked, their boundaries localised, their body otherwise passed through.
 
-`check_per_lane_body` is ValidateMixedExplicitRegion with AnalyzeSplitBody's carry rules: a forward scan
-in program order marks the per-lane values. Accepted vector ops: one that (transitively) consumes a
+`check_per_lane_body` is ValidateMixedExplicitRegion with AnalyzeSplitBody's carry rules, over the region's
+lane lattice (pypto_core/analysis/region_lanes.py): a forward scan in program order marks the per-lane values. Accepted vector ops: one that (transitively) consumes a
 per-lane value; a pure generator (for itself only: it does not endorse its consumers); an
 address-carrying op whose read address uses the region's `aiv_id` (its result is per lane). tile.create
 and other SHARED calls are never reported. Loops carry the fact of their init; a carry that starts
@@ -22,203 +22,27 @@ ragged shard is rejected; a store of a lane that may be empty is guarded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from pypto_core.analysis.affinity import classify_call_affinity
+from pypto_core.analysis.region_lanes import RegionLanes, lane_values
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import SplitMode
-from pypto_core.ir.fresh_names import user_base
-from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
+from pypto_core.ir.rewriting import BodyRewriter
 from pypto_core.ir.types import TileType, dims_equal
-from pypto_core.ir.utils import describe_operand, flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.build import same_dim, static_int
-from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.split_axis.facts import Split, SplitFacts
 from pypto_plugins.pass_split.split_axis.halving import with_valid_region
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
-from pypto_plugins.pass_split.split_axis.regions import lane_addressed, lane_values
 from pypto_plugins.pass_split.split_axis.splitter import PASS, guard_stores, with_lane_extent
 
 
-@dataclass(frozen=True, eq=False)  # Exprs compare by identity (`==` on an Expr builds an Eq node)
-class _Carry:
-    """A loop carry of the scanned body: its iter_arg, initial value and the value yielded back."""
-
-    iter_arg: E.IterArg
-    init: E.Expr
-    yielded: E.Expr | None
-
-
-class _PerLaneScan:
-    """The forward scan. Values are per lane, neutral (a pure generator's result: per lane for itself
-    only, docs/passes/lower_auto_vector_split.md), or full width (everything else)."""
-
-    def __init__(self, lanes: frozenset[int]) -> None:
-        self.lanes = lanes
-        self.per_lane: set[int] = set()
-        self.neutral: set[int] = set()
-        self.defs: dict[int, E.Expr] = {}  # a variable -> the value bound to it in the region
-        self.carries: dict[int, _Carry] = {}  # an iter_arg or a loop result -> its carry
-        self.full_width: list[tuple[str, E.Call]] = []
-        self.carry_mismatches: list[str] = []
-
-    def is_per_lane(self, e: E.Expr) -> bool:
-        if id(e) in self.per_lane:
-            return True
-        if isinstance(e, E.TupleGetItemExpr):
-            return self.is_per_lane(e.tuple)
-        return False
-
-    def is_neutral(self, e: E.Expr) -> bool:
-        return id(e) in self.neutral and not self.is_per_lane(e)
-
-    def call(self, call: E.Call) -> bool:
-        """Whether the call's result is per lane; records a full-width vector op."""
-        operands = [self.expr(a) for a in call.args]
-        opdef = opdef_of(call)
-        if opdef is None:
-            return False
-        if opdef.traits.split_boundary == "c2v":
-            return True
-        if opdef.traits.split_boundary == "v2c":
-            return False  # the gathered tile is the cube's, whole
-        if any(operands) or lane_addressed(call, self.lanes):
-            return True
-        if opdef.traits.pure_generator:
-            self.neutral.add(id(call))
-            return False
-        affinity = classify_call_affinity(call)
-        if affinity is CoreAffinity.VECTOR and not opdef.traits.lane_index:
-            self.full_width.append((call.op.name, call))
-        return False
-
-    def expr(self, e: E.Expr) -> bool:
-        if isinstance(e, E.Call):
-            lane = self.call(e)
-        elif isinstance(e, E.MakeTuple):
-            lane = any([self.expr(x) for x in e.elements])
-        else:
-            lane = self.is_per_lane(e)
-        if lane:
-            self.per_lane.add(id(e))
-        return lane
-
-    def body(self, stmt: S.Stmt | None) -> None:
-        for s in flatten_to_stmts(stmt):
-            self.stmt(s)
-
-    def stmt(self, s: S.Stmt) -> None:
-        if isinstance(s, S.AssignStmt):
-            self.defs[id(s.var)] = s.value
-            if self.expr(s.value):
-                self.per_lane.add(id(s.var))
-            elif self.is_neutral(s.value):
-                self.neutral.add(id(s.var))
-        elif isinstance(s, S.EvalStmt):
-            self.expr(s.expr)
-        elif isinstance(s, (S.ReturnStmt, S.YieldStmt)):
-            for v in s.value:
-                self.expr(v)
-        elif isinstance(s, (S.ForStmt, S.WhileStmt)):
-            self.loop(s)
-        elif isinstance(s, S.IfStmt):
-            self.expr(s.condition)
-            self.body(s.then_body)
-            self.body(s.else_body)
-            branches = [trailing_yield(b) for b in (s.then_body, s.else_body)]
-            for i, rv in enumerate(s.return_vars):
-                if all(y is not None and i < len(y.value) and self.is_per_lane(y.value[i]) for y in branches):
-                    self.per_lane.add(id(rv))
-
-    def loop(self, s: S.ForStmt | S.WhileStmt) -> None:
-        for ia in s.iter_args:
-            if self.expr(ia.initValue):
-                self.per_lane.add(id(ia))
-            elif self.is_neutral(ia.initValue):
-                self.neutral.add(id(ia))
-        yielded = self._body_to_fixpoint(s)
-        for i, ia in enumerate(s.iter_args):
-            carry = _Carry(ia, ia.initValue, yielded[i] if i < len(yielded) else None)
-            self.carries[id(ia)] = carry
-            carried = id(ia) in self.per_lane
-            back = carry.yielded is not None and self.is_per_lane(carry.yielded)
-            if carried and not back:
-                self.carry_mismatches.append(ia.name_hint)
-            if i >= len(s.return_vars):
-                continue
-            rv = s.return_vars[i]
-            self.carries[id(rv)] = carry
-            if carried:
-                self.per_lane.add(id(rv))
-            elif id(ia) in self.neutral and (carry.yielded is None or self.is_neutral(carry.yielded)
-                                            or carry.yielded is ia):
-                self.neutral.add(id(rv))
-
-    def _body_to_fixpoint(self, s: S.ForStmt | S.WhileStmt) -> tuple[E.Expr, ...]:
-        """Scan the body until no carry changes. A neutral
-        initial value may become per lane in the body. A carry that starts neutral (a generator) and is
-        given a per-lane value back accumulates per-lane values, so it is per lane itself, its uses in the
-        body too: the body is scanned again with it (the findings of the earlier scan are dropped). Its
-        exit after zero iterations is the generator's value, which is per lane for itself, so the exit is
-        per lane as well (PyPTO's LowerAutoVectorSplit keeps carry and exit neutral instead; this scan has no neutral consumer
-        state, so a neutral exit would make its store full width)."""
-        while True:
-            reported, mismatched = len(self.full_width), len(self.carry_mismatches)
-            self.body(s.body)
-            last = trailing_yield(s.body)
-            yielded = tuple(last.value) if last is not None else ()
-            grown = [ia for ia, v in zip(s.iter_args, yielded)
-                     if self.is_neutral(ia) and self.is_per_lane(v)]
-            if not grown:
-                return yielded
-            self.per_lane.update(id(ia) for ia in grown)
-            del self.full_width[reported:]
-            del self.carry_mismatches[mismatched:]
-
-    # -- naming the full-width values -------------------------------------------------------------
-    def describe(self, e: E.Expr, depth: int = 0) -> str:
-        """Why a value is not per lane, for the message: a carry, a generator, an outside value."""
-        carry = self.carries.get(id(e))
-        if carry is not None:
-            if depth:
-                return f"'{user_base(e)}', a loop carry"
-            back = self.describe(carry.yielded, 1) if carry.yielded is not None else "nothing"
-            return (f"loop carry '{user_base(carry.iter_arg)}' (starts from {self.describe(carry.init, 1)}; "
-                    f"given back {back})")
-        value = self.defs.get(id(e), e if isinstance(e, E.Call) else None)
-        if not isinstance(value, E.Call):
-            return f"'{user_base(e)}', defined outside the region (full width)" if isinstance(e, E.Var) else describe_operand(e)
-        named = f"'{user_base(e)}' = {value.op.name}" if isinstance(e, E.Var) else f"{value.op.name}(...)"
-        opdef = opdef_of(value)
-        if opdef is not None and opdef.traits.pure_generator:
-            return f"{named}, a generator that is per lane for itself only"
-        if opdef is not None and opdef.traits.read_address_args:
-            return f"{named}, whose read address does not use aiv_id"
-        return f"{named}, full width"
-
-    def full_width_values(self) -> list[str]:
-        """The tile operands of the reported ops that are not per lane, each described once (a carry
-        once for its iter_arg and its loop result)."""
-        out: dict[int, str] = {}
-        for _, call in self.full_width:
-            for a in call.args:
-                if not isinstance(a.type, TileType) or self.is_per_lane(a):
-                    continue
-                carry = self.carries.get(id(a))
-                key = id(carry) if carry is not None else id(a)
-                if key not in out:
-                    out[key] = self.describe(a)
-        return list(out.values())
-
-
 def check_per_lane_body(region: S.SplitAivScopeStmt, func: F.Function) -> None:
-    scan = _PerLaneScan(lane_values(region))
+    scan = RegionLanes(lane_values(region))
     scan.body(region.body)
     where = f"InCore function '{func.name}'"
     if scan.carry_mismatches:

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pypto_core.analysis.affinity import is_gm_transfer
+from pypto_core.analysis.region_lanes import body_calls, has_explicit_lanes, lane_var
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -48,12 +49,7 @@ from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_split.split_axis.facts import Split
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
-from pypto_plugins.pass_split.split_axis.regions import (
-    body_calls,
-    check_transpose_hazard,
-    has_explicit_lanes,
-    lane_var,
-)
+from pypto_plugins.pass_split.split_axis.regions import check_transpose_hazard
 from pypto_plugins.pass_split.split_axis.retyped_uses import retyped_uses
 from pypto_plugins.pass_split.split_axis.splitter import PASS, Splitter, check_no_cube_tile_halved
 from pypto_plugins.pass_split.vector_split.explicit_regions import (

@@ -45,6 +45,7 @@ from pypto_core.analysis.affinity import (
     needs_a_region,
 )
 from pypto_core.analysis.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
+from pypto_core.analysis.region_lanes import body_calls, has_explicit_lanes, lane_values, lane_var, mentions
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import KERNEL_TYPES, FunctionType, MemorySpace, SplitMode
@@ -57,13 +58,6 @@ from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_core.passes.verifier_registry import Diagnostic, error
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
-from pypto_plugins.pass_split.split_axis.regions import (
-    body_calls,
-    has_explicit_lanes,
-    lane_values,
-    lane_var,
-    mentions,
-)
 
 RULE = "AivSplitValid"
 
