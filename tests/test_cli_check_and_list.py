@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pypto_core.cli import main
 
 from .test_pipeline_toys import support
