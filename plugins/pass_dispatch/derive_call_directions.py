@@ -2,9 +2,8 @@
 argument, `attrs["arg_directions"]`, from its callee's parameter directions and where the call stands.
 
 Per argument: a scalar parameter -> `scalar`; `In` -> `input`; `InOut` -> `inout`; `Out` -> `inout` when the
-write must be ordered after something (seed 000, InferParamDirections: "在顺序执行的外层循环内、在同一 root 的前序
-写者之后，或该 root 是外层函数的 InOut 形参时，把被调函数的 Out 重新提升为 InOut"): the call is inside a
-sequential loop, an earlier statement of the function wrote the same root buffer, or the root is an `InOut`
+write must be ordered after something (PyPTO's InferParamDirections rule; docs/passes/derive_call_directions.md,
+what it does): the call is inside a sequential loop, an earlier statement of the function wrote the same root buffer, or the root is an `InOut`
 parameter of the calling function; else `output` when the root is a tensor the function allocates (an op's
 tensor result computed from no tensor operand: `pl.create_tensor`, `pl.tensor.full`), which the call fills first, and `output_existing` for any other existing tensor. A
 `no_dep` written in the call's `arg_directions` is kept. The root of an argument is the buffer it is, through

@@ -1,6 +1,6 @@
 """AutoDeriveTaskDependencies (docs/passes/auto_derive_task_dependencies.md): in PyPTO it derives the
 dependencies between tasks submitted inside runtime scopes (`pl.scope`, `pl.manual_scope`, `pl.at(deps=...)`, task
-ids). pypto supports none of these (API.md 1.1 lists them as out of scope and the parser rejects them), so a
+ids). pypto supports none of these (the parser rejects them), so a
 program here submits no task that carries an explicit dependency: the order of its dispatches and their
 argument directions (DeriveCallDirections) is all the ordering it has, and the pass returns it unchanged. It is
 registered so that pipelines written for PyPTO that name it run.

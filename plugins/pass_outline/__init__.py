@@ -1,1 +1,2 @@
-"""The pass_outline plugin (filled in by its issue's work)."""
+"""The pass_outline plugin: OutlineIncoreScopes and OutlineClusterScopes (docs/passes/outline_incore_scopes.md,
+outline_cluster_scopes.md)."""

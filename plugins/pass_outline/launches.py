@@ -1,9 +1,9 @@
-"""A kernel that calls a function launching kernels of its own is the program's mistake (campaign seed 22).
+"""A kernel that calls a function launching kernels of its own is the program's mistake.
 
 After outlining, an Opaque function with `pl.at(level=pl.Level.CORE_GROUP)` scopes is an Orchestration function:
 it launches kernels. A kernel (an InCore function: an outlined scope or region, or one written as such) runs on
 the cores and cannot launch kernels, so a call from a kernel to a launching function (directly, or through
-functions that call one) is a located ValueError at the call, naming the fix. Left alone it made the
+functions that call one) is a located ValueError at the call, naming the fix. Left alone it would make the
 kernel's lanes run the callee's kernels, a cube pipe setup on an AIV lane included.
 """
 

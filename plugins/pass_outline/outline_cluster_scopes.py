@@ -1,6 +1,6 @@
 """OutlineClusterScopes (docs/passes/outline_cluster_scopes.md): `pl.cluster()` scopes would become Cluster
-functions. pypto does not support cluster scopes (API.md 1.1 lists `pl.cluster` as out of scope: the parser
-rejects it), so a program holds none unless built by hand; such a program is a located error naming the scope,
+functions. pypto does not support cluster scopes (docs/passes/outline_cluster_scopes.md: the parser
+rejects `pl.cluster`), so a program holds none unless built by hand; such a program is a located error naming the scope,
 and any other program already has the property the pass establishes (ClusterOutlined) and passes unchanged, so
 that pipelines written for PyPTO that name the pass run here.
 """

@@ -1,7 +1,7 @@
-"""ExpandMixedKernel (issue 11; docs/passes/expand_mixed_kernel.md): every InCore function that mixes cube
+"""ExpandMixedKernel (docs/passes/expand_mixed_kernel.md): every InCore function that mixes cube
 and vector work becomes an AIC function, an AIV function and a Group calling both, connected by cross-core
 transfers; an InCore function with no tile work of its own that calls a mixed kernel (a CORE_GROUP scope
-around a kernel call) becomes a Group launching the pair (fuzz finding 3); every other InCore function
+around a kernel call) becomes a Group launching the pair; every other InCore function
 becomes an AIC or an AIV function.
 
 The machinery lives in mixed_kernel/ (placement, split codes, one core's body, dead code and loop repair,
@@ -30,7 +30,7 @@ PASS = "ExpandMixedKernel"
 
 
 class ExpandMixedKernel(Pass):
-    """Split mixed InCore kernels into AIC + AIV + Group with cross-core transfers (issue 11)."""
+    """Split mixed InCore kernels into AIC + AIV + Group with cross-core transfers."""
 
     name = PASS
     factory_name = "expand_mixed_kernel"
@@ -48,7 +48,7 @@ class ExpandMixedKernel(Pass):
         callers = callers_by_callee(program)  # one walk: rewriting must not rescan every function per kernel
         rollups = {f.name: rollup_affinity(f) for f in funcs.values() if f.func_type is FunctionType.InCore}
         launchers = launcher_names(funcs, rollups)
-        for name in launchers:  # first, so that the kernels they call see Group callers (fuzz finding 3)
+        for name in launchers:  # first, so that the kernels they call see Group callers
             funcs[name] = as_launcher(funcs[name])
         changed = bool(launchers)
         for func in list(funcs.values()):
@@ -82,8 +82,8 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "
                             f"(or write an InCore function and let this pass split it)", errors[0].span)
-    # A Group the user wrote launches its AIC / AIV pair as written (campaign seed 54: a pipe set up without
-    # slot_num on one core only was reported as this pass breaking MixedKernelExpanded).
+    # A Group the user wrote launches its AIC / AIV pair as written (docs/passes/expand_mixed_kernel.md, errors: a
+    # pipe set up without slot_num on one core only is the program's error, not this pass breaking MixedKernelExpanded).
     written = {f.name: facts_of(f) for f in program.functions.values()
                if f.func_type in CORE_KERNEL_TYPES}
     errors = [d for d in check_groups(program, written) if d.severity is DiagnosticSeverity.Error]

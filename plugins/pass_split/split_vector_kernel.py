@@ -1,4 +1,4 @@
-"""SplitVectorKernel (docs/passes/split_vector_kernel.md; issue 12): after ExpandMixedKernel, no function body is halved here any more.
+"""SplitVectorKernel (docs/passes/split_vector_kernel.md): after ExpandMixedKernel, no function body is halved here any more.
 
 * an AIC / AIV function marked `split_aiv` with a function-level split mode keeps its body; the AIV one is
   stamped `dual_aiv_dispatch=True` (docs/passes/split_vector_kernel.md, rules: a split split_aiv function dispatches both

@@ -1,1 +1,1 @@
-"""The pass_ssa plugin (filled in by its issue's work)."""
+"""The pass_ssa plugin: ConvertToSSA and NormalizeStmtStructure (docs/passes/convert_to_ssa.md, normalize_stmt_structure.md)."""

@@ -5,7 +5,7 @@ carries `x__iter_vN` / `x__rv_vN` (one version number per carry), if-merges `x__
 iter-arg and yield names are kept. Scopes and `pl.split_aiv` regions are transparent: names defined
 inside stay visible after them, as the parser leaves them.
 
-Order of the slots a loop or an if gets (issue 13, item 1, PyPTO's order): the user's iter_args /
+Order of the slots a loop or an if gets (PyPTO's order; docs/passes/convert_to_ssa.md, what it does): the user's iter_args /
 return_vars first, then the synthesised carries / merges sorted by variable name, then the promoted
 escaping variables (`escapes.py`), sorted by name too.
 """
@@ -93,7 +93,7 @@ def assigned_vars(body: S.Stmt | None) -> list[E.Var]:
 
 
 def by_name(vs: Sequence[E.Var]) -> list[E.Var]:
-    """PyPTO orders synthesised slots by variable name (issue 13, item 1); ties keep first-binding order."""
+    """PyPTO orders synthesised slots by variable name (docs/passes/convert_to_ssa.md); ties keep first-binding order."""
     return sorted(vs, key=lambda v: base_name(v.name_hint))
 
 
@@ -289,7 +289,7 @@ class SSAConverter:
         values = [body_env[id(x)] for x, *_ in synth]
         if user_iters and not (stmts and isinstance(stmts[-1], S.YieldStmt)):
             # A carried loop written without a yield keeps each carry (docs/dsl.md): the yield written for it
-            # gives the declared carries unchanged, then any synthesised ones (campaign seeds 32 and 36).
+            # gives the declared carries unchanged, then any synthesised ones.
             values = [*user_iters, *values]
         return append_to_yield(stmts, values, span)
 
@@ -370,7 +370,7 @@ class SSAConverter:
         then_stmts = self.block(region_yield_out(flatten_to_stmts(s.then_body)), then_env)
         then_vals = [self._branch_value(v, then_env) for v in slots]
         # The else path does not see what the then path defined: a variable scoped out before the if and
-        # defined in the then branch is still out of scope in the else branch (campaign seed 41).
+        # defined in the then branch is still out of scope in the else branch (docs/passes/convert_to_ssa.md).
         scoped_after_then, self.scoped_out = self.scoped_out, scoped_before
         else_stmts = (self.block(region_yield_out(flatten_to_stmts(s.else_body)), else_env)
                       if s.else_body is not None else None)
@@ -397,7 +397,7 @@ class SSAConverter:
 
 def region_yield_out(stmts: list[S.Stmt]) -> list[S.Stmt]:
     """A branch ending in a pl.split_aiv region whose body ends with the branch's yield (PyPTO's printed form,
-    API.md 8.5): the yield moves after the region, where every later pass and the machine read a branch's
+    docs/dsl.md, if and yield): the yield moves after the region, where every later pass and the machine read a branch's
     yield; the region's values stay visible after it (docs/passes/convert_to_ssa.md, if merges)."""
     if not stmts or not isinstance(stmts[-1], S.SplitAivScopeStmt):
         return stmts

@@ -2,7 +2,7 @@
 
 The DSL never builds this shape for a value it cannot carry (ConvertToSSA rejects it), but passes and
 tests that build IR directly do (e.g. `out_0 = tile.store(t, [i, 0], out)` in a loop, `return out_0`).
-PyPTO promotes such a variable (issue 13, ConvertToSSA item 2): a loop gets a carry for it, an if a phi
+PyPTO promotes such a variable (docs/passes/convert_to_ssa.md, what it does): a loop gets a carry for it, an if a phi
 whose other branch yields the value visible before the if.
 
 Which value is "visible before the statement with the same type" when several are: the one whose
@@ -77,7 +77,7 @@ def _defs_in_order(s: S.Stmt | None, scope: S.ScopeStmt | None) -> Iterator[tupl
 def blocking_scope(stmt: S.Stmt, var: E.Var) -> S.ScopeStmt | None:
     """The non-runtime scope inside `stmt` around `var`'s first definition there, if any.
 
-    Promotion does not cross such a boundary (issue 13, item 2): a value first defined in a scope body is
+    Promotion does not cross such a boundary (docs/passes/convert_to_ssa.md, errors): a value first defined in a scope body is
     that scope's own; a loop or if around the scope does not carry it out.
     """
     for body in bodies(stmt):

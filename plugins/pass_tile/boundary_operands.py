@@ -1,4 +1,4 @@
-"""A region boundary whose operand sits where the boundary cannot take it is the program's mistake (campaign seed 31).
+"""A region boundary whose operand sits where the boundary cannot take it is the program's mistake.
 
 `pl.aiv_shard` hands the cube's accumulator to the AIV lanes and `pl.aic_gather` the lanes' Vec tiles to the
 cube (docs/passes/lower_auto_vector_split.md); where the operand must be is the registry's answer

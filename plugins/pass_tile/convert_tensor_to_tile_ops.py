@@ -1,4 +1,4 @@
-"""ConvertTensorToTileOps (issue 8): inside InCore functions every tensor op becomes tile ops.
+"""ConvertTensorToTileOps (docs/passes/convert_tensor_to_tile_ops.md): inside InCore functions every tensor op becomes tile ops.
 
 Per InCore function: tensor ops are replaced by their registry tile forms (tensor_to_tile/
 function_lowering.py says where the loads go); returned tiles are stored into new Out parameters
@@ -74,7 +74,7 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
 
 
 class ConvertTensorToTileOps(Pass):
-    """Lower the tensor ops of InCore functions to tile ops (issue 8)."""
+    """Lower the tensor ops of InCore functions to tile ops."""
 
     name = "ConvertTensorToTileOps"
     factory_name = "convert_tensor_to_tile_ops"

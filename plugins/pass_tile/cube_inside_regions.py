@@ -1,4 +1,5 @@
-"""Cube work the program wrote inside a `pl.split_aiv` region is the program's mistake (campaign seed 36).
+"""Cube work the program wrote inside a `pl.split_aiv` region is the program's mistake
+(docs/passes/convert_tensor_to_tile_ops.md, errors).
 
 A region's body is AIV work: each lane holds its part of the tiles, the cube needs them whole, so a cube op
 (`pl.matmul`) belongs outside the region, fed by `pl.aic_gather` or handing its result in with `pl.aiv_shard`

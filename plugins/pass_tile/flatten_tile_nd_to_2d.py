@@ -1,4 +1,4 @@
-"""FlattenTileNdTo2D (issue 8): tiles of rank > 2 in InCore functions become 2-D.
+"""FlattenTileNdTo2D (docs/passes/flatten_tile_nd_to_2d.md): tiles of rank > 2 in InCore functions become 2-D.
 
 The leading dims merge into rows, the last dim stays: a [2, 16, 64] tile becomes [32, 64]. Loads and
 stores keep their N-D tensor coordinates (a load's valid extents become 2-D, a store gets the N-D
@@ -75,7 +75,7 @@ def flatten_function(func: F.Function) -> F.Function:
 
 
 class FlattenTileNdTo2D(Pass):
-    """Make every tile of an InCore function 2-D (issue 8)."""
+    """Make every tile of an InCore function 2-D."""
 
     name = "FlattenTileNdTo2D"
     factory_name = "flatten_tile_nd_to_2d"

@@ -1,4 +1,4 @@
-"""InferTileMemorySpace (issue 8): every tile of an InCore function gets a memory space.
+"""InferTileMemorySpace (docs/passes/infer_tile_memory_space.md): every tile of an InCore function gets a memory space.
 
 Two steps per function, both driven by registry data (OpDef.input_memory / output_memory): the
 demands of the consumers (memory_space/demands.py), then a forward walk deciding each result's space
@@ -45,7 +45,7 @@ def place_function(func: F.Function) -> F.Function:
 
 
 class InferTileMemorySpace(Pass):
-    """Give every tile in InCore functions a memory space, moving operands where their op needs (issue 8)."""
+    """Give every tile in InCore functions a memory space, moving operands where their op needs."""
 
     name = "InferTileMemorySpace"
     factory_name = "infer_tile_memory_space"

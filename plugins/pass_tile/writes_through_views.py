@@ -1,4 +1,4 @@
-"""A write into a tensor view inside a kernel is the program's error (campaign seed 49).
+"""A write into a tensor view inside a kernel is the program's error (docs/passes/convert_tensor_to_tile_ops.md, errors).
 
 A tensor view (`pl.slice`, `pl.reshape`, `pl.tensor.view`, ... of another tensor: registry trait
 `aliases_operand` on a tensor result) shares its tensor's memory, so on the reference machine a write into the

@@ -11,13 +11,13 @@ from typing import Any
 from pypto_core.plugins import hookimpl
 
 _OUTLINE = ["convert_to_ssa", "outline_incore_scopes"]
-# Outlining, then the tile lowering every split pass needs (issue 8).
+# Outlining, then the tile lowering every split pass needs (docs/architecture.md, pipeline presets).
 _TILE = ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
          "flatten_tile_nd_to_2d", "infer_tile_memory_space"]
 
 PRESETS: dict[str, list[str]] = {
     # What `pypto compile` runs with no pypto.toml (docs/architecture.md, pipeline presets): from the program as written to
-    # per-lane AIC / AIV kernels (issue 12).
+    # per-lane AIC / AIV kernels.
     "default": [*_TILE, "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel"],
     "outline": list(_OUTLINE),
     "tile": list(_TILE),

@@ -122,7 +122,7 @@ def element_dtype(t: Type) -> DataType:
 
 
 def promote_dtypes(a: DataType, b: DataType, op_name: str) -> DataType:
-    """Element dtype of an element-wise op, OPS.md `promote(a,b)`: the same dtype stays; a float beats
+    """Element dtype of an element-wise op (its promotion rule): the same dtype stays; a float beats
     an int; else the wider wins; on equal widths the signed int; else `a`."""
     if a is b:
         return a
@@ -140,7 +140,7 @@ def promote_dtypes(a: DataType, b: DataType, op_name: str) -> DataType:
 
 
 def require_dtype_in(op_name: str, dtype: DataType, allowed: Sequence[DataType], what: str) -> None:
-    """TypeError naming the op, the operand and the dtypes it accepts (OPS.md `result:` lines)."""
+    """TypeError naming the op, the operand and the dtypes it accepts (the op's dtype rule)."""
     if dtype not in allowed:
         names = ", ".join(d.name for d in allowed)
         raise TypeError(f"{op_name}: {what} is {dtype.name}; allowed dtypes: {names}")

@@ -179,7 +179,7 @@ class OpDef:
     lane_invariant: Mapping[int, LaneCategory] = field(default_factory=dict)
     affinity: CoreAffinity | AffinityClassifier | None = None
     output_memory: OutputMemory | None = None
-    # Memory spaces each tile operand may be in, preferred first (OPS.md `mem:` lines). Deducers do not
+    # Memory spaces each tile operand may be in, preferred first (docs/plugins.md, OpDef fields). Deducers do not
     # check them: InferTileMemorySpace places operands and TileMemoryInferred reports what is misplaced.
     input_memory: Mapping[int, tuple[MemorySpace, ...]] = field(default_factory=dict)
     # A kwarg that, when given, states the lane the call runs on (`core_type` of the sync ops).

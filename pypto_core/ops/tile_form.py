@@ -1,4 +1,4 @@
-"""How a tensor op becomes tile ops: the registry data ConvertTensorToTileOps reads (issue 8).
+"""How a tensor op becomes tile ops: the registry data ConvertTensorToTileOps reads (docs/passes/convert_tensor_to_tile_ops.md).
 
 A tensor op's OpDef names its tile form. The simple case is a tile op taking the same operands, the
 tensor ones as tiles (`tensor.add` -> `tile.add`); anything else (a window of a parameter becoming a

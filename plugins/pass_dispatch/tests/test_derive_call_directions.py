@@ -75,7 +75,7 @@ def test_any_tensor_made_from_no_tensor_is_an_allocation_filled_by_its_first_wri
 
 
 def test_an_out_argument_written_before_is_promoted_to_inout():
-    # Seed 000: after an earlier writer of the same root the write must be ordered after it.
+    # After an earlier writer of the same root the write must be ordered after it (docs/passes/derive_call_directions.md).
     after = derive(program("out = self.k(x, 1, out)\nout = self.k(x, 2, out)"))
     assert directions(after) == [[D.Input, D.Scalar, D.OutputExisting], [D.Input, D.Scalar, D.InOut]]
 

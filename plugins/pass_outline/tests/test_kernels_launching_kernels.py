@@ -1,8 +1,8 @@
-"""A kernel calling a function that launches kernels of its own (30-minute campaign seed 22, finding 1).
+"""A kernel calling a function that launches kernels of its own.
 
-The finding: a `pl.split_aiv` region (a kernel once outlined) called an Opaque helper with a pl.at scope; the
-helper became an Orchestration function launching a mixed kernel, run from the region's AIV lanes, and the
-machine found the cube's pipe setup on an AIV lane after ExpandMixedKernel. Rule
+The case: a `pl.split_aiv` region (a kernel once outlined) calls an Opaque helper with a pl.at scope; the
+helper becomes an Orchestration function launching a mixed kernel, run from the region's AIV lanes, and, left
+alone, the machine finds the cube's pipe setup on an AIV lane after ExpandMixedKernel. Rule
 (plugins/pass_outline/launches.py): a call from a kernel to a function that launches kernels, directly or
 through host-side functions that call one, is a located ValueError at OutlineIncoreScopes.
 """
@@ -58,7 +58,7 @@ def test_a_kernel_calling_a_kernel_launcher_is_located(src: str, callee: str, li
     assert caught.value.span.begin_line == line  # type: ignore[attr-defined]
 
 
-def test_the_campaign_reproducer_is_rejected_not_miscompiled() -> None:
+def test_a_launcher_called_from_a_region_is_rejected_not_miscompiled() -> None:
     outcome = check_text(FROM_A_REGION, "Ascend950")
     assert outcome.finding is None, outcome.finding
     assert outcome.status == "pipeline-rejected", outcome

@@ -1,8 +1,8 @@
-"""A per-lane value that leaves its scope's kernel (30-minute campaign seed 20, finding 3; issue 15).
+"""A per-lane value that leaves its scope's kernel (docs/passes/outline_incore_scopes.md, errors).
 
-The finding: `s = pl.slice(x, [16, 64], [aiv * 16, 0])` in an UP_DOWN region, used by a later scope (or a
-later top-level region, which ConvertToSSA wraps in its own scope). The outlined kernel returned `s`, each
-lane its own half, both written into one output: a GM race on the machine after ConvertTensorToTileOps.
+The case: `s = pl.slice(x, [16, 64], [aiv * 16, 0])` in an UP_DOWN region, used by a later scope (or a
+later top-level region, which ConvertToSSA wraps in its own scope). Outlined as written, the kernel would return
+`s`, each lane its own half, both written into one output: a GM race on the machine after ConvertTensorToTileOps.
 Rule (plugins/pass_outline/lanes.py, asking pypto_core/analysis/lane_dependence.py): a value depending on a
 region's lane index that is used after the scope is a located ValueError at OutlineIncoreScopes, like one
 used after the region inside the scope; what the lanes write into a tensor at their own offsets, and what a
@@ -70,7 +70,7 @@ def test_a_per_lane_value_leaving_its_kernel_is_located(src: str, name: str, lin
     assert caught.value.span.begin_line <= line + 4  # type: ignore[attr-defined]
 
 
-def test_the_campaign_reproducer_is_rejected_not_miscompiled() -> None:
+def test_a_slice_used_by_a_later_top_level_region_is_rejected_not_miscompiled() -> None:
     outcome = check_text(SLICE_USED_BY_A_LATER_TOP_LEVEL_REGION, "Ascend950")
     assert outcome.finding is None, outcome.finding
     # The pipeline's input check reports the second region first (AivSplitValid (l): its only lane reference is

@@ -1,4 +1,4 @@
-"""Threading renamed write targets through loops and ifs (seed 000's carry table)."""
+"""Threading renamed write targets through loops and ifs (docs/passes/outline_incore_scopes.md, control flow)."""
 
 from __future__ import annotations
 

@@ -162,7 +162,7 @@ class Raw:
 
 @pytest.mark.unverified
 def test_non_ssa_store_rebinding_gets_the_c__store_form():
-    """seed 000: without ConvertToSSA the store target is live-in and its result binds `c__store`."""
+    """Without ConvertToSSA the store target is live-in and its result binds `c__store`."""
     after = passes.outline_incore_scopes()(pl.parse(SHARED_SRC))
     k = function(after, "main_incore_0")
     text = ir.python_print(k)

@@ -1,4 +1,4 @@
-"""Promotion with parameter dim folding, and pl.split_aiv regions through outlining (API.md A.3)."""
+"""Promotion with parameter dim folding, and pl.split_aiv regions through outlining (docs/dsl.md, splitting vector work)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_promotion_folds_dim_reads_of_dynamic_axes_only():
     assert main.func_type is ir.FunctionType.Orchestration
     text = ir.python_print(after)
     assert "pl.tensor.dim(a__ssa_v0, 0)" not in text  # folded onto M, binding gone
-    assert "rows__ssa_v0: pl.Scalar[pl.INDEX] = pl.tensor.dim(a__ssa_v0, 1)" in text  # constant extent stays (issue 13 item 11: INDEX)
+    assert "rows__ssa_v0: pl.Scalar[pl.INDEX] = pl.tensor.dim(a__ssa_v0, 1)" in text  # constant extent stays, typed INDEX
     assert "in pl.range(M // 64, init_values=" in text
     # The folded program is exactly what the parser builds for an Orchestration function using M.
     expect(after, HEADER + '''M = pl.dynamic("M")
@@ -95,7 +95,7 @@ class Region:
         return out__ssa_v2'''
 
 
-def test_region_scope_matches_appendix_a3_after_text():
+def test_region_scope_outlines_to_the_expected_text():
     after = outline(A3_SOURCE)
     assert ir.python_print(after, format=False) == A3_AFTER
     expect(after, A3_AFTER)

@@ -1,5 +1,6 @@
-"""Issue 13, OutlineIncoreScopes items 4-9, under the default instruments (verification + round trip) and
-on the reference machine (the outlined program computes what the written one does)."""
+"""OutlineIncoreScopes' rules shared with PyPTO (docs/passes/outline_incore_scopes.md: control flow, names,
+parameters, function types), under the default instruments (verification + round trip) and on the reference
+machine (the outlined program computes what the written one does)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _calls(func: ir.Function) -> list[str]:
 
 
 def test_user_rebinding_in_an_if_is_the_only_merge():
-    # item 4 (seed 000 carry table): ConvertToSSA's phi for `out` is the slot, no second phi.
+    # Control flow: ConvertToSSA's phi for `out` is the slot, no second phi.
     after = outline(HEADER + '''
 @pl.program
 class P:
@@ -66,7 +67,7 @@ class P:
 
 
 def test_store_without_rebinding_in_an_if_inside_a_loop_still_gets_its_merge():
-    # item 4's boundary: with no user rebinding there is no slot yet, so the if gets one (seed 000),
+    # The other side of that rule: with no user rebinding there is no slot yet, so the if gets one,
     # while the user's iter_arg `acc` is the loop's slot.
     after = outline(HEADER + '''
 @pl.program
@@ -87,7 +88,7 @@ class P:
 
 
 def test_named_scopes_advance_the_default_counter():
-    # item 5: unnamed, named, unnamed -> main_incore_0, k, main_incore_2.
+    # Names: unnamed, named, unnamed -> main_incore_0, k, main_incore_2.
     after = outline(HEADER + '''
 @pl.program
 class P:
@@ -105,7 +106,7 @@ class P:
 
 
 def test_kernel_without_outputs_round_trips_and_runs():
-    # item 6: no bare `return`, no return type; the caller calls it as a statement.
+    # Parameters: no bare `return`, no return type; the caller calls it as a statement.
     after = outline(HEADER + '''
 @pl.program
 class P:
@@ -125,7 +126,7 @@ class P:
 
 
 def test_assemble_and_write_keep_their_statements():
-    # item 7 (API.md A.1): only tile.store gets `<target>__store`.
+    # Parameters: only tile.store gets `<target>__store`.
     after = outline(HEADER + '''
 @pl.program
 class P:
@@ -144,7 +145,7 @@ class P:
 
 
 def test_nested_dim_reads_fold_everywhere_and_the_view_follows():
-    # item 8 (seed 000 "绑定语句已折叠消失"): folded reads inside a loop, an if and the scope.
+    # Function types: folded reads inside a loop, an if and the scope; a folded read leaves no binding behind.
     after = outline(HEADER + '''
 M = pl.dynamic("M")
 
@@ -173,7 +174,7 @@ class P:
 
 
 def test_graph_parent_is_outlined_and_stays_graph():
-    # item 9
+    # Function types: a Graph parent stays Graph.
     after = outline(HEADER + '''
 @pl.program
 class P:
@@ -188,5 +189,5 @@ class P:
     main = function(after, "main")
     assert main.func_type == ir.FunctionType.Graph
     (loop,) = [s for s in ir.flatten_to_stmts(main.body) if isinstance(s, ir.ForStmt)]
-    assert len(loop.iter_args) == 1  # the seed-000 carry applies in a Graph parent too
+    assert len(loop.iter_args) == 1  # the store target's carry applies in a Graph parent too
     assert function(after, "main_incore_0").func_type == ir.FunctionType.InCore

@@ -1,4 +1,4 @@
-"""One core's body of a mixed kernel (issue 11, item 2): the AIC keeps CUBE + SHARED statements, the AIV
+"""One core's body of a mixed kernel (docs/passes/expand_mixed_kernel.md, placement): the AIC keeps CUBE + SHARED statements, the AIV
 VECTOR + SHARED ones (regions place theirs through the pass-local map, placement.py); control flow is
 duplicated on both sides; each boundary becomes its half of a transfer pair (transfers.py); GM fences add
 their token push / pop (fences.py).

@@ -1,4 +1,4 @@
-"""A value one core computes and the other reads without a boundary (issue 11, item 2): only tiles cross
+"""A value one core computes and the other reads without a boundary (docs/passes/expand_mixed_kernel.md, errors): only tiles cross
 between the cores, so once dead code is gone any remaining use of the other side's value is the program's
 error, reported where it is read."""
 

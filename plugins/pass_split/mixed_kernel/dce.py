@@ -1,4 +1,4 @@
-"""Dead code of one core's body (issue 11, item 2): what the other core's statements needed and this core
+"""Dead code of one core's body (docs/passes/expand_mixed_kernel.md, placement): what the other core's statements needed and this core
 does not. A backward liveness walk over the structured SSA body; an op's side effects are asked of the
 registry (a written argument, a cross-core role, no-duplicate, a statement op), a function call is assumed
 to have some. A loop or if keeps only the carried / merged slots something live reads, and disappears when

@@ -1,4 +1,4 @@
-"""One InCore function through ExpandMixedKernel (issue 11, items 1-7).
+"""One InCore function through ExpandMixedKernel (docs/passes/expand_mixed_kernel.md, what it does).
 
 * not mixed: it becomes an AIC (a CUBE rollup) or an AIV function; a pure-vector function that is not
   split_aiv drops its function-level split (docs/passes/lower_auto_vector_split.md, scope: it keeps its unsplit behaviour);

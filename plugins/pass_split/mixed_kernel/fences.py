@@ -1,4 +1,4 @@
-"""GM fences (issue 11, item 6): a cube store and a later vector load of the same GM origin run on different
+"""GM fences (docs/passes/expand_mixed_kernel.md, GM fences): a cube store and a later vector load of the same GM origin run on different
 cores after the split, with nothing ordering them. When the store is that origin's only store, both sit in
 the same structural body and the store comes first, the AIC pushes a token right after the store and the
 AIV pops (and frees) it right before the load: the load then happens after the store.

@@ -1,4 +1,4 @@
-"""The Group function of an expanded kernel (issue 11, item 1; docs/passes/expand_mixed_kernel.md, example): `F` calls `F_aic` then `F_aiv`
+"""The Group function of an expanded kernel (docs/passes/expand_mixed_kernel.md, what it does, and its example): `F` calls `F_aic` then `F_aiv`
 with its own parameters and returns what F returned -- the parameters its results alias (traced through
 stores, copies, carries and merges), else the AIV function's results. A Group that already called F calls
 the pair in place instead.
@@ -17,7 +17,7 @@ from pypto_core.ir.visitor import IRMutator, IRVisitor
 
 
 class _Returns(IRVisitor):
-    """Every return statement of a body, in branches too (API.md 2.7: `return` inside branches is allowed)."""
+    """Every return statement of a body, in branches too (a `return` may stand inside if branches; docs/passes/expand_mixed_kernel.md)."""
 
     def __init__(self) -> None:
         self.found: list[S.ReturnStmt] = []
@@ -100,7 +100,7 @@ class _CallsPair(IRMutator):
                                                                                                       stmt.span)
         return S.SeqStmts([aic_stmt, aiv_stmt], stmt.span)
 
-    # A call may be a whole loop / branch body (a bare statement), not only an item of a SeqStmts (finding 3).
+    # A call may be a whole loop / branch body (a bare statement), not only an item of a SeqStmts.
     def visit_assign_stmt(self, s: S.AssignStmt) -> S.Stmt:
         return self._paired(s)
 

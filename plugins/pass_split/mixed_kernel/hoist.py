@@ -1,4 +1,4 @@
-"""Nested calls that run on another core than the statement holding them (issue 11, item 2).
+"""Nested calls that run on another core than the statement holding them (docs/passes/expand_mixed_kernel.md, placement).
 
 The split places whole statements, so `c = tile.add(tile.move(tile.matmul(l, r), target_memory=Vec), bias)`
 must first become `c_move_matmul = tile.matmul(l, r)`, `c_move = tile.move(c_move_matmul, ...)` (a boundary:

@@ -1,8 +1,8 @@
-"""InCore functions that call a mixed kernel (fuzz finding 3; docs/passes/expand_mixed_kernel.md, example, docs/passes/split_vector_kernel.md).
+"""InCore functions that call a mixed kernel (docs/passes/expand_mixed_kernel.md, example, docs/passes/split_vector_kernel.md).
 
 A `with pl.at(level=CORE_GROUP)` scope whose body calls an InCore kernel outlines to an InCore function
 holding that call. When the callee is mixed it becomes a core group (an AIC + an AIV function launched
-together); typing the caller AIV (its rollup has no cube work) ran the callee's AIC half, pipe setup
+together); typing the caller AIV (its rollup has no cube work) would run the callee's AIC half, pipe setup
 included, on an AIV lane. A caller with no tile work of its own (its rollup is SHARED: scalar code and
 function calls) is a launcher, so it becomes a Group and calls each AIC + AIV pair in place. A caller with
 its own cube or vector work cannot launch a core group from inside a core: a located ValueError.

@@ -1,4 +1,4 @@
-"""Loop-carried state after a side dropped the other core's statements (issue 11, item 2).
+"""Loop-carried state after a side dropped the other core's statements (docs/passes/expand_mixed_kernel.md, placement).
 
 A carry whose update went to the other core comes back as itself (`yield out_iter` once the store on the
 other side was remapped to the tensor it wrote): it carries nothing on this side, so the slot goes and its

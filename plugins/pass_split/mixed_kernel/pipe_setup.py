@@ -1,4 +1,4 @@
-"""Pipe setup of an expanded kernel (issue 11, item 5; docs/passes/expand_mixed_kernel.md, example).
+"""Pipe setup of an expanded kernel (docs/passes/expand_mixed_kernel.md, pipe setup, and its example).
 
 For each direction the kernel uses, its consumer reserves the slot buffer and its producer imports it:
 
@@ -124,7 +124,7 @@ def setup_stmts(side: Side, func_name: str, use: PipeUse, slot_num: int, fresh: 
 
 
 def with_setup(side: Side, stmts: list[S.Stmt], setup: list[S.Stmt]) -> list[S.Stmt]:
-    """The setup at the top; on the AIV after a leading tile.get_subblock_idx() (issue 11, item 5)."""
+    """The setup at the top; on the AIV after a leading tile.get_subblock_idx() (docs/passes/expand_mixed_kernel.md, example)."""
     at = 0
     if side is Side.AIV and stmts and isinstance(stmts[0], S.AssignStmt) and isinstance(stmts[0].value, E.Call):
         opdef = opdef_of(stmts[0].value)

@@ -1,9 +1,9 @@
-"""The tfree of each popped tile (issue 11, item 4): a pop takes a FIFO slot and only the matching
+"""The tfree of each popped tile (docs/passes/expand_mixed_kernel.md, frees): a pop takes a FIFO slot and only the matching
 `tfree_to_aic` / `tfree_to_aiv` gives it back, so it goes right after the tile's last use in the block that
 pops it -- a use of anything that may share the slot's buffer counts (registry trait `aliases_operand`:
 moves and views of it, and of those). A pop without uses is freed at once. A pop the program already frees
-is left alone. When the last use is an if (or scope) holding a `return` (API.md 2.7: `return` inside branches
-is allowed), the tile is also freed right before each such return: the path that returns never reaches the
+is left alone. When the last use is an if (or scope) holding a `return` (a `return` may stand inside
+if branches), the tile is also freed right before each such return: the path that returns never reaches the
 free after the statement.
 """
 

@@ -1,4 +1,4 @@
-"""Cube <-> vector boundaries and the transfer pairs they become (issue 11, item 4).
+"""Cube <-> vector boundaries and the transfer pairs they become (docs/passes/expand_mixed_kernel.md, transfers).
 
 A boundary is a statement that hands one tile across: `tile.aiv_shard` / `tile.aic_gather` (registry trait
 `split_boundary`) or a `tile.move` between a cube space and Vec (MIXED affinity). The producer side pushes

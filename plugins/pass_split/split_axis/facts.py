@@ -18,10 +18,10 @@ class Split:
 
     `may_be_empty`: lane 1's valid extent can be 0 (a ragged or runtime extent): stores are guarded.
     `lane_extent`: a shard of a runtime extent moves the whole lane box, so its type does not say how much of
-    it is valid; this is the lane's extent its first consumer must carry (seed 003, runtime split-axis extents).
+    it is valid; this is the lane's extent its first consumer must carry (docs/passes/lower_auto_vector_split.md, lane extents).
     `gathered_extent`: for a localised shard of an explicit region (and the consumers that keep its valid region),
     the split-axis extent the source had before the shard: what an aic_gather of it joins back to, the two lanes'
-    parts being adjacent by construction (seed 003, gather geometry)."""
+    parts being adjacent by construction (docs/passes/lower_auto_vector_split.md, the region path)."""
 
     axis: int | None
     elements: tuple[int | None, ...] | None = None

@@ -49,7 +49,7 @@ class LanePartition:
             return index(s)
         start_a, start_b = self.lane_start(extent), self.lane_start(extent)
         # Built with the parser's promotion (an INT8 extent is cast to INDEX), so the printed form reads back
-        # to the same tree (campaign seed 57).
+        # to the same tree.
         upper = scalar_ops.max_(_indexed(valid), start_a)
         return scalar_ops.min_(scalar_ops.sub(upper, start_b), _indexed(stride))
 

@@ -1,7 +1,7 @@
 """The statements after a region whose values the region retyped: uses follow the retyped variables.
 
 A region rewriter may give a value defined in the region an exact type (LocalizeBoundaries types an aic_gather
-of a localised shard with the source's extent, seed 003, gather geometry). The value leaves the region (regions
+of a localised shard with the source's extent: docs/passes/lower_auto_vector_split.md, the region path). The value leaves the region (regions
 do not scope names), so the statements after it must name the retyped variable, and each call whose operands
 changed takes the valid region its op's type rule now derives, as the parser does when it reads the printed
 program back. Everything else of a result's type (its memory space, set by InferTileMemorySpace; its layout) is
@@ -40,7 +40,7 @@ class _RetypedUses(BodyRewriter):
         if not isinstance(deduced, TileType) or not dims_equal(deduced.shape, t.shape):
             return moved
         # The derived valid region and the compact mode that goes with it (a product of narrowed rows is
-        # compact, OPS.md tile.matmul).
+        # compact under tile.matmul's type rule).
         return moved.with_fields(type=with_valid_region(t, deduced.valid_shape, deduced.effective_view().compact))
 
 

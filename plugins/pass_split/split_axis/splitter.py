@@ -294,7 +294,7 @@ class Splitter(BodyRewriter):
 
 def guard_stores(original: S.Stmt, out: list[S.Stmt], facts: SplitFacts, fresh: Callable[[str], str]) -> list[S.Stmt]:
     """`out` (the rewrite of `original`) with its store guarded when the storing lane may hold nothing:
-    a bound store, and one written as a statement or inside a `return` (seed 003, LocalizeReturnStores:
+    a bound store, and one written as a statement or inside a `return` (docs/passes/lower_auto_vector_split.md, lane extents:
     binding the store to a name first is never a precondition for correctness)."""
     if not out:
         return out
@@ -325,7 +325,7 @@ def with_lane_extent(rewriter: BodyRewriter, call: E.Call, args: list[E.Expr], f
                      dim: int) -> list[E.Expr]:
     """The operands of `call`, a GM store straight from a shard of a runtime split-axis extent narrowed to the
     lane's extent (`tile.set_validshape`, bound to `<shard>_lane`): the shard's type is the whole lane box, so
-    without it each lane stores its whole box where the program stores only the valid rows (review of seed 003:
+    without it each lane stores its whole box where the program stores only the valid rows (docs/passes/lower_auto_vector_split.md, lane extents:
     the first consumer carries the lane's extent, and a store has no result to carry it)."""
     opdef = opdef_of(call)
     if opdef is None or not opdef.traits.gm_transfer or not isinstance(call.type, TensorType):

@@ -1,4 +1,5 @@
-"""AivSplitValid (API.md 5.3 checks (a)-(h); seed 003, "区域外契约" and checks (i), (j)).
+"""AivSplitValid (checks (a)-(h): docs/dsl.md, splitting vector work; the contract outside the regions and checks
+(i)-(l): docs/passes/lower_auto_vector_split.md).
 
 Each check has a program that breaks it (its message matched) and a near miss that must verify clean.
 The kernels are written at tile level, where memory spaces decide each op's core.
@@ -143,8 +144,8 @@ def _tile_pipeline(src: str):
 
 
 def test_b_is_checked_in_the_core_group_scope_of_the_program_as_written():
-    # Issue 10's corpus defect: AivSplitValid only looked at InCore functions, so this first showed up after
-    # OutlineIncoreScopes, blamed on that pass.
+    # AivSplitValid checks the CORE_GROUP scopes of the program as written too: looking only at InCore functions,
+    # it would first report this after OutlineIncoreScopes, blaming that pass.
     (diag,) = PropertyVerifierRegistry.verify(["AivSplitValid"], pl.parse(LANE_COLS.replace("MODE", "LEFT_RIGHT")))
     assert diag.message.startswith("the pl.at(level=pl.Level.CORE_GROUP) scope 'lane_cols' of Opaque function "
                                    "'main': tile.row_max reduces over the split axis (dim 1) of this LEFT_RIGHT")
@@ -329,7 +330,7 @@ def test_h_region_in_a_declared_incore_kernel():
 
 
 def test_h_region_under_a_scope_of_a_declared_incore_kernel():
-    # seed 003: OutlineIncoreScopes leaves scopes of InCore functions in place.
+    # OutlineIncoreScopes leaves scopes of InCore functions in place.
     program = pl.parse(KERNEL.format(attrs="", body=textwrap.indent(textwrap.dedent("""
         with pl.at(level=pl.Level.CORE_GROUP):
             for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
@@ -505,9 +506,9 @@ def test_the_verifier_is_registered_for_the_property():
 
 
 # -- (l) a lane index a data-parallel region does not trust ----------------------------------------------------
-# Campaign seed 27: `pl.assemble(out, <full-width work>, [aiv * 32, 0])` in an UP_DOWN region with no per-lane read
-# meant "each lane writes the whole value at its offset" as written, while LowerAutoVectorSplit halves the work of
-# such a region: half the rows stayed unwritten.
+# `pl.assemble(out, <full-width work>, [aiv * 32, 0])` in an UP_DOWN region with no per-lane read means "each
+# lane writes the whole value at its offset" as written, while LowerAutoVectorSplit halves the work of such a
+# region: half the rows would stay unwritten.
 
 def test_l_a_lane_addressed_store_of_full_width_work():
     assert_reports(kernel("""

@@ -1,12 +1,12 @@
-"""A cube -> vector boundary whose result declares a valid region narrower than its source's (issue 15, the
-suite-mutation finding `annotated-valid-shape-narrower-than-the-op`).
+"""A cube -> vector boundary whose result declares a valid region narrower than its source's (a mutation of the
+test programs, `annotated-valid-shape-narrower-than-the-op`).
 
 The annotation is the program's meaning (docs/dsl.md: it may add information; elements outside a tile's valid
 region are poison), so the reference machine poisons the columns / rows the move's result does not declare
-valid. LowerAutoVectorSplit's aiv_shard used to re-derive the source's valid region and computed real values
-there. Rule: the shard carries the boundary result's declared valid region, localised to the lane on the split
-axis (seed 003: HalveTileShape localises the user's declared valid_shape); the balanced lane partition is
-chosen from that declared extent too. Checked structurally and by running the program before and after.
+valid. An aiv_shard re-deriving the source's valid region would compute real values there. Rule: the shard
+carries the boundary result's declared valid region, localised to the lane on the split axis
+(docs/passes/lower_auto_vector_split.md, lane extents); the balanced lane partition is chosen from that
+declared extent too. Checked structurally and by running the program before and after.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ class Before:
     ("UP_DOWN", "127, 128", "127, 128", "127, 100"),  # the consumer's result is the narrower one
     ("LEFT_RIGHT", "128, 128", "128, 70", "128, 128"),  # narrower on the LEFT_RIGHT split axis
     ("LEFT_RIGHT", "128, 128", "90, 128", "128, 128"),  # narrower off the LEFT_RIGHT split axis
-    # Campaign seed 48: a full source whose popped tile declares lane 0 one more row than lane 1 (64 / 63) was
-    # pushed with the source's even code, so lane 1 read from row 63, not 64: the transfer's split code comes
-    # from the lanes' declared extents.
+    # A full source whose popped tile declares lane 0 one more row than lane 1 (64 / 63): pushed with the
+    # source's even code, lane 1 would read from row 63, not 64, so the transfer's split code comes from the
+    # lanes' declared extents.
     ("UP_DOWN", "128, 128", "127, 128", "127, 128"),
     ("UP_DOWN", "128, 128", "65, 128", "65, 128"),  # balanced by lane_stride: 33 / 32
     ("UP_DOWN", "128, 128", "63, 128", "63, 128"),  # lane 1 holds nothing
@@ -79,9 +79,9 @@ def test_lower_auto_vector_split_alone_keeps_what_the_program_computes(popped: s
     lavs(kernel("UP_DOWN", "127, 128", popped, "127, 128"))
 
 
-# Campaign seed 48 (--suite-share) again: the popped tile's annotation (with layouts, so that it is kept as
-# written) declares the whole box of a 127-row source valid. An annotation wider than the source adds no valid
-# rows: the lanes hold 64 and 63 (odd code); taken as 64 and 64, lane 1 read rows [65, 129) of the pushed tile.
+# The popped tile's annotation (with layouts, so that it is kept as written) declares the whole box of a
+# 127-row source valid. An annotation wider than the source adds no valid rows: the lanes hold 64 and 63 (odd
+# code); taken as 64 and 64, lane 1 would read rows [65, 129) of the pushed tile.
 WIDER_THAN_THE_SOURCE = "import pypto.language as pl\n\n@pl.program\n" + '''class Before:
 
     @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)

@@ -1,5 +1,5 @@
-"""An aic_gather of a localised shard in an explicit pl.split_aiv region is typed exactly (seed 003, gather
-geometry: "由 localized shard 供给的 gather 会被精确定型"): the lanes' parts are adjacent by construction, so the
+"""An aic_gather of a localised shard in an explicit pl.split_aiv region is typed exactly (docs/passes/lower_auto_vector_split.md, the region
+path): the lanes' parts are adjacent by construction, so the
 gathered valid extent is the shard source's, not twice the type rule's ceil guess; the statements after the
 region follow the retyped value (plugins/pass_split/split_axis/retyped_uses.py). Each program is also compiled
 with the default pipeline under check-run and compared before / after on the reference machine."""
@@ -123,7 +123,7 @@ def test_a_gather_of_narrowed_rows_is_typed_with_them_and_a_loop_after_the_regio
     stmts = _assigned(after, "narrowed")
     for name in ("g__ssa_v0", "gl__ssa_v0", "acc0__ssa_v0", "nxt__ssa_v0"):  # the loop's matmul_acc takes the retyped carry's type
         assert _valid_rows(stmts[name]) == str(valid), name
-    # A product of narrowed rows is compact (OPS.md, tile.matmul), as the type rule says on the retyped operands.
+    # A product of narrowed rows is compact, as tile.matmul's type rule says on the retyped operands.
     assert "compact=pl.CompactMode.normal" in ir.python_print(stmts["acc0__ssa_v0"].var.type)
 
 
@@ -181,7 +181,7 @@ class P:
 @pytest.mark.parametrize("dtype", ["INDEX", "INT64", "INT32", "INT8"])
 def test_the_gather_of_a_shard_of_runtime_rows_is_typed_with_them_and_computes_them(dtype: str):
     # Under the conftest's verification and print -> parse round trip; a narrow extent dtype is cast to INDEX
-    # in the lane expressions as the parser would (campaign seed 57 mutated n to INT8: the round trip failed).
+    # in the lane expressions as the parser would (with n an INT8, the round trip fails otherwise).
     after = passes.lower_auto_vector_split()(pl.parse(RUNTIME_ROWS.replace("pl.INDEX]", f"pl.{dtype}]"),
                                                       "exact_gather.py"))
     stmts = _assigned(after, "k")

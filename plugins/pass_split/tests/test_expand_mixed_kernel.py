@@ -1,4 +1,4 @@
-"""ExpandMixedKernel (issue 11): the function classification, the two core bodies, transfers, tfree, pipe
+"""ExpandMixedKernel (docs/passes/expand_mixed_kernel.md): the function classification, the two core bodies, transfers, tfree, pipe
 setup and the Group -- each compared structurally or by the ops it produces, and run before and after on the
 reference machine (the Group's outputs must equal the InCore kernel's)."""
 
@@ -26,7 +26,7 @@ class test_aiv_shard:
 
 
 @pytest.mark.unverified  # hand-built like PyPTO's test: its shard operand is a Vec tile (AivSplitLoweredValid (d))
-def test_appendix_a5_is_reproduced_character_for_character():
+def test_a_split_aiv_shard_kernel_is_expanded_character_for_character():
     after = emk(A5_BEFORE, "Ascend950", run=False)
     assert ir.python_print(after, format=False) == A5_EXPANDED.rstrip("\n")
 

@@ -1,4 +1,4 @@
-"""ExpandMixedKernel's output on the reference machine (issue 11, item 9): a cube store followed by a vector
+"""ExpandMixedKernel's output on the reference machine (docs/passes/expand_mixed_kernel.md, GM fences): a cube store followed by a vector
 load of the same GM gets a fence and the Group computes what the kernel did; deliberately broken variants of
 an expanded program are caught by the machine with a message naming the FIFO, buffer or tensor."""
 

@@ -1,4 +1,4 @@
-"""ExpandMixedKernel rule by rule (issue 11): split codes, classification, the Group rewritten in place, tfree,
+"""ExpandMixedKernel rule by rule (docs/passes/expand_mixed_kernel.md): split codes, classification, the Group rewritten in place, tfree,
 pipe setup, region placement, hazards and rejections. Accepted programs are run before and after."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pypto import ir
 from .emk_helpers import BACKENDS, calls_of, compile_user_program, emk, lavs_emk, op_names
 from .helpers import function
 
-# -- split codes (seed 003, "split 模式与 pto-isa split code") ------------------------------------------------
+# -- split codes (docs/passes/lower_auto_vector_split.md, split codes) ------------------------------------------
 
 RAGGED_SHARD = '''
 @pl.program
@@ -31,7 +31,7 @@ class P:
     ("UP_DOWN", 64, 1, 32),  # balanced by LowerAutoVectorSplit: 32 / 32
     ("UP_DOWN", 100, 1, 50),  # balanced: 50 / 50
     ("UP_DOWN", 13, 3, 7),  # balanced: 7 / 6
-    ("LEFT_RIGHT", 128, 2, None),  # a narrowed column extent is rejected earlier (seed 003)
+    ("LEFT_RIGHT", 128, 2, None),  # a narrowed column extent is rejected earlier
 ])
 @pytest.mark.parametrize("backend_name", BACKENDS)
 def test_a_shard_transfer_carries_the_code_of_its_mode_and_full_width_extent(mode, valid, code, stride, backend_name):
@@ -61,7 +61,7 @@ class P:
 
 @pytest.mark.parametrize("mode, code", [("UP_DOWN", 3), ("LEFT_RIGHT", 4)])
 def test_an_odd_physical_split_axis_gets_the_odd_code(mode: str, code: int):
-    """[17, 128] full: lane boxes of 9, extents 9 / 8 (seed 003's table)."""
+    """[17, 128] full: lane boxes of 9, extents 9 / 8 (docs/passes/lower_auto_vector_split.md, split codes)."""
     shape = "[17, 128]" if mode == "UP_DOWN" else "[128, 17]"
     src = (RAGGED_SHARD.replace("[128, 128]", shape).replace("pl.TileView(valid_shape=[ROWS, COLS])", "pl.TileView()")
            .replace("MODE", mode))
@@ -368,7 +368,7 @@ class P:
     assert Regions.found == 0
 
 
-# -- region placement (seed 003, "ExpandMixedKernel 消费区域放置") ------------------------------------------------
+# -- region placement (docs/passes/expand_mixed_kernel.md, regions) ----------------------------------------
 
 PLACED = '''
 import pypto.language.distributed as pld
@@ -406,7 +406,7 @@ def test_outside_every_region_a_notify_is_copied_to_both_cores():
         '        pl.func_attr({"split_aiv": True})\n        pld.system.notify(sig, 1, [0])\n')
     after = emk(src)
     for side in ("k_aic", "k_aiv"):
-        assert "pld.system.notify" in op_names(function(after, side))  # seed 003: "NOT CHECKED, DELIBERATELY"
+        assert "pld.system.notify" in op_names(function(after, side))  # deliberately: no-duplicate is a rule of regions only
 
 
 def test_a_transpose_swapping_a_regions_split_axis_is_rejected_by_the_region_mode():
@@ -430,7 +430,7 @@ class P:
                  "pl.tile.transpose").replace("[0, aiv_id * 16]", "[0, 0]"))
 
 
-# Campaign seed 54 (--suite-share): a hand-written Group whose AIC sets its pipe up without slot_num.
+# A hand-written Group whose AIC sets its pipe up without slot_num.
 MISMATCHED_PIPES = '''import pypto.language as pl
 @pl.program
 class MismatchedPipes:

@@ -1,16 +1,18 @@
-"""Regressions of the split passes found by the program generator (tests/fuzz; findings 3 and 4 of the
-issue 15 campaign). Each program goes through the whole `default` pipeline with check-run and the round
-trip after every pass, on both backends, and its outputs are compared with the program as written.
+"""Regressions of the split passes found by the program generator (tests/fuzz). Each program goes through the whole
+`default` pipeline with check-run and the round trip after every pass, on both backends, and its outputs are
+compared with the program as written.
 
-* Finding 3 (ExpandMixedKernel; API.md A.5, seed 002): a CORE_GROUP scope calling an InCore kernel outlines
-  to an InCore function holding the call. The finding showed up with a dead Acc -> Vec move, but the move's
-  liveness was not the cause: the caller (no tile work of its own) was typed AIV, so the mixed kernel's
-  Group ran its AIC half -- `system.aic_initialize_pipe` first -- on an AIV lane. Rule: such a caller is a
+* A mixed kernel called from a CORE_GROUP scope (ExpandMixedKernel; docs/passes/expand_mixed_kernel.md): a
+  CORE_GROUP scope calling an InCore kernel outlines to an InCore function holding the call. The generated
+  program had a dead Acc -> Vec move, but the move's liveness is not the point: were the caller (no tile work
+  of its own) typed AIV, the mixed kernel's Group would run its AIC half -- `system.aic_initialize_pipe`
+  first -- on an AIV lane. Rule: such a caller is a
   launcher and becomes a Group calling each AIC + AIV pair in place; a caller doing its own tile work is
   rejected with a located ValueError.
-* Finding 4 (SplitVectorKernel, Ascend910B no-split replay; seed 002 step 5): lane 1 zeroes every tile's
-  valid_shape, and `tile.reshape` of a partially valid tile only deduces when it adds / removes unit dims,
-  so the printed replay did not parse back. Rule: a lane-1 call whose type rule rejects lane 1's empty
+* An op that rejects empty operands, in lane 1's replay (SplitVectorKernel, Ascend910B no-split replay;
+  docs/passes/split_vector_kernel.md, what it does): lane 1 zeroes every tile's valid_shape, and `tile.reshape`
+  of a partially valid tile only deduces when it adds / removes unit dims, so kept as it is, the printed replay
+  would not parse back. Rule: a lane-1 call whose type rule rejects lane 1's empty
   operands is replayed as `tile.create` of its result (empty for a statement's result); a call that
   still deduces is kept.
 """
@@ -33,7 +35,7 @@ from .pipeline_checks import compile_and_compare, default_pipeline
 HEADER = "import pypto.language as pl\n\n@pl.program\nclass P:\n"
 
 # ---------------------------------------------------------------------------------------------------------
-# Finding 3: a mixed kernel called from a CORE_GROUP scope
+# A mixed kernel called from a CORE_GROUP scope
 # ---------------------------------------------------------------------------------------------------------
 
 DEAD_ACC_MOVE = HEADER + '''\
@@ -54,7 +56,7 @@ DEAD_ACC_MOVE = HEADER + '''\
         return out
 '''
 
-# campaign finding_003: the accumulator comes out of a matmul_acc K loop
+# The accumulator comes out of a matmul_acc K loop
 DEAD_ACC_MOVE_K_LOOP = HEADER + '''\
     @pl.function(type=pl.FunctionType.InCore)
     def kern(self, a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 16], pl.BF16],
@@ -79,7 +81,7 @@ DEAD_ACC_MOVE_K_LOOP = HEADER + '''\
         return out, o2
 '''
 
-# campaign finding_009: a named scope next to other scoped helpers
+# A named scope next to other scoped helpers
 DEAD_ACC_MOVE_NAMED_SCOPE = HEADER + '''\
     @pl.function(type=pl.FunctionType.InCore)
     def kern(self, a: pl.Tensor[[32, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
@@ -243,7 +245,7 @@ def test_a_scope_with_its_own_tile_work_cannot_launch_a_mixed_kernel(backend: st
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Finding 4: the Ascend910B lane-1 replay of an op that rejects empty operands
+# The Ascend910B lane-1 replay of an op that rejects empty operands
 # ---------------------------------------------------------------------------------------------------------
 
 RESHAPE_IN_MIXED_KERNEL = HEADER + '''\
@@ -377,7 +379,7 @@ class P:
 
 
 def test_cube_work_in_a_hand_written_aiv_function_is_the_programs_error():
-    # 30-minute campaign finding: reported as ExpandMixedKernel breaking MixedKernelExpanded before.
+    # The program's error, located by ExpandMixedKernel, not reported as the pass breaking MixedKernelExpanded.
     from pypto_core.language.api import parse
 
     resolved = resolve_config(parse_config_text('[pipeline]\npasses = ["default"]\n', "<test>"))
@@ -388,10 +390,10 @@ def test_cube_work_in_a_hand_written_aiv_function_is_the_programs_error():
     assert "aiv.py:8:" in str(info.value)
 
 
-# -- 30-minute campaign (seed 20), finding 4: a runtime lane guard before a second store -----------------------
+# -- a runtime lane guard before a second store ----------------------------------------------------------------
 # With a dynamic M under pl.split(UP_DOWN), each lane's store is guarded by `if <lane extent> > 0:`; after
-# ExpandMixedKernel those ifs yield nothing, and the reference machine took the first guard's empty yield for
-# the AIV function's return, so the second store (of a returned tile) never ran (tests/interp/
+# ExpandMixedKernel those ifs yield nothing, and the reference machine must not take the first guard's empty
+# yield for the AIV function's return, or the second store (of a returned tile) never runs (tests/interp/
 # test_control_flow.py has the machine rule).
 TWO_GUARDED_STORES_OF_ONE_TILE = '''import pypto.language as pl
 M = pl.dynamic("M")
@@ -414,10 +416,10 @@ def test_two_lane_guarded_stores_of_one_tile_both_run(backend: str) -> None:
     compile_and_compare(TWO_GUARDED_STORES_OF_ONE_TILE, backend)
 
 
-# -- 30-minute campaign (seed 20), finding 5: an AIV-only kernel, then an AIC-only kernel reading its output --
+# -- an AIV-only kernel, then an AIC-only kernel reading its output ----------------------------------------------
 # `kern1(out22, x21)` writes x21 (argument order swapped by the mutator), `kern2` then loads x21 on the cube.
-# After ExpandMixedKernel the two single-core kernels were batched into one core group on the machine and
-# reported as a GM race; they are two kernels, one after the other (tests/interp/test_core_group_fifo.py).
+# After ExpandMixedKernel the two single-core kernels are two kernels, one after the other, not one core group
+# (batched as one, the machine would report a GM race; tests/interp/test_core_group_fifo.py).
 AIV_KERNEL_THEN_AIC_KERNEL = HEADER + '''    @pl.function(type=pl.FunctionType.InCore)
     def kern1(self, a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
         t = pl.load(a, [0, 0], [32, 64])
@@ -462,7 +464,7 @@ class P:
 
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
 def test_a_rank_1_boundary_under_left_right_is_located(backend: str) -> None:
-    # Campaign seed 53: the cube -> vector boundary of a rank-1 matmul result was indexed at dim 1 (IndexError).
+    # The cube -> vector boundary of a rank-1 matmul result has no dim 1: a located error, not an IndexError.
     from .pipeline_checks import default_pipeline
 
     with pytest.raises(ValueError, match=r"moves a rank-1 tile .* which has no dim 1 for LEFT_RIGHT to split"):

@@ -1,14 +1,14 @@
-"""Fuzz regressions around `pl.split_aiv` regions (campaign 30b).
+"""Fuzz regressions around `pl.split_aiv` regions (programs the generator of tests/fuzz wrote).
 
-* finding 001: a data-parallel (UP_DOWN) region whose body distributes its work over the lanes itself
-  through a loop bound made from the lane index was halved again by LowerAutoVectorSplit (rows left
-  unwritten). A lane reference is trusted only on the read offset of an address-carrying op; a loop or
-  an if steered by the lane is the task-parallel form, so AivSplitValid check (k) rejects it on the input
-  and points at pl.SplitMode.NONE.
-* finding 002: a value computed per lane in one region (a load addressed by its aiv_id) and used in a
-  sibling region: the reference machine lets it leave the region as lane 0's value, the outlined kernel
-  keeps each lane's, so OutlineIncoreScopes changed the outputs. Check (i) covers every per-lane value
-  now, not only shards, and rejects it on the input.
+* A data-parallel (UP_DOWN) region whose body distributes its work over the lanes itself through a loop
+  bound made from the lane index would be halved again by LowerAutoVectorSplit (rows left unwritten). A lane
+  reference is trusted only on the read offset of an address-carrying op; a loop or an if steered by the lane
+  is the task-parallel form, so AivSplitValid check (k) rejects it on the input and points at
+  pl.SplitMode.NONE.
+* A value computed per lane in one region (a load addressed by its aiv_id) and used in a sibling region:
+  the reference machine lets it leave the region as lane 0's value, the outlined kernel keeps each lane's,
+  so OutlineIncoreScopes would change the outputs. Check (i) covers every per-lane value, not only shards,
+  and rejects it on the input.
 """
 
 from __future__ import annotations
@@ -109,10 +109,10 @@ def compiled(text: str, backend: str) -> None:
     assert outcome.status == "compiled", outcome  # under check-run: outputs equal after every pass
 
 
-# -- finding 001: the lane index steering a data-parallel region's control flow ---------------------------------
+# -- the lane index steering a data-parallel region's control flow ---------------------------------------------
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_finding_001_lane_strided_loop_in_an_up_down_region_is_rejected(backend: str) -> None:
+def test_a_lane_strided_loop_in_an_up_down_region_is_rejected(backend: str) -> None:
     rejected(FINDING_001, backend, STEERING, "for i20 in pl.range(aiv17, 4, 2):")
 
 
@@ -143,10 +143,10 @@ def test_the_same_lane_strided_loop_in_a_none_region_compiles(backend: str) -> N
     compiled(FINDING_001.replace("mode=pl.SplitMode.UP_DOWN", "mode=pl.SplitMode.NONE"), backend)
 
 
-# -- finding 002: a per-lane value of one region used in a sibling region -------------------------------------
+# -- a per-lane value of one region used in a sibling region -----------------------------------------------------
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_finding_002_per_lane_load_used_in_a_sibling_region_is_rejected(backend: str) -> None:
+def test_a_per_lane_load_used_in_a_sibling_region_is_rejected(backend: str) -> None:
     rejected(FINDING_002, backend, SIBLING, "out11 = pl.store(pl.tile.sub(pl.tile.neg(t12), t12)")
 
 

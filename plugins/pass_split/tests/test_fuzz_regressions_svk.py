@@ -1,15 +1,15 @@
 """Regression of SplitVectorKernel's Ascend910B no-split dual-AIV replay found by the program generator
-(tests/fuzz; seed 002, BuildNoSplitLane1ReplayStmts).
+(tests/fuzz; docs/passes/split_vector_kernel.md, what it does).
 
-The finding: an InCore function whose body is a `with pl.at(level=pl.Level.CORE_GROUP)` scope holding a
-dead matmul and a tensor alias `v14 = x13` broke SSAForm after SplitVectorKernel on Ascend910B (it compiled
-on Ascend950, which needs no replay). Lane 1's replay re-emitted lane 0's statements verbatim in two places:
+The program: an InCore function whose body is a `with pl.at(level=pl.Level.CORE_GROUP)` scope holding a
+dead matmul and a tensor alias `v14 = x13` (Ascend950 needs no replay). A lane-1 replay re-emitting lane 0's
+statements verbatim would break SSAForm after SplitVectorKernel on Ascend910B in two places:
 
-* a scope statement fell through `Lane1Replay.stmt` unchanged, so lane 1 ran lane 0's whole scope --
+* a scope statement falling through `Lane1Replay.stmt` unchanged would make lane 1 run lane 0's whole scope --
   the same variables defined in both branches of the dispatch, a real load and a real GM store on lane 1,
   lane 0's tiles and loop variables read on lane 1;
-* an assignment whose value lane 1 leaves unchanged (the tensor alias; a scalar) was kept as the same
-  statement, defining lane 0's variable a second time.
+* an assignment whose value lane 1 leaves unchanged (the tensor alias; a scalar), kept as the same
+  statement, would define lane 0's variable a second time.
 
 Rule: lane 1 defines only fresh variables -- every assignment is renamed, a value it leaves unchanged
 included -- and a scope is the same scope around lane 1's replay of its body (in the same replacement map:
@@ -33,7 +33,7 @@ from .pipeline_checks import compile_and_compare
 
 HEADER = "import pypto.language as pl\n\n@pl.program\n"
 
-# The finding as the generator wrote it.
+# The program as the generator wrote it.
 REPRODUCER = HEADER + '''\
 class Gen34:
     @pl.function(type=pl.FunctionType.InCore)
@@ -85,8 +85,8 @@ class P:
         return out
 '''
 
-# Campaign seed 38: a tile alias of a cast matmul result (`v36 = v33`) kept lane 0's type on lane 1, where its value
-# is an empty tile: the printed annotation said one thing and re-parsing gave the other. An alias of an emptied tile
+# A tile alias of a cast matmul result (`v36 = v33`) must not keep lane 0's type on lane 1, where its value is an
+# empty tile: the printed annotation would say one thing and re-parsing give the other. An alias of an emptied tile
 # is empty too.
 TILE_ALIAS = HEADER + '''\
 class P:

@@ -1,8 +1,8 @@
-"""Lane 1's replay of a no-split dual-AIV kernel (SplitVectorKernel on Ascend910B, seed 002: lane 1 moves no
-data) when the tile a cross-core push moves is a nested call (`tpush_to_aic(pl.tile.exp(c_v))`): the nested
+"""Lane 1's replay of a no-split dual-AIV kernel (SplitVectorKernel on Ascend910B, docs/passes/split_vector_kernel.md: lane 1 pushes
+nothing) when the tile a cross-core push moves is a nested call (`tpush_to_aic(pl.tile.exp(c_v))`): the nested
 call is bound to a name first, whose declared type holds nothing (a nested call's type is deduced again on
-parsing, so only a statement can say so). Left nested, lane 1 pushed a full box of its garbage into the
-shared no-split slot and the machine rejected the two lanes' different data.
+parsing, so only a statement can say so). Left nested, lane 1 would push a full box of its garbage into the
+shared no-split slot and the machine would reject the two lanes' different data.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""LowerAutoVectorSplit, AUTO path (seed 003): Before -> Expected compared structurally, every accepted case
+"""LowerAutoVectorSplit, AUTO path (docs/passes/lower_auto_vector_split.md): Before -> Expected compared structurally, every accepted case
 run before and after on the reference machine (two AIV lanes), every rejection matched by message."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Before:
         return out_store'''
 
 
-def test_appendix_a4_is_reproduced_character_for_character():
+def test_a_ragged_shard_is_lowered_character_for_character():
     after = lavs(A4_BEFORE)
     assert ir.python_print(after, format=False) == A4_AFTER_TEXT
 
@@ -293,7 +293,7 @@ class P:
 ''', run=False)
 
 
-def test_the_pass_declares_seed_003_properties():
+def test_the_pass_declares_its_properties():
     p = passes.lower_auto_vector_split()
     assert p.get_name() == "LowerAutoVectorSplit"
     assert p.get_required_properties() == passes.IRPropertySet(
@@ -314,7 +314,7 @@ def _lavs_with(src: str, **options) -> ir.Program:
     return after
 
 
-def test_synthesize_regions_off_keeps_the_flat_form_of_appendix_a4():
+def test_synthesize_regions_off_keeps_the_flat_form_of_a_ragged_shard():
     assert ir.python_print(_lavs_with(A4_BEFORE, synthesize_regions=False), format=False) == A4_AFTER_TEXT
 
 
@@ -356,8 +356,9 @@ class P:
 
 
 def test_synthesize_regions_keeps_the_flat_form_for_a_boundary_whose_split_axis_migrated():
-    # Review of seed 003 ("迁移后的边界轴继续使用 flat lowered 形式"): the UP_DOWN region held
-    # tile.aic_gather(r, split=2), whose printed form inside a region drops split= and did not parse back.
+    # A boundary whose split axis a reshape moved keeps the flat form (docs/passes/lower_auto_vector_split.md, what it does): an UP_DOWN
+    # region would hold tile.aic_gather(r, split=2), whose printed form inside a region drops split= and does not
+    # parse back.
     after = _lavs_with(MIGRATED_GATHER, synthesize_regions=True)
     stmts = ir.flatten_to_stmts(function(after, "k").body)
     assert not any(isinstance(s, ir.SplitAivScopeStmt) for s in stmts)

@@ -1,5 +1,5 @@
 """LowerAutoVectorSplit, AUTO path: lane categories, tuple results, loop carries, if merges, drop_dims,
-reshape, the partition of a ragged boundary and the empty-lane guard (seed 003)."""
+reshape, the partition of a ragged boundary and the empty-lane guard (docs/passes/lower_auto_vector_split.md)."""
 
 from __future__ import annotations
 
@@ -275,8 +275,8 @@ def test_a_lane_that_can_be_empty_stores_only_when_it_holds_rows():
 @pytest.mark.parametrize("tail", ["return pl.store(y, [0, 0], out)", "pl.tile.store(y, [0, 0], out)\n        return out"],
                          ids=["in-a-return", "as-a-statement"])
 def test_a_store_not_bound_to_a_name_is_guarded_too(tail):
-    # Review of seed 003 (LocalizeReturnStores: binding the store to a name is never a precondition): a store
-    # written inside a return or as a statement stored lane 1's empty window, which the machine refused.
+    # Binding the store to a name is never a precondition (docs/passes/lower_auto_vector_split.md, lane extents): a store written inside a
+    # return or as a statement is guarded too, or it stores lane 1's empty window, which the machine refuses.
     src = RAGGED.replace("VALID", "5").replace("OTHER ", "").replace(
         "BODY", "w = pl.tile.full([16, 128], dtype=pl.FP32, value=1.0)\n        y = pl.tile.add(p, w)").replace(
         "o = pl.store(y, [0, 0], out)\n        return o", tail)

@@ -1,4 +1,4 @@
-"""The verifiers of ExpandMixedKernel's properties (issue 11, item 8): MixedKernelExpanded and
+"""The verifiers of ExpandMixedKernel's properties (docs/passes/expand_mixed_kernel.md; docs/reference/properties.md): MixedKernelExpanded and
 HardSyncallOccupancyValid hold on the pass's output, and each deliberately broken variant of an expanded
 program is reported with its own message."""
 

@@ -1,4 +1,4 @@
-"""The ragged matrix (seed 003, "跨边界的部分有效操作数", "把 ragged 边界在两个 lane 之间均分"): a cube -> vector
+"""The ragged matrix (docs/passes/lower_auto_vector_split.md, lane extents): a cube -> vector
 boundary of box 16 and 17, every valid extent from 1 to the box, both modes, with and without a vector ->
 cube boundary after it. Every case is either the documented rejection or compiles and computes the same
 outputs before and after on the reference machine's two AIV lanes."""

@@ -1,13 +1,12 @@
-"""Ragged windows through the default pipeline (issue 15: the generator now writes `valid_shape=`).
+"""Ragged windows through the default pipeline (the program generator writes `valid_shape=`).
 
 A window whose valid region is narrower than its box (a static extent, or a scalar read at run time), element-
 wise work on it and an assemble / store of the result: in a plain scope, in a scope split UP_DOWN / LEFT_RIGHT
 (LowerAutoVectorSplit halves the valid extent per lane), in a pl.split_aiv region's per-lane window, and in an
-InCore function's tile load. Only the valid region is written (OPS.md tensor.assemble: WUNION; tile.store: the
-valid region), so an Out written before keeps the rest. The first generated programs showed that tensor
-binary ops dropped the valid region both operands share (OPS.md: "valid kept when both same shape and
-provably same valid"), so the tensor-level program wrote the whole sum and ConvertTensorToTileOps changed
-what it computed.
+InCore function's tile load. Only the valid region is written (tensor.assemble and tile.store write the valid region of
+the value they store), so an Out written before keeps the rest. A tensor binary op keeps the valid region its
+operands share when both have the same shape and provably the same valid region; dropping it, the
+tensor-level program would write the whole sum and ConvertTensorToTileOps would change what it computes.
 """
 
 from __future__ import annotations
@@ -93,8 +92,8 @@ def test_an_incore_load_may_be_ragged(valid: str, backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("valid", ["32, 0", "0, 64"])
 def test_an_assemble_of_an_empty_valid_region_is_located(valid: str, backend: str) -> None:
-    # Campaign seed 32: a static valid extent of 0 reached the tile.store the assemble becomes, which the machine
-    # (like the hardware's TSTORE) refuses; ConvertTensorToTileOps reports it at the assemble.
+    # A static valid extent of 0 would reach the tile.store the assemble becomes, which the machine (like the
+    # hardware's TSTORE) refuses; ConvertTensorToTileOps reports it at the assemble.
     text = SCOPE.replace("OPTIONS", "").replace("VALID", valid).replace("CHAIN", "pl.add(rag, rag)")
     with pytest.raises(ValueError, match=r"tensor.assemble: the value written here has an empty valid region "
                                          r"\(a valid extent of 0 on axis \d\)") as info:

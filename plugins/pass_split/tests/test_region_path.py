@@ -1,4 +1,4 @@
-"""LowerAutoVectorSplit's region path (seed 003): each `pl.split_aiv` region lowered in place by its body form,
+"""LowerAutoVectorSplit's region path (docs/passes/lower_auto_vector_split.md): each `pl.split_aiv` region lowered in place by its body form,
 every accepted program run before and after on the reference machine (two lanes), rejections by message."""
 
 from __future__ import annotations
@@ -175,7 +175,8 @@ def test_an_explicit_shard_whose_lane_can_be_empty_guards_its_store():
 
 
 def test_an_explicit_shard_whose_lane_can_be_empty_guards_a_store_written_as_a_statement():
-    # Review of seed 003: the guard was given to a bound store only.
+    # A store from a lane that may be empty is guarded however it is written, not only when bound to a name
+    # (docs/passes/lower_auto_vector_split.md, lane extents).
     after = lavs(_explicit(16, "5", "e = pl.tile.exp(h)\n            pl.tile.store(e, [aiv_id * 8, 0], out)").replace(
         "return o", "return out"), run=False)
     (region,) = regions(function(after, "k"))
@@ -204,8 +205,8 @@ class P:
     ("o = pl.store(h, [aiv_id * 8, 0], out)", "shard"),
 ], ids=["through-a-consumer", "stored-straight"])
 def test_an_explicit_shard_of_runtime_rows_gives_each_lane_its_extent(body: str, stored: str):
-    # Review of seed 003 (runtime split-axis extents: the shard keeps the whole box, the first consumer carries
-    # the lane's extent): the extent was recorded on the shard call and never reached a consumer.
+    # docs/passes/lower_auto_vector_split.md, lane extents: the shard keeps the whole box, the first consumer carries the lane's
+    # extent (recorded on the shard call only, the extent would never reach a consumer).
     import numpy as np
 
     from pypto_core.interp import make_inputs, run_program
@@ -356,7 +357,7 @@ class P:
 '''
 
 
-# -- a value halved by one full-width region, used by the next (issue 10's corpus defect) ------------------------
+# -- a value halved by one full-width region, used by the next -------------------------------------------------
 
 CHAINED = '''
 @pl.program
@@ -418,7 +419,7 @@ def test_a_half_used_outside_every_region_is_a_located_error():
                                            "            out = pl.assemble(out, y, [0, 0])"), run=False)
 
 
-# -- a per-lane loop carry that starts from a generator (issue 10's corpus defect) ------------------------------
+# -- a per-lane loop carry that starts from a generator ---------------------------------------------------------
 
 LANE_ACC = '''
 @pl.program

@@ -1,9 +1,10 @@
-"""`return` inside if branches (API.md 2.7 allows it) through ExpandMixedKernel (fuzz campaign finding, issue 15).
+"""`return` inside if branches (a program may write one there) through ExpandMixedKernel (docs/passes/expand_mixed_kernel.md, what it does and
+frees).
 
-The finding: a mixed kernel whose only `return` stood in an if branch got a Group function returning nothing
-(its return lineage looked at the body's last statement only), so the caller's output was lost. And a tile
-popped from the cube whose last use stood in a returning branch was freed after the if, a statement the
-returning path never reaches, so the FIFO slot was never released.
+A mixed kernel whose only `return` stands in an if branch must not get a Group function returning nothing (a
+return lineage looking at the body's last statement only), or the caller's output is lost. And a tile popped
+from the cube whose last use stands in a returning branch must not be freed only after the if, a statement the
+returning path never reaches, or the FIFO slot is never released.
 
 Rules (plugins/pass_split/mixed_kernel/group.py, tfree.py): the Group returns, for each result, the parameter
 the kernel returns at every one of its returns (else the AIV function's result); a popped tile is also freed

@@ -1,4 +1,4 @@
-"""Runtime valid extents across the cube -> vector boundary (seed 003, "跨边界的部分有效操作数"; issue 14 item 4).
+"""Runtime valid extents across the cube -> vector boundary (docs/passes/lower_auto_vector_split.md, lane extents).
 
 Rows valid to a runtime `n` under UP_DOWN: the shard moves the whole lane box and the consumers carry each lane's
 extent, so the data of lane 1 sits at half the box whatever `n` is. Under LEFT_RIGHT the rows are not split and
@@ -89,8 +89,8 @@ def build_direct_store(mode: pl.SplitMode):
 
 @pytest.mark.parametrize("mode", [pl.SplitMode.UP_DOWN, pl.SplitMode.LEFT_RIGHT])
 def test_runtime_rows_stored_straight_from_the_shard_store_only_the_valid_rows(mode: pl.SplitMode):
-    # Review of seed 003: with the store as the shard's first consumer nothing carried the lane's extent, so
-    # each lane stored its whole box (all 16 rows written for n = 5).
+    # With the store as the shard's first consumer, something must still carry the lane's extent, or each lane
+    # stores its whole box (all 16 rows written for n = 5).
     rng = np.random.default_rng(2)
     a = rng.standard_normal((16, 64)).astype(np.float16)
     b = rng.standard_normal((64, 128)).astype(np.float16)

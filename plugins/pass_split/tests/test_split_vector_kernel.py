@@ -1,5 +1,5 @@
-"""SplitVectorKernel (seed 002; issue 12): stamping split_aiv kernels, the seed 003 rule for split_aiv without
-a function-level mode, the Ascend910B no-split dual-AIV replay (Example 2), pass-through of everything else;
+"""SplitVectorKernel (docs/passes/split_vector_kernel.md): stamping split_aiv kernels, the rule for split_aiv without
+a function-level mode, the Ascend910B no-split dual-AIV replay, pass-through of everything else;
 each change run on the reference machine against the program before the pass."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class P:
         return out
 '''
 
-# seed 002, Example 2 "after" (lane 1 carries empty tiles with valid_shape=[0, 0]).
+# The no-split dual-AIV replay after the pass (lane 1 carries empty tiles with valid_shape=[0, 0]; docs/passes/split_vector_kernel.md, example).
 EXAMPLE_2_AFTER = '''
 @pl.program
 class P:
@@ -212,7 +212,7 @@ class P:
 
 
 def test_lane_1_zeroes_the_valid_shape_operand_of_a_slice_written_without_one():
-    # Review of seed 002 ("tile.slice / tile.set_validshape 的 valid_shape 置零"): the operand, not only the type.
+    # A valid_shape operand is zeroed, appended when omitted (docs/passes/split_vector_kernel.md, what it does): the operand, not only the type.
     after = svk(parse(SLICE_WITHOUT_VALID), "Ascend910B")
     text = ir.python_print(after)
     assert "pl.tile.slice(x_1, [8, 16], [0, 0], [0, 0])" in text, text

@@ -12,7 +12,7 @@ statements so that the AIC <-> AIV handshake stays symmetric, but computes on em
 * a scope statement (any `ScopeStmt`, e.g. a `with pl.at(level=...)` hierarchy scope left in the function) is
   the same scope around lane 1's replay of its body. The replacement map is not forked: what a scope
   defines stays visible after it. Passing a scope through verbatim would redefine every variable of lane 0
-  (SSAForm), re-read lane 0's tiles and loop variables, and let lane 1 write GM (fuzz finding, docs/passes/split_vector_kernel.md).
+  (SSAForm), re-read lane 0's tiles and loop variables, and let lane 1 write GM (docs/passes/split_vector_kernel.md).
 """
 
 from __future__ import annotations
@@ -96,11 +96,11 @@ class Lane1Replay:
             return []
         if not (isinstance(value, E.Call) and type(value.op) is E.Op) or not isinstance(s.var.type, (TileType, TupleType)):
             # Always a fresh variable, even for a value lane 1 leaves alone (a tensor alias `v = x`, a scalar):
-            # the two branches of the dispatch must not define the same variable (SSAForm; fuzz finding).
+            # the two branches of the dispatch must not define the same variable (SSAForm).
             new_value = self.sub(value)
             new_type = self.sub_type(s.var.type)
             if isinstance(s.var.type, (TileType, TupleType)) and type(new_value.type) is type(s.var.type):
-                new_type = new_value.type  # an alias of an emptied tile is empty too (campaign seed 38)
+                new_type = new_value.type  # an alias of an emptied tile is empty too
             return [S.AssignStmt(self.renamed(s.var, new_type), new_value, s.span)]
         opdef = opdef_of(value)
         if opdef is not None and opdef.cross_core_role is not None:
@@ -112,7 +112,7 @@ class Lane1Replay:
         if isinstance(s.var.type, TileType) and ((opdef is not None and opdef.traits.gm_transfer)
                                                  or _rededuced(value, args) is None):
             # A load reads nothing; an op whose type rule rejects lane 1's empty operands (a reshape of a
-            # partially valid tile, finding 4) is an empty tile as well: the printed call must re-parse.
+            # partially valid tile) is an empty tile as well: the printed call must re-parse.
             call = _empty_create(s.var.type, value.span)
         else:
             call = value.with_fields(args=args, type=new_type)
@@ -121,7 +121,7 @@ class Lane1Replay:
     def cross_core_operands(self, call: E.Expr, span: object) -> tuple[list[S.Stmt], E.Expr]:
         """A tile a cross-core op moves that is a nested call is bound to a name first: only a statement's
         declared type can say that lane 1's tile holds nothing (nested types are deduced again on parsing),
-        and a push of a fully valid tile would move lane 1's garbage (seed 002: lane 1's replay moves no data)."""
+        and a push of a fully valid tile would move lane 1's garbage (docs/passes/split_vector_kernel.md: lane 1 pushes nothing)."""
         if not (isinstance(call, E.Call) and type(call.op) is E.Op):
             return [], call
         opdef = opdef_of(call)
@@ -206,7 +206,7 @@ def _emptied(e: E.Expr) -> E.Expr:
     rebuilt = _rededuced(e, [_emptied(a) for a in e.args])  # operands may be lane 1's empty tiles now
     if rebuilt is not None:
         return rebuilt
-    if isinstance(e.type, TileType):  # its type rule rejects the empty operands (finding 4): a fresh tile
+    if isinstance(e.type, TileType):  # its type rule rejects the empty operands: a fresh tile
         return create_op_call("tile.create", [to_tuple(list(e.type.shape))],
                               {"dtype": e.type.dtype, "target_memory": e.type.memory_space}, span=e.span)
     return rededuce_call(e, [_emptied(a) for a in e.args])  # not a tile: let the deduction's error out
@@ -214,7 +214,8 @@ def _emptied(e: E.Expr) -> E.Expr:
 
 def _absent_valid_shape(opdef: object, given: int, t: Type) -> tuple[E.Expr, ...]:
     """A zero `valid_shape` operand for a call written without its optional one (`tile.slice(x, shape, offset)`):
-    seed 002 zeroes the operand itself, so lane 1's call says it reads nothing, not only its declared type."""
+    the operand itself is zeroed (docs/passes/split_vector_kernel.md, what it does), so lane 1's call says it reads nothing, not only its
+    declared type."""
     specs = getattr(opdef, "args", ())
     index = next((i for i, spec in enumerate(specs) if spec.name in VALID_ARGS), None)
     if index is None or index != given or not isinstance(t, TileType):

@@ -84,7 +84,8 @@ def choose_partition(body: S.Stmt, dim: int, subblock: E.Var) -> LanePartition:
 def boundary_result(call: E.Call) -> TileType:
     """A cube -> vector move's result as the program wrote it, its valid region no wider than its source's: an
     annotation narrowing the region is the program's meaning (the rest is poison), one widening it adds no
-    valid data (campaign seed 48: `valid_shape=[]` on a move of a 127-row source made lane 1 read past the box)."""
+    valid data (docs/passes/lower_auto_vector_split.md, lane extents; taken as written, `valid_shape=[]` on a move of a 127-row source would make
+    lane 1 read past the box)."""
     t, src = call.type, call.args[0].type
     assert isinstance(t, TileType)
     if not isinstance(src, TileType) or len(src.shape) != len(t.shape):
@@ -128,7 +129,7 @@ class AutoSplitter(Splitter):
         # program's meaning (the rest is poison), so the lanes keep it rather than re-deriving the source's.
         full = boundary_result(call)
         if self.dim >= len(full.shape):
-            # Campaign seed 53: a rank-1 boundary under LEFT_RIGHT indexed past its dims.
+            # A rank-1 boundary under LEFT_RIGHT has no dim to split: say so rather than index past its dims.
             raise self.reject(f"the cube -> vector boundary moves a rank-{len(full.shape)} tile ({full}), which has no "
                               f"dim {self.dim} for {self.mode.name} to split; give the tile two dims (pl.reshape it "
                               f"to [1, N] or [N, 1]) or split along a dim it has")

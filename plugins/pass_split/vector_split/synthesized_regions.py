@@ -45,8 +45,8 @@ def _phase(s: S.Stmt) -> str | None:
 
 def _migrated_boundary(call: E.Call, mode: SplitMode) -> bool:
     """A boundary moving the lanes' parts on another axis than the function's mode (a reshape moved the split
-    axis): a region of `mode` cannot hold it (its printed form drops `split=`, seed 003: migrated boundary axes
-    keep the flat form)."""
+    axis): a region of `mode` cannot hold it (its printed form drops `split=`; docs/passes/lower_auto_vector_split.md, what it does: a boundary
+    whose split axis a reshape moved keeps the flat form)."""
     opdef = opdef_of(call)
     if opdef is None or opdef.traits.split_boundary is None:
         return False

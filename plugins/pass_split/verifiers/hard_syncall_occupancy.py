@@ -10,7 +10,7 @@ same number of times. After the expansion that means, for the AIC and AIV functi
   would never arrive).
 
 PyPTO's documents do not describe this property; these are the occupancy rules a demanding user would expect of a hard
-barrier (see the issue 11 note). A soft syncall (`mode="soft"`, through a GM workspace) is not checked.
+barrier. A soft syncall (`mode="soft"`, through a GM workspace) is not checked.
 """
 
 from __future__ import annotations

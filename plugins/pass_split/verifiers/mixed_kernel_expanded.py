@@ -1,4 +1,5 @@
-"""MixedKernelExpanded (docs/architecture.md, properties and verifiers; issue 11, item 8): after ExpandMixedKernel
+"""MixedKernelExpanded (docs/architecture.md, properties and verifiers;
+docs/passes/expand_mixed_kernel.md): after ExpandMixedKernel
 
 * no InCore function mixes cube and vector work, and no AIC (AIV) function holds vector (cube) work;
 * every cross-core push / pop / free has a pipe setup (`*_initialize_pipe`) in its function whose

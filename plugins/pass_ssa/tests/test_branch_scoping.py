@@ -1,9 +1,10 @@
-"""The else branch of an if does not see what its then branch defined (campaign seed 41).
+"""The else branch of an if does not see what its then branch defined.
 
 A variable defined in one branch of an earlier if only, then read in the else branch of a later if whose then
-branch defines it, was left unrenamed (`m__FREE_VAR` in the printed program): defining it in the then branch
-brought it back into scope for the else branch too. Each branch now starts from the scoping before the if, so
-the read is an escape of the earlier if like any other (docs/passes/convert_to_ssa.md) and gets its phi.
+branch defines it, must not be left unrenamed (`m__FREE_VAR` in the printed program), as it would be if defining
+it in the then branch brought it back into scope for the else branch too. Each branch starts from the scoping
+before the if, so the read is an escape of the earlier if like any other (docs/passes/convert_to_ssa.md) and
+gets its phi.
 """
 
 from __future__ import annotations

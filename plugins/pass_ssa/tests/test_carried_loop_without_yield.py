@@ -1,9 +1,9 @@
-"""A carried loop written without a pl.yield_ that also rebinds an outer variable (campaign seed 32).
+"""A carried loop written without a pl.yield_ that also rebinds an outer variable.
 
 The parser accepts `for i, (a,) in pl.range(n, init_values=(x,)):` with no yield: each carry keeps its value
 (docs/dsl.md). When the body also rebinds a variable used after the loop, ConvertToSSA synthesises a carry for
-it and writes the body's yield -- which gave only the synthesised value, one value for two results, so the
-printed program did not parse back. Rule: that yield gives the declared carries first, unchanged.
+it and writes the body's yield; giving only the synthesised value there would be one value for two results, and
+the printed program would not parse back. Rule: that yield gives the declared carries first, unchanged.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ class P:
 @pytest.mark.parametrize("text", [ONLY_DECLARED, ONLY_DECLARED_WHILE, ONLY_DECLARED_IN_KERNEL],
                          ids=["for", "while", "kernel"])
 def test_a_loop_with_only_declared_carries_and_no_yield_gets_one_keeping_them(text: str) -> None:
-    # Campaign seed 36: with no synthesised carry either, ConvertToSSA wrote no yield at all and its own SSAForm
-    # check failed ("for loop carries 1 value(s) but its body does not end with a yield").
+    # With no synthesised carry either, the loop still needs a yield: without one ConvertToSSA's own SSAForm
+    # check fails ("for loop carries 1 value(s) but its body does not end with a yield").
     before = pl.parse(text)
     after = passes.convert_to_ssa()(before)
     loop = next(s for s in ir.flatten_to_stmts(after.get_function("main").body)

@@ -1,4 +1,4 @@
-"""Issue 13, ConvertToSSA items 1-3: slot order, escaping variables, `pl.unroll(init_values=...)`.
+"""ConvertToSSA: slot order, escaping variables, `pl.unroll(init_values=...)` (docs/passes/convert_to_ssa.md).
 
 The acceptance cases are in tests/acceptance/transforms/test_convert_to_ssa.py; these are the edges:
 DSL input, nested promotions, break/continue, idempotence, and what UseAfterDef accepts.
@@ -39,8 +39,8 @@ def use_after_def(program: object, strict: bool = False) -> list[str]:
     return [d.message.split(" is ")[0] for d in verify_use_after_def(program, strict=strict)]
 
 
-# -- item 1: order -------------------------------------------------------------------------------------
-def test_printed_order_of_the_issue_example():
+# -- slot order ------------------------------------------------------------------------------------------
+def test_synthesised_carries_of_a_while_loop_are_in_name_order():
     after = ssa('''
 @pl.function
 def f(x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
@@ -73,9 +73,10 @@ def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
     ir.assert_structural_equal(after, passes.convert_to_ssa()(after))
 
 
-# -- item 2: escaping variables ---------------------------------------------------------------------------
+# -- escaping variables ----------------------------------------------------------------------------------
 def test_a_dsl_store_result_used_after_the_loop_is_carried_from_its_target():
-    # The DSL leaks loop-body names (API.md 2.6); a stored result escaping its loop is promoted too.
+    # A name assigned in a DSL loop body is visible after the loop (docs/dsl.md, loops and carries); a stored
+    # result escaping its loop is promoted too.
     after = ssa('''
 @pl.function(type=pl.FunctionType.InCore)
 def k(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
@@ -172,7 +173,7 @@ def test_use_after_def_still_rejects_a_use_before_the_definition_in_a_loop_body(
     assert use_after_def(ir.Function("f", [], [INDEX], ir.SeqStmts([loop, ir.ReturnStmt([t])]))) == ["variable 't'"]
 
 
-# -- item 3: pl.unroll ----------------------------------------------------------------------------------------
+# -- pl.unroll -------------------------------------------------------------------------------------------------
 @pytest.mark.unverified
 def test_convert_to_ssa_still_carries_through_an_unroll_loop():
     # Only the DSL form `pl.unroll(..., init_values=...)` is rejected; ConvertToSSA's own carries stay (PyPTO).

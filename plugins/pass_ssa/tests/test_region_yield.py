@@ -1,8 +1,8 @@
-"""An if branch ending in a pl.split_aiv region whose body ends with the branch's yield (campaign seed 28).
+"""An if branch ending in a pl.split_aiv region whose body ends with the branch's yield.
 
 PyPTO's ConvertToSSA appends the merge yield of a branch that is one region inside the region, and prints it
-bare there (API.md 8.5); the parser accepts that text and a user may write it. Our SSAForm verifier, the later
-passes and the machine read a branch's yield as its last statement, so the pass failed its own SSAForm check.
+bare there (docs/dsl.md, if and yield); the parser accepts that text and a user may write it. Our SSAForm verifier, the later
+passes and the machine read a branch's yield as its last statement, so left there it fails our own SSAForm check.
 Rule (docs/passes/convert_to_ssa.md, if merges): the yield moves after the region; the region's values stay
 visible there. Checked structurally, by the round trip, and by running the program as written and compiled.
 """

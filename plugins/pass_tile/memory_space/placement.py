@@ -1,6 +1,6 @@
 """Result spaces and operand moves (InferTileMemorySpace, step 2): one forward walk of a function.
 
-Result spaces (issue 8):
+Result spaces (docs/passes/infer_tile_memory_space.md, what it does):
 * an op with a fixed output space or a given `target_memory`-like kwarg: that;
 * a retargetable producer without the kwarg (a tile.load / tile.create ConvertTensorToTileOps made):
   its demand clamped to the kwarg's choices (Left / Right demands give a Mat load), else Vec; the kwarg
@@ -226,7 +226,8 @@ class Placement(BodyRewriter):
 
 def check_params(params: Sequence[E.Var], func_name: str) -> None:
     """A kernel's tile parameter comes from its caller, where no pass places it: the program must say where it
-    is (a parameter written so, or a tile captured by a `pl.at` scope from outside it: campaign seed 35)."""
+    is (a parameter written so, or a tile captured by a `pl.at` scope from outside it;
+    docs/passes/infer_tile_memory_space.md, errors)."""
     for p in params:
         if isinstance(p.type, TileType) and p.type.memory_space is None:
             raise UserError(f"{PASS}: InCore function '{func_name}' has a tile parameter '{user_base(p)}' "

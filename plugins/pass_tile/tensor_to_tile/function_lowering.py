@@ -1,4 +1,4 @@
-"""Lowering the tensor ops of one InCore function to tile ops (ConvertTensorToTileOps, issue 8).
+"""Lowering the tensor ops of one InCore function to tile ops (ConvertTensorToTileOps, docs/passes/convert_tensor_to_tile_ops.md).
 
 Every tensor-typed value the kernel computes becomes a tile; tensors that stay are the ones in global
 memory (GM): parameters, and what a store into one of them returns. Each tensor op is replaced by its

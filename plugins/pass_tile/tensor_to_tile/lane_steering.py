@@ -1,4 +1,4 @@
-"""A region boundary under control flow steered by the lane index is refused (fuzz finding c30c/006).
+"""A region boundary under control flow steered by the lane index is refused.
 
 `pl.aic_gather` hands the lanes' values to the cube and `pl.aiv_shard` hands the cube's value to the lanes
 (registry trait `split_boundary`); the cube is one core for both lanes, so it meets each boundary once per

@@ -1,9 +1,9 @@
-"""A pl.aiv_shard of something that is not the kernel's cube result (campaign seed 31).
+"""A pl.aiv_shard of something that is not the kernel's cube result.
 
 The shard hands the cube's accumulator to the AIV lanes (docs/passes/lower_auto_vector_split.md); its operand
 must be where the registry says (pypto_core.analysis.affinity.boundary_operand_spaces: Acc). A shard of a tensor
 computed outside the kernel (the matmul left in a `pl.at(level=pl.Level.AIC)` scope around the region, or a
-parameter) or of a vector result is placed in Vec, and the AivSplitValid verifier then failed after
+parameter) or of a vector result is placed in Vec, and the AivSplitValid verifier would then fail after
 InferTileMemorySpace, blaming the pass. Rule: InferTileMemorySpace reports it at the shard with the fix
 (pass_tile/boundary_operands.py); the same shard of the kernel's own matmul compiles.
 """

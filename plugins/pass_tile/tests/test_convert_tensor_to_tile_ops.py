@@ -389,8 +389,8 @@ def _assigned_ops(body: ir.Stmt) -> list[str]:
 
 
 def test_a_shard_of_an_fp16_product_takes_the_accumulator_and_casts_inside_the_region():
-    # Issue 10's corpus defect: the FP16 matmul's cast stood outside the region and the shard got a Vec
-    # tile. Now the shard takes the FP32 accumulator (Acc) and each lane casts its own half.
+    # The FP16 matmul's cast must not stay outside the region, where the shard would get a Vec tile: the shard
+    # takes the FP32 accumulator (Acc) and each lane casts its own half.
     after = lower(FP16_SHARD, upto="infer_tile_memory_space")
     k = function(after, "k")
     top = ir.flatten_to_stmts(k.body)

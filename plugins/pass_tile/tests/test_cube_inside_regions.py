@@ -1,4 +1,5 @@
-"""Cube work written inside a pl.split_aiv region is a located error at ConvertTensorToTileOps (campaign seed 36).
+"""Cube work written inside a pl.split_aiv region is a located error at ConvertTensorToTileOps
+(docs/passes/convert_tensor_to_tile_ops.md, errors).
 
 A tensor `pl.matmul` inside a region (after a `pl.aic_gather`, say) is cube work once it is lowered; the region's
 body is AIV work, so the pass rejects it where it is written, naming the fix, instead of the AivSplitValid

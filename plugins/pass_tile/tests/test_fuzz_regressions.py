@@ -1,16 +1,17 @@
-"""Fuzz findings 1, 2 and 8 (tests/fuzz, /work/notes_tmp/fuzz_findings.md) and variants of each fixed rule.
+"""Three rules of the tile passes that programs of the program generator (tests/fuzz) exercised, with variants of
+each.
 
 Each program is compiled by the whole `default` pipeline (every pass verified, printed and re-parsed, and
 checked on the reference machine after every pass: verify = "check-run"), then the program as written and
 the compiled one are run on the same inputs and their outputs compared.
 
-* Rule 1 (ConvertTensorToTileOps, seed 003 "区域外契约"): in a function with pl.split_aiv regions, the
+* Rule 1 (ConvertTensorToTileOps; docs/passes/lower_auto_vector_split.md, outside the regions): in a function with pl.split_aiv regions, the
   vector tail of a cube op written outside every region (the cast of an FP16 / BF16 matmul's FP32
   accumulator) is done by the cube's store (the fixpipe converts on the way to GM); another use is a
   located ValueError, not vector work outside the regions.
-* Rule 2 (InferTileMemorySpace, seed 003): a vector move (Mat -> Vec) that code after the regions needs of
+* Rule 2 (InferTileMemorySpace; docs/passes/lower_auto_vector_split.md, outside the regions): a vector move (Mat -> Vec) that code after the regions needs of
   a value a region computed goes at the end of that region.
-* Rule 3 (ConvertTensorToTileOps, seed 000 "写方向"): a write the registry declares into a kernel tensor
+* Rule 3 (ConvertTensorToTileOps; docs/passes/convert_tensor_to_tile_ops.md, errors): a write the registry declares into a kernel tensor
   that is now a tile is in place: later reads of the target read the write's result; a write the
   functional tile form cannot express (inside a loop into an outer tensor, in one branch of an if with a
   read after it) is a located ValueError.
@@ -83,7 +84,7 @@ TAIL_INTO_MATMUL = HEAD + '''    def main(self, a: pl.Tensor[[32, 32], pl.BF16],
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_finding_1_cast_of_a_gathered_matmul_is_the_cube_store(backend: str):
+def test_the_cast_of_a_gathered_matmul_is_the_cube_store(backend: str):
     after = compiled(FINDING_1, backend)
     aic, aiv = kernel_text(after, FunctionType.AIC), kernel_text(after, FunctionType.AIV)
     assert "tile.store(matmul_acc" in aic and "tile.cast" not in aic + aiv
@@ -133,7 +134,7 @@ MOVE_FROM_NONE_REGION = HEAD + '''    def main(self, x: pl.Tensor[[32, 16], pl.F
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_finding_2_the_move_of_a_gathered_value_goes_in_its_region(backend: str):
+def test_the_move_of_a_gathered_value_goes_in_its_region(backend: str):
     compiled(FINDING_2, backend)
 
 
@@ -234,7 +235,7 @@ WRITE_IN_BRANCH_READ_AFTER = HEAD + '''    def main(self, n: pl.Scalar[pl.INDEX]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_finding_8_an_assemble_into_a_kernel_tensor_is_in_place(backend: str):
+def test_an_assemble_into_a_kernel_tensor_is_in_place(backend: str):
     compiled(FINDING_8, backend)
 
 
@@ -276,7 +277,7 @@ class P:
 
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
 def test_an_accumulator_stored_into_a_narrow_int_tensor_is_the_programs_error(backend: str):
-    # 30-minute campaign finding: reported as InferTileMemorySpace breaking AccToGmStoreValid before.
+    # The program's error, located by InferTileMemorySpace, not reported as the pass breaking AccToGmStoreValid.
     rejected(ACC_INTO_INT8, backend, r"InferTileMemorySpace: tile.store stores the accumulator 'acc[_a-z0-9]*' \(Acc\) "
                                      r"straight into the INT8 tensor")
 
@@ -300,6 +301,6 @@ class P:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("body", ["pass", "w = pl.add(x, x)"])
 def test_a_loop_body_left_with_one_statement_is_a_bare_statement(body: str, backend: str):
-    # Campaign seed 32: dropping a dead definition left a one-statement SeqStmts as the loop body, which the
-    # printed text parses back as the bare statement (structural equality failed after ConvertTensorToTileOps).
+    # Dropping a dead definition can leave a one-statement SeqStmts as the loop body, which the printed text
+    # parses back as the bare statement (structural equality would fail after ConvertTensorToTileOps).
     compiled(DEAD_MATMUL_IN_A_LOOP.replace("BODY", body), backend)

@@ -1,6 +1,6 @@
-"""A hand-written AIC / AIV function with an operand in a space its op does not accept (mutated test programs,
-issue 15): InferTileMemorySpace places InCore kernels only, so the TileMemoryInferred verifier used to report
-it after the pass, blaming the pass. It is the program's mistake: a located ValueError naming the fix
+"""A hand-written AIC / AIV function with an operand in a space its op does not accept (mutated test programs):
+InferTileMemorySpace places InCore kernels only, so left alone the TileMemoryInferred verifier would report it
+after the pass, blaming the pass. It is the program's mistake: a located ValueError naming the fix
 (infer_tile_memory_space.py, reject_misplaced_core_functions)."""
 
 from __future__ import annotations

@@ -236,7 +236,7 @@ class P:
         return out
 ''', run=False)
     (branch,) = [s for s in ir.flatten_to_stmts(function(after, "k").body) if isinstance(s, ir.IfStmt)]
-    q, r = branch.return_vars  # phis ordered by name (issue 13, ConvertToSSA item 1)
+    q, r = branch.return_vars  # phis ordered by name (docs/passes/convert_to_ssa.md)
     assert r.type.memory_space is None, "Vec in one branch, Mat in the other: no space"
     assert q.type.memory_space is ir.MemorySpace.Vec, "both branches Vec"
     messages = [d.message for d in PropertyVerifierRegistry.verify(["TileMemoryInferred"], after)]
@@ -297,8 +297,8 @@ def test_a_tile_parameter_without_a_memory_space_built_by_hand_is_a_user_error()
     ("pl.Tile[[16, 64], pl.BF16]", "out"),
 ])
 def test_a_written_kernel_tile_parameter_without_a_memory_space_is_located(annotation, returned):
-    # Campaign seed 35: an InCore function written with a tile parameter and no pl.Mem space was an
-    # InternalError ("please report this bug"); the program, not a pass, leaves the space out.
+    # An InCore function written with a tile parameter and no pl.Mem space is the program's error, located, not
+    # an InternalError ("please report this bug"): the program, not a pass, leaves the space out.
     text = f"""import pypto.language as pl
 
 @pl.program

@@ -1,4 +1,4 @@
-"""Vector work written beside a pl.split_aiv region, and a gather of a parameter (issue 15, fuzz KNOWN entries).
+"""Vector work written beside a pl.split_aiv region, and a gather of a parameter.
 
 * A tensor op written outside every region of a scope that has one is the program's mistake once it shows
   itself as vector work (docs/passes/lower_auto_vector_split.md, outside the regions): ConvertTensorToTileOps

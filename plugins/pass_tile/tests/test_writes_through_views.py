@@ -1,8 +1,9 @@
-"""A write into a tensor view inside a kernel is a located error at ConvertTensorToTileOps (campaign seed 49).
+"""A write into a tensor view inside a kernel is a located error at ConvertTensorToTileOps
+(docs/passes/convert_tensor_to_tile_ops.md, errors).
 
 On the reference machine a tensor view (`pl.slice`, `pl.reshape`, `pl.tensor.view`, ...) shares its tensor's
 memory, so `pl.assemble(view, y, ...)` changes the viewed tensor; in a kernel the view is a tile copied from its
-window and the write never reached it (the campaign's program computed another result after the pass). The
+window and the write would never reach it (the program would compute another result after the pass). The
 pass rejects the write where it is written (pass_tile/writes_through_views.py); writing the tensor itself at
 the window's offsets compiles and computes the same, and reading through a view stays fine.
 """

@@ -1,10 +1,10 @@
 """UseAfterDef: every use of a Var is preceded by a definition on the way to it (scope rules in `_walk`).
 
 Before ConvertToSSA a Var is a mutable name, and a definition inside a loop body or an if branch
-stays visible after the statement, as the DSL's names do (docs/dsl.md, loops and carries: "names assigned in the
-body leak"). IR built directly, or by passes, uses that too -- `out_0 = tile.store(t, [i, 0], out)` in
-a loop and `return out_0` after it -- and ConvertToSSA turns it into a carry or a phi (issue 13,
-ConvertToSSA item 2), so the check that runs before ConvertToSSA accepts it, as PyPTO's does. Loop
+stays visible after the statement, as the DSL's names do (docs/dsl.md, loops and carries: a variable assigned in
+the body may be used after the loop). IR built directly, or by passes, uses that too -- `out_0 = tile.store(t, [i, 0], out)` in
+a loop and `return out_0` after it -- and ConvertToSSA turns it into a carry or a phi
+(docs/passes/convert_to_ssa.md, what it does), so the check that runs before ConvertToSSA accepts it, as PyPTO's does. Loop
 variables and iter_args never leak: they only exist inside their loop.
 
 `strict=True` is the dominance rule that holds after ConvertToSSA: a definition inside a loop body or

@@ -1,4 +1,5 @@
-"""The examples of seed 000 as Before/Expected tests (structural comparison + round trip)."""
+"""Outlining examples as Before/Expected tests (structural comparison + round trip); the first is the example of
+docs/passes/outline_incore_scopes.md."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from .helpers import expect, function, outline
 HEADER = "import pypto.language as pl\n\n"
 
 
-def test_basic_extraction_matches_appendix_a1_text():
+def test_basic_extraction_matches_the_expected_text():
     after = outline(HEADER + '''
 @pl.program
 class Basic:

@@ -1,5 +1,6 @@
-"""Fuzz findings c30c/006 and c30c/008 (ConvertTensorToTileOps): both programs are invalid and are now
-located ValueErrors instead of a changed result (006) and an internal assertion (008)."""
+"""Programs the program generator (tests/fuzz) wrote, through ConvertTensorToTileOps: a boundary under
+lane-steered control flow and a tile used across regions are invalid and are located ValueErrors (not a changed
+result, not an internal assertion); an operand already lowered to a tile is promoted like a tensor one."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from tests.fuzz.oracle import check_text
 
 HEADER = "import pypto.language as pl\n\n"
 
-# 006: a pl.aic_gather (to the cube) inside a loop of a NONE region strided by the lane index.
+# A pl.aic_gather (to the cube) inside a loop of a NONE region strided by the lane index.
 LANE_STEERED_GATHER = HEADER + '''
 @pl.program
 class Gen23:
@@ -22,7 +23,7 @@ class Gen23:
         return out12
 '''
 
-# 008: a tile loaded in one pl.split_aiv region and used in another (two kernels).
+# A tile loaded in one pl.split_aiv region and used in another (two kernels).
 TILE_ACROSS_REGIONS = HEADER + '''
 @pl.program
 class Gen6:
@@ -90,8 +91,8 @@ class P:
 
 @pytest.mark.parametrize("dtype", ["BF16", "FP16"])
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
-def test_c30c_finding_004_an_operand_already_lowered_to_a_tile_is_promoted_too(dtype: str, backend: str):
+def test_an_operand_already_lowered_to_a_tile_is_promoted_too(dtype: str, backend: str):
     # tensor.adds of a BF16 value and 2.0 is FP32; its operand computed earlier in the kernel is a tile by
-    # then and was not cast, so the FP32 store rejected a BF16 tile.
+    # then and must be cast too, or the FP32 store rejects a BF16 tile.
     outcome = check_text(PROMOTED_TILE_OPERAND.replace("DTYPE", dtype), backend)
     assert outcome.finding is None and outcome.status == "compiled", outcome

@@ -1,4 +1,5 @@
-"""Fuzz findings 003 and 007 of campaign c30c (OutlineIncoreScopes)."""
+"""OutlineIncoreScopes on programs the program generator (tests/fuzz) wrote: two multi-result kernel calls, and
+the gather of a NONE region used after the region."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.utils import collect_def_vars
 from tests.fuzz.oracle import check_text
 
-# finding_003: two multi-result kernel calls, one in a nested scope (an if), both bound `_tuple_tmp`.
+# Two multi-result kernel calls, one in a nested scope (an if), both bound `_tuple_tmp`.
 _TWO_TUPLE_CALLS = '''import pypto.language as pl
 
 @pl.program
@@ -32,7 +33,7 @@ class P:
         return o1, o2, o3, o4
 '''
 
-# finding_007: a NONE region's aic_gather hands each lane its own part back; used after the region.
+# A NONE region's aic_gather hands each lane its own part back; used after the region.
 _NONE_GATHER_USED_AFTER = '''import pypto.language as pl
 
 @pl.program
@@ -53,11 +54,11 @@ def _outline(src: str) -> ir.Program:
     return passes.outline_incore_scopes()(passes.convert_to_ssa()(pl.parse(src)))
 
 
-def test_finding_003_no_finding() -> None:
+def test_two_multi_result_kernel_calls_pass_the_fuzz_oracle() -> None:
     assert check_text(_TWO_TUPLE_CALLS, "Ascend910B").finding is None
 
 
-def test_finding_003_tuple_temporaries_have_distinct_names() -> None:
+def test_the_tuple_temporaries_of_two_kernel_calls_have_distinct_names() -> None:
     after = _outline(_TWO_TUPLE_CALLS)
     main = after.get_function("main")
     names = [v.name_hint for v in collect_def_vars(main.body) if v.name_hint.startswith("_tuple_tmp")]
@@ -67,7 +68,7 @@ def test_finding_003_tuple_temporaries_have_distinct_names() -> None:
     ir.assert_structural_equal(after, pl.parse(text))
 
 
-def test_finding_007_no_finding() -> None:
+def test_a_none_region_gather_used_after_the_region_is_refused_by_the_machine() -> None:
     outcome = check_text(_NONE_GATHER_USED_AFTER, "Ascend910B")
     assert outcome.finding is None
     # The scope runs on both lanes as the split kernel it becomes (pypto_core/interp/stmts.py), so under check-run
@@ -76,7 +77,7 @@ def test_finding_007_no_finding() -> None:
     assert "GM race on tensor 'out'" in outcome.detail and "write different values" in outcome.detail
 
 
-def test_finding_007_located_error_names_the_fix() -> None:
+def test_a_none_region_gather_used_after_the_region_is_a_located_error_naming_the_fix() -> None:
     with pytest.raises(UserError) as err:
         _outline(_NONE_GATHER_USED_AFTER)
     message = err.value.message
@@ -85,7 +86,7 @@ def test_finding_007_located_error_names_the_fix() -> None:
     assert err.value.span is not None and err.value.span.begin_line == 11
 
 
-def test_finding_007_splitting_gather_still_outlines() -> None:
+def test_a_splitting_gather_used_after_the_region_outlines() -> None:
     src = _NONE_GATHER_USED_AFTER.replace("NONE", "UP_DOWN")
     assert check_text(src, "Ascend910B").finding is None
     kernel = _outline(src).get_function("main_incore_0")
@@ -93,7 +94,7 @@ def test_finding_007_splitting_gather_still_outlines() -> None:
     assert any(isinstance(s, S.SplitAivScopeStmt) for s in kernel.body.stmts)
 
 
-def test_finding_007_lane_addressed_write_in_none_region_is_fine() -> None:
+def test_a_lane_addressed_write_in_a_none_region_is_fine() -> None:
     src = '''import pypto.language as pl
 
 @pl.program
