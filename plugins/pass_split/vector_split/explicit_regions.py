@@ -113,8 +113,8 @@ class LocalizeBoundaries(BodyRewriter):
 
     def _gather(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         """An aic_gather of a localised shard (or of a consumer keeping its valid region) is typed exactly: the
-        lanes' parts are adjacent by construction, so the gathered extent is the shard source's (seed 003, gather
-        geometry); the type rule could only double its ceil guess. Any other operand is the author's and is
+        lanes' parts are adjacent by construction, so the gathered extent is the shard source's (docs/passes/lower_auto_vector_split.md,
+        the region path); the type rule could only double its ceil guess. Any other operand is the author's and is
         left to the type rule and ExpandMixedKernel's gather code."""
         split = self.facts.of(args[0]) if args else None
         t = call.type
