@@ -34,12 +34,3 @@ def FLATTEN_RULES() -> dict:  # noqa: N802 - a constant-like accessor
     for family in _families():
         table.update(family.flatten_rules())
     return table
-
-
-def SPLIT_FORMS() -> dict:  # noqa: N802 - a constant-like accessor
-    from pypto_plugins.ops_tile.lowering.split_forms import split_forms
-
-    table = dict(split_forms())
-    for family in _families():
-        table.update(family.split_forms())
-    return table

@@ -210,10 +210,3 @@ def tile_forms() -> dict[str, TileForm]:
 
 def flatten_rules() -> dict[str, Any]:
     return {"tile.batch_matmul": flatten_batch_matmul, "tile.batch_matmul_acc": flatten_batch_matmul}
-
-
-def split_forms() -> dict[str, Any]:
-    return {}
-
-
-

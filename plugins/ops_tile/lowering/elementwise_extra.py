@@ -15,8 +15,7 @@ from typing import Any
 
 from pypto_core.ir import scalar_ops
 from pypto_core.ir.expr import Call, Expr
-from pypto_core.ir.types import ScalarType, TensorType, TileType
-from pypto_core.ops.split_form import SplitLowering
+from pypto_core.ir.types import ScalarType, TensorType
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.lowering.compute import _tile_of, promoting, same
 from pypto_plugins.ops_tile.ops.elementwise_extra import PART
@@ -41,15 +40,3 @@ def tile_forms() -> dict[str, Any]:
 
 def flatten_rules() -> dict[str, Any]:
     return {}
-
-
-def _packed_compare(ctx: SplitLowering, call: Call, args: list[Expr]) -> tuple[Expr, int | None]:
-    axis = next((ctx.split_axis(a) for a in args if isinstance(a.type, TileType) and ctx.split_axis(a) is not None),
-                None)
-    if axis is None and all(a is b for a, b in zip(args, call.args)):
-        return call, None  # full-width operands: every lane computes the whole predicate
-    return ctx.call(call.op.name, args, dict(call.kwargs)), axis
-
-
-def split_forms() -> dict[str, Any]:
-    return {"tile.cmp": _packed_compare, "tile.cmps": _packed_compare}

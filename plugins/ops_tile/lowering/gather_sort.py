@@ -187,7 +187,3 @@ def tile_forms() -> dict[str, TileForm]:
 
 def flatten_rules() -> dict[str, Any]:
     return {}
-
-
-def split_forms() -> dict[str, Any]:
-    return {}

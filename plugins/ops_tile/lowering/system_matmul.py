@@ -21,7 +21,3 @@ def tile_forms() -> dict[str, Any]:
 
 def flatten_rules() -> dict[str, Any]:
     return {}
-
-
-def split_forms() -> dict[str, Any]:
-    return {}

@@ -18,11 +18,9 @@ from typing import Any
 from pypto_core.errors import UserError
 from pypto_core.ir.enums import MemorySpace, TensorLayout
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
-from pypto_core.ir.types import TensorType, TileType
-from pypto_core.ops.build import same_dim, shape_text, tuple_elements
-from pypto_core.ops.split_form import SplitLowering
+from pypto_core.ir.types import TensorType
+from pypto_core.ops.build import shape_text, tuple_elements
 from pypto_core.ops.tile_form import TileForm, TileLowering
-from pypto_plugins.ops_tile.lowering.split_forms import _kept, _positional
 
 
 def _create_l1(ctx: TileLowering, call: Call) -> Expr:
@@ -77,32 +75,3 @@ def tile_forms() -> dict[str, Any]:
 
 def flatten_rules() -> dict[str, Any]:
     return {}
-
-
-def _concat(ctx: SplitLowering, call: Call, args: list[Expr]) -> tuple[Expr, int | None]:
-    axes = {ctx.split_axis(a) for a in args} - {None}
-    if not axes:
-        return _kept(call, args)
-    if axes != {0} or any(ctx.split_axis(a) is None for a in args):
-        raise ctx.reject("tile.concat joins columns: both sources must be split on the row axis (UP_DOWN); a "
-                         "column split would give each lane the wrong columns; concat outside the split function")
-    return ctx.call("tile.concat", args), 0
-
-
-def _fillpad_expand(ctx: SplitLowering, call: Call, args: list[Expr]) -> tuple[Expr, int | None]:
-    axis = ctx.split_axis(args[0])
-    if axis is None:
-        return _kept(call, args)
-    src = call.args[0].type
-    shape = list(tuple_elements(args[1]))
-    assert isinstance(src, TileType)
-    if not same_dim(shape[axis], src.shape[axis]):
-        raise ctx.reject(f"tile.fillpad_expand grows dim {axis} (the split axis) from "
-                         f"{shape_text(src.shape)} to {shape_text(shape)}: the lanes' halves would not line up; "
-                         f"expand along the other axis or before the split")
-    shape[axis] = ctx.half(shape[axis])
-    return ctx.call("tile.fillpad_expand", [args[0], MakeTuple(shape)], dict(call.kwargs)), axis
-
-
-def split_forms() -> dict[str, Any]:
-    return {"tile.tri": _positional, "tile.concat": _concat, "tile.fillpad_expand": _fillpad_expand}
