@@ -138,3 +138,15 @@ def dispatch_between(name: str, tile_fn: Builder, tensor_fn: Builder, mixed: boo
 
     build.__name__ = name
     return build
+
+
+def dim_first(args: tuple[Any, ...], dim: Any, names: tuple[str, ...]) -> tuple[Any, list[Any]]:
+    """PyPTO's (dim, index, src) or the printed (index, src) + dim=: (dim, the operands)."""
+    operands = list(args)
+    if operands and not isinstance(operands[0], Expr) or (operands and isinstance(operands[0], ConstInt)):
+        if dim is not None:
+            raise TypeError("dim given twice")
+        dim = operands.pop(0)
+    if len(operands) > len(names):
+        raise TypeError(f"takes at most {len(names)} operand(s) ({', '.join(names)}) after the input")
+    return dim, operands

@@ -12,6 +12,7 @@ import numpy as np
 from pypto_core.interp.context import EvalContext
 from pypto_core.interp.dtypes import is_float_dtype, is_int_dtype, np_dtype, poisoned
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.gm_race import note
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TileType
@@ -234,3 +235,10 @@ def poison_outside(values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     out = np.array(values, copy=True)
     out[~mask] = poisoned((1,), out.dtype)[0]
     return out
+
+
+def note_elements(ctx: Any, call: Any, index: int, array: np.ndarray, flat: np.ndarray, kind: str) -> None:
+    """Report each element of `array` at the flat indices to the GM race check."""
+    for f in np.unique(flat.reshape(-1)):
+        pos = np.unravel_index(int(f), array.shape)
+        note(ctx, call, index, kind, array[tuple(slice(p, p + 1) for p in pos)])

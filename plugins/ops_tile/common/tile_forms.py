@@ -4,10 +4,12 @@ tensor op, docs/passes/convert_tensor_to_tile_ops.md), written against pypto_cor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TileType
+from pypto_core.ops.build import static_int
 from pypto_core.ops.tile_form import TileForm, TileLowering
 
 
@@ -61,3 +63,39 @@ def reshaped(ctx: TileLowering, tile: Expr, shape: Sequence[Expr], hint: str) ->
 def const_dims(*values: int | Expr) -> MakeTuple:
     """A shape / offset operand of constants (INDEX) and expressions."""
     return MakeTuple([v if isinstance(v, Expr) else ConstInt(int(v)) for v in values])
+
+
+def bound(ctx: TileLowering, op: str, args: Sequence[Expr], kwargs: dict[str, Any] | None, hint: str) -> Expr:
+    """A call of `op` bound to a new variable before the lowered statement."""
+    return ctx.bind(ctx.call(op, list(args), kwargs or {}), hint)
+
+
+def static_2d(op: str, t: Any) -> tuple[int, int]:
+    """The static [rows, cols] of a 2-D operand (a tile form that needs them)."""
+    dims = [static_int(d) for d in t.shape]
+    if len(dims) != 2 or any(d is None for d in dims):
+        raise ValueError(f"{op}: the tile form needs a static 2-D operand, got {t}")
+    return dims[0], dims[1]  # type: ignore[return-value]
+
+
+def ramp(ctx: TileLowering, n: int, dtype: DataType) -> Expr:
+    """[1, n]: 0, 1, ..., n - 1 (a tile.ci)."""
+    return bound(ctx, "tile.ci", [ConstInt(0, dtype), const_dims(1, n)], {"dtype": dtype, "descending": False}, "ramp")
+
+
+def flat_index(ctx: TileLowering, op: str, index: Expr, axis: int, cols: int) -> Expr:
+    """Row-major flat indices into a [*, cols] table of `index` read along `axis` (torch.gather / scatter
+    semantics, for the flat-index tile.gather / tile.scatter)."""
+    t = tile_type(index)
+    rows, icols = static_2d(op, t)
+    dtype = t.dtype
+    if axis == 1:  # flat = row * cols + index[row, j]
+        if rows == 1:
+            return index
+        base = bound(ctx, "tile.reshape", [ramp(ctx, rows, dtype), const_dims(rows, 1)], None, "row_ramp")
+        base = bound(ctx, "tile.muls", [base, ConstInt(cols, dtype)], None, "row_base")
+        return bound(ctx, "tile.row_expand_add", [index, base], None, "flat_index")
+    scaled = bound(ctx, "tile.muls", [index, ConstInt(cols, dtype)], None, "row_base")  # index[i, j] * cols + j
+    if icols == 1:
+        return scaled
+    return bound(ctx, "tile.col_expand_add", [scaled, ramp(ctx, icols, dtype)], None, "flat_index")

@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import MemorySpace, TileLayout
+from pypto_core.ir.enums import CompactMode, MemorySpace, TileLayout
 from pypto_core.ir.expr import Expr
 from pypto_core.ir.types import TileType, TileView, dims_equal, implicit_layout
+from pypto_core.ops.build import same_dim
 from pypto_core.ops.opdef import ArgSpec, OpDef, OutputMemory
 from pypto_core.ops.places import caller_site
 
@@ -85,3 +86,12 @@ def require_row_major(op: str, src: TileType) -> None:
     if view.blayout is not TileLayout.row_major or view.slayout is not TileLayout.none_box:
         raise TypeError(f"{op}: the operand must be row_major / none_box, got blayout={view.blayout.name}, "
                         f"slayout={view.slayout.name}")
+
+
+def product_view(shape: list[Expr], valid: list[Expr], partial: bool) -> TileView | None:
+    """The Acc view of a cube product (matmul, MX matmul): the implicit one narrowed to `valid`;
+    compact=normal when the rows are narrowed."""
+    view = valid_view(valid, shape, MemorySpace.Acc) if partial else None
+    if view is not None and not same_dim(valid[0], shape[0]):
+        view = view.with_fields(compact=CompactMode.normal)
+    return view
