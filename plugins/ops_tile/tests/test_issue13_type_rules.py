@@ -12,7 +12,8 @@ import pytest
 import pypto.language as pl
 from pypto import DataType, ir
 from pypto_core.ops.build import promote_dtypes, retype_literal
-from pypto_plugins.ops_tile.ops import tensor_elementwise, tile_elementwise
+from pypto_plugins.ops_tile.common import names as tile_elementwise
+from pypto_plugins.ops_tile.common.names import TENSOR as tensor_elementwise
 
 from .helpers import tensor, tile
 
