@@ -7,9 +7,9 @@ target)`.
 
 Rules:
 * assemble writes the source's valid region (a tensor source: the whole source) at the offset; the target is
-  ReadWrite on a tile (the rest of it is kept; ReadWrite) and Write on a tensor (ReadWrite when atomic=Add);
-  the result's valid region is the target's grown by the written window (the target's, grown where the window
-  starts inside or right after it). A tile target may take an FP32 source into BF16 / FP16; `atomic` on a tile
+  ReadWrite on a tile (the rest of it is kept) and Write on a tensor (ReadWrite when atomic=Add);
+  the result's valid region is the target's grown by the written window where that window starts inside or
+  right after it (common/shapes.py, wunion). A tile target may take an FP32 source into BF16 / FP16; `atomic` on a tile
   is a pypto extension (PyPTO's tile.assemble has no kwargs): ConvertTensorToTileOps lowers an atomic
   tensor.assemble into an on-chip target to it. An atomic add needs FP32 / BF16 / FP16 / INT32 / INT16 / INT8
   elements.

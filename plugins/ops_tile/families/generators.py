@@ -16,9 +16,9 @@ IR layouts (docs/reference/ops.md):
   `diagonal`-th diagonal (numpy tril; upper=True: on and above, numpy triu), zeros elsewhere; constant 2-D
   shape and valid shape.
 
-The tile results are Vec; ci / random are positional and pure generators (docs/passes/
-lower_auto_vector_split.md, when a halved call is sound), so the split passes cannot halve them on the
-split axis. Tile forms: tensor.ci / tensor.random are the tile op of the same name.
+The tile results are Vec; ci / random are positional and pure generators
+(docs/passes/lower_auto_vector_split.md, when a halved call is sound), so the split passes cannot halve them on
+the split axis. Tile forms: tensor.ci / tensor.random are the tile op of the same name.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ IR layouts (docs/reference/ops.md):
 * `tile.mscatter(src, idx, output_tensor)`: a tile scattered into a GM tensor, output_tensor.flat[idx[i, j]] =
   src[i, j] (INT32 idx of src's static shape); returns the tensor (arg 2 Write).
 
-Lanes: the destination of scatter / scatter_update is an AbsoluteIndexedDestination (docs/passes/
-lower_auto_vector_split.md; kept even where the deducer reads it: the property is not a shape relation);
+Lanes: the destination of scatter / scatter_update is an AbsoluteIndexedDestination
+(docs/passes/lower_auto_vector_split.md; kept even where the deducer reads it: it is not a shape relation);
 scatter_update checks the relations the tensor path asserts (src rows == b * s, equal widths) instead of
 declaring index / src; the destinations are ReadWrite. Memory: tile operands are read from Vec (mscatter's
 destination is a GM tensor). Only elements valid in both src and the indices are written (an empty lane

@@ -122,7 +122,7 @@ def tensor_unary_deducer(op: str) -> Deducer:
     return deduce
 
 
-# -- ops (the plain ones with the builder derived from their signature) --------------------------------------
+# -- ops (their builders derived from the OpDef, except recip / log, which take high_precision positionally) --
 _HIGH_PRECISION = KwargSpec("high_precision", (bool,), False)
 
 for _n in names.UNARY:
@@ -199,7 +199,7 @@ for _n in (*names.TENSOR.UNARY, "log"):
         family.implement("tile_form", "tensor.rsqrt", TileForm(lower=lower_tensor_rsqrt))
     elif _n in _FLOAT_RESULT:  # exp / sqrt / recip: an integer operand is cast to the FP32 result first
         family.implement("tile_form", f"tensor.{_n}", promoting(f"tile.{_n}"))
-    else:  # div / log / recip pass high_precision on with the kwargs
+    else:  # the same op on the tile; log's high_precision passes on with the kwargs
         family.implement("tile_form", f"tensor.{_n}", same(f"tile.{_n}"))
 
 

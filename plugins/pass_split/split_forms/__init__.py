@@ -1,6 +1,6 @@
 """The split forms of pypto's own ops: how LowerAutoVectorSplit halves a call whose operands describe the
-shape or the window of its result (the `split_form` op interface, interfaces.py; docs/passes/
-lower_auto_vector_split.md, ops that describe a shape or an address). Every other op needs nothing but its
+shape or the window of its result (the `split_form` op interface, interfaces.py;
+docs/passes/lower_auto_vector_split.md, ops that describe a shape or an address). Every other op needs nothing but its
 halved operands. Each rule is a function named for what it does, so one grep of the name finds it:
 
 windows.py
