@@ -14,7 +14,7 @@ from pypto_core.ir.function import Function, Program
 from pypto_core.ir.types import ScalarType
 from pypto_core.ops.opdef import OpDef
 from pypto_core.ops.registry import op_registry
-from pypto_plugins.ops_tile.semantics.cast import convert
+from pypto_plugins.ops_tile.common.conversion import convert
 
 VIEWS = """
 import pypto.language as pl

@@ -14,7 +14,7 @@ from pypto_core.language.roundtrip import assert_roundtrip
 from pypto_core.ops.opdef import CoreAffinity, Effect
 from pypto_core.ops.registry import get_opdef
 from pypto_core.passes.verifier_registry import PropertyVerifierRegistry
-from pypto_plugins.ops_comm import dsl
+from pypto_plugins.ops_comm import comm as dsl
 
 Vec = pl.Mem.Vec
 

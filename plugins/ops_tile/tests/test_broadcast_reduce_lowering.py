@@ -8,8 +8,9 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto_core.errors import UserError
-from pypto_plugins.ops_tile.lowering import FLATTEN_RULES, TILE_FORMS
-from pypto_plugins.ops_tile.lowering.broadcast_reduce import flatten_batch_matmul
+from pypto_plugins.ops_tile.families import flatten_rules as FLATTEN_RULES
+from pypto_plugins.ops_tile.families import tile_forms as TILE_FORMS
+from pypto_plugins.ops_tile.families.matmul import flatten_batch_matmul
 
 from .helpers import tile
 

@@ -12,7 +12,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto_plugins.ops_tile.ops import tile_elementwise as ew
+from pypto_plugins.ops_tile.common import names as ew
 
 from . import elementwise_extra_cases, gather_sort_cases, system_matmul_cases, views_alloc_cases
 from .test_broadcast_reduce import CASES as BROADCAST_REDUCE_CASES

@@ -145,8 +145,8 @@ def _family(names: tuple[str, ...], make: Callable[[str], Callable[[], Call]]) -
 
 
 def _fill_families() -> None:
-    from pypto_plugins.ops_tile.ops import tile_elementwise as ew
-    from pypto_plugins.ops_tile.ops import tile_reduce as red
+    from pypto_plugins.ops_tile.common import names as ew
+    from pypto_plugins.ops_tile.common import names as red
 
     _family(ew.BINARY, lambda n: _binary(n in ew.INTEGER_ONLY))
     _family(ew.SCALAR, lambda n: _scalar(n[:-1] in ew.INTEGER_ONLY))

@@ -16,7 +16,7 @@ from pypto_core.config import parse_config_text, resolve_config
 from pypto_core.interp import run_program
 from pypto_core.passes.instruments.roundtrip import make_roundtrip_instrument
 from pypto_core.passes.manager import PassManager
-from pypto_plugins.ops_tile.dsl import NAMESPACES
+from pypto_plugins.ops_tile.families import NAMESPACES
 
 TILE = NAMESPACES["tile"]
 

@@ -1,0 +1,59 @@
+"""Building blocks of the 2-D forms (the `flatten_2d` op interface: how FlattenTileNdTo2D rewrites a call on
+N-D tiles, docs/passes/flatten_tile_nd_to_2d.md).
+
+An N-D tile [d0, ..., dk] becomes [d0 * ... * d(k-1), dk]: element (i0, ..., ik) is row
+i0 * d1 * ... * d(k-1) + ... + i(k-1), column ik. An op whose operands describe a shape or a position
+rewrites them (its rule lives with the op in families/); every other op keeps the generic rule: the same
+op on the flattened operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pypto_core.ir.expr import Call, Expr, MakeTuple
+from pypto_core.ir.types import TileType
+from pypto_core.ops.build import dims_product, merged_2d, same_dim, shape_text, static_int, tuple_elements
+from pypto_core.ops.registry import create_op_call
+
+# An implementation of the flatten_2d op interface: (call, flattened operands) -> the 2-D call.
+Flatten2D = Callable[[Call, Sequence[Expr]], Call]
+
+
+def rebuild(call: Call, args: Sequence[Expr]) -> Call:
+    """The call on other operands, its type deduced again."""
+    return create_op_call(call.op.name, list(args), dict(call.kwargs), span=call.span)
+
+
+def tile_type(e: Expr) -> TileType:
+    t = e.type
+    assert isinstance(t, TileType)
+    return t
+
+
+def merge_shape_operand(index: int) -> Flatten2D:
+    """The 2-D form of an op whose operand `index` is its result's shape: the leading dims merged."""
+
+    def flatten_shape(call: Call, args: Sequence[Expr]) -> Call:
+        dims = tuple_elements(args[index])
+        if len(dims) <= 2:
+            return rebuild(call, args)
+        new = list(args)
+        new[index] = MakeTuple(merged_2d(dims))
+        return rebuild(call, new)
+
+    return flatten_shape
+
+
+def rows_window(outer: Sequence[Expr], extents: Sequence[Expr], offsets: Sequence[Expr],
+                what: str) -> tuple[list[Expr], list[Expr]]:
+    """A window of an N-D tile as a 2-D (extents, offsets), when it spans the whole middle dims (offset 0
+    there, a rectangle of rows); anything else is a ValueError FlattenTileNdTo2D reports with its location."""
+    for i in range(1, len(outer) - 1):
+        if not same_dim(extents[i], outer[i]) or static_int(offsets[i]) != 0:
+            raise ValueError(f"the {what} {shape_text(extents)} at {shape_text(offsets)} of a {shape_text(outer)} "
+                             f"tile is not a block of whole rows once the leading dims merge (dim {i} must be "
+                             f"spanned from 0)")
+    rows = dims_product([extents[0], *outer[1:-1]])
+    first = dims_product([offsets[0], *outer[1:-1]])
+    return [rows, extents[-1]], [first, offsets[-1]]

@@ -1,0 +1,425 @@
+"""Cross-core data: the AIV split boundaries tile.aiv_shard / aic_gather and tensor.aiv_shard / aic_gather,
+and the FIFO transfers tile.tpush_to_aiv / tpush_to_aic, tile.tpop_from_aic / tpop_from_aiv,
+system.tfree_to_aic / tfree_to_aiv (docs/dsl.md, splitting vector work).
+
+IR layouts:
+* `tile.aiv_shard(x)` kwargs `split` (SplitMode int 0/1/2), optional `lane_stride`; `tile.aic_gather(x)` kwarg
+  `split`; `tensor.aiv_shard(t)` / `tensor.aic_gather(t)` kwarg `split`. The parser turns `pl.aiv_shard(x)` /
+  `pl.aic_gather(x)` inside a pl.split_aiv region into these with the region's split; `pl.tile.aiv_shard` is
+  the IR builder, which takes it explicitly.
+* `tile.tpush_to_aiv(x)` / `tile.tpush_to_aic(x)` kwargs `split` (pto-isa code 0..4: 1 / 3 up-down, 2 / 4
+  left-right, 0 none), `lane_stride`, `id`; `tile.tpop_from_aic()` / `tile.tpop_from_aiv()` kwargs `split`
+  (always recorded, 0 when not written), `lane_stride`, `id`, `shape`, `dtype`; `system.tfree_to_aic(x)` /
+  `system.tfree_to_aiv(x)` kwargs `split`, `id`. The transfers are also `pl.system.*` and top-level names.
+
+aiv_shard halves the split axis ((n + 1) // 2, dynamic n // 2) and ceil-halves a static valid extent (a
+runtime one gives the whole lane box: the consumers carry each lane's extent), lands in Vec and keeps no
+layout; aic_gather doubles it (and a partial valid extent on the split axis: both lanes carry the operand's
+extent; the pass retypes localized gathers exactly) and lands in Mat (docs/passes/lower_auto_vector_split.md:
+the consumer lane's space). Both, and a hand-written tpush_to_aiv, check the boundary valid-region contract
+(docs/passes/lower_auto_vector_split.md, lane extents): a runtime column extent, a narrowed column on the
+LEFT_RIGHT split axis, and rows narrowed per lane together with narrowed columns are rejected. lane_stride must
+be positive and at most the lane box. A pop with `shape` and `dtype` gets a TileType (Vec from the AIC, Mat
+from the AIV), otherwise UnknownType until an annotation gives it one.
+
+Semantics: the FIFO protocol and where each lane's rows / columns sit in a slot belong to the machine model
+(pypto_core/interp/fifo.py). aiv_shard gives lane L the window starting at L * S on the split axis (S =
+lane_stride, else the lane box; a tensor's is a view of the caller's tensor when it lies inside it);
+aic_gather puts lane l's valid part at l * box (a lane barrier). Tile forms: the tensor boundaries are the tile
+ops of the same name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp import fifo, gm_race
+from pypto_core.interp.dtypes import poisoned
+from pypto_core.interp.errors import MachineError
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.expr import Call, Expr
+from pypto_core.ir.span import Span
+from pypto_core.ir.types import TensorType, TensorView, TileType, Type, UnknownType, dims_equal
+from pypto_core.ops.build import (
+    ceil_half,
+    ceil_half_extent,
+    doubled,
+    dsl_entry,
+    int_list,
+    require_rank,
+    require_tensor,
+    require_tile,
+    same_dim,
+    shape_text,
+    static_dims,
+    static_int,
+    to_dtype,
+    to_int,
+)
+from pypto_core.ops.family import OpFamily
+from pypto_core.ops.opdef import (
+    ArgSpec,
+    CoreAffinity,
+    CrossCoreRole,
+    KwargSpec,
+    OpDef,
+    OpTraits,
+    OutputMemory,
+)
+from pypto_core.ops.registry import create_op_call
+from pypto_core.ops.tile_form import TileForm
+from pypto_plugins.ops_tile.common.dsl import registered
+from pypto_plugins.ops_tile.common.semantics import read_window, result_np_dtype, valid_of, window
+from pypto_plugins.ops_tile.common.shapes import tensor_valid
+from pypto_plugins.ops_tile.common.views import valid_view
+
+family = OpFamily("cross_core")
+
+_SPLIT_MODES = (0, 1, 2)
+_SPLIT_CODES = (0, 1, 2, 3, 4)
+
+
+# -- type rules ---------------------------------------------------------------------------------------------
+def _split_axis_of_code(code: int) -> int | None:
+    """pto-isa split code -> axis: 1/3 up-down (rows), 2/4 left-right (cols), 0 none."""
+    return None if code == 0 else (0 if code in (1, 3) else 1)
+
+
+def check_boundary_valid(op: str, shape: Sequence[Expr], valid: Sequence[Expr], axis: int | None) -> None:
+    """The valid region a C->V boundary can carry. With split code 0 nothing is cut: the whole tile crosses with
+    the valid region it has, static or runtime."""
+    if len(shape) != 2 or axis is None:
+        return
+    rows_narrow = not same_dim(valid[0], shape[0])
+    cols_narrow = not same_dim(valid[1], shape[1])
+    if cols_narrow and static_int(valid[1]) is None:
+        raise ValueError(f"{op}: a runtime valid column extent cannot cross the cube/vector boundary (the "
+                         f"FIFO transfers whole columns); pad the columns to {shape_text(shape)} or make the "
+                         f"extent static")
+    if cols_narrow and axis == 1:
+        raise ValueError(f"{op}: the valid columns ({shape_text(valid)} of {shape_text(shape)}) are narrowed on "
+                         f"the LEFT_RIGHT split axis, which no transfer can carry per lane; pad the columns or "
+                         f"split UP_DOWN")
+    if cols_narrow and rows_narrow and axis == 0:
+        raise ValueError(f"{op}: rows narrowed per lane together with narrowed columns ({shape_text(valid)} of "
+                         f"{shape_text(shape)}) cannot cross the boundary; pad one of them")
+
+
+def _split_mode(op: str, kwargs: Mapping[str, Any], rank: int) -> int | None:
+    split = kwargs["split"]
+    if split == 0:
+        return None
+    if rank != 2:
+        raise TypeError(f"{op}: split={split} needs a 2-D operand, got {rank}-D")
+    return split - 1
+
+
+def _halved(shape: Sequence[Expr], valid: Sequence[Expr], axis: int) -> tuple[list[Expr], list[Expr]]:
+    new_shape, new_valid = list(shape), list(valid)
+    new_shape[axis] = ceil_half(shape[axis])
+    # A runtime valid extent on the split axis: no split code fits every value, so the boundary moves the
+    # whole lane box and the consumers carry the lane's extent (docs/passes/lower_auto_vector_split.md).
+    runtime = static_int(valid[axis]) is None and static_int(shape[axis]) is not None
+    full = same_dim(valid[axis], shape[axis]) or runtime
+    new_valid[axis] = new_shape[axis] if full else ceil_half_extent(valid[axis])
+    return new_shape, new_valid
+
+
+def _doubled(shape: Sequence[Expr], valid: Sequence[Expr], axis: int) -> tuple[list[Expr], list[Expr]]:
+    new_shape, new_valid = list(shape), list(valid)
+    new_shape[axis] = doubled(shape[axis])
+    new_valid[axis] = new_shape[axis] if same_dim(valid[axis], shape[axis]) else doubled(valid[axis])
+    return new_shape, new_valid
+
+
+def deduce_tile_aiv_shard(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tile.aiv_shard"
+    src = require_tile(op, args[0], "the operand")
+    axis = _split_mode(op, kwargs, len(src.shape))
+    check_boundary_valid(op, src.shape, src.valid_shape, axis)
+    shape, valid = list(src.shape), list(src.valid_shape)
+    if axis is not None:
+        shape, valid = _halved(shape, valid, axis)
+    stride = kwargs.get("lane_stride")
+    if stride is not None:
+        box = static_int(shape[axis]) if axis is not None else None
+        if axis is None or stride <= 0 or (box is not None and stride > box):
+            raise ValueError(f"{op}: lane_stride={stride} needs split=1/2 and 1 <= lane_stride <= the lane box "
+                             f"{box}")
+    # The space is left to the registry's output-memory rule (create_op_call fills it in).
+    return TileType(shape, src.dtype, None, valid_view(valid, shape, MemorySpace.Vec), None)
+
+
+def deduce_tile_aic_gather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tile.aic_gather"
+    src = require_tile(op, args[0], "the operand")
+    axis = _split_mode(op, kwargs, len(src.shape))
+    shape, valid = list(src.shape), list(src.valid_shape)
+    if axis is not None:
+        shape, valid = _doubled(shape, valid, axis)
+    return TileType(shape, src.dtype, None, valid_view(valid, shape, MemorySpace.Mat), None)
+
+
+def tensor_boundary_deducer(op: str, resize: Callable[..., tuple[list[Expr], list[Expr]]]) -> Callable[..., Type]:
+    def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+        src = require_tensor(op, args[0], "the operand")
+        require_rank(op, src.shape, 2, "the operand")
+        axis = _split_mode(op, kwargs, len(src.shape))
+        if axis is None:
+            return src
+        shape, valid = resize(src.shape, list(tensor_valid(src)), axis)
+        view = None
+        if not dims_equal(valid, shape) or src.tensor_view is not None:
+            base = src.tensor_view or TensorView()
+            view = base.with_fields(valid_shape=tuple(valid), stride=())
+        return TensorType(shape, src.dtype, None, view)
+
+    return deduce
+
+
+def push_deducer(op: str, c2v: bool) -> Callable[..., Type]:
+    def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+        src = require_tile(op, args[0], "the pushed tile")
+        if c2v:
+            check_boundary_valid(op, src.shape, src.valid_shape, _split_axis_of_code(kwargs["split"]))
+        return UnknownType()
+
+    return deduce
+
+
+def pop_deducer(op: str, space: MemorySpace) -> Callable[..., Type]:
+    def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+        shape, dtype = kwargs.get("shape"), kwargs.get("dtype")
+        if (shape is None) != (dtype is None):
+            raise TypeError(f"{op}: give both shape= and dtype= (or neither, and annotate the assignment)")
+        if shape is None:
+            return UnknownType()
+        if not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
+            raise ValueError(f"{op}: shape= must be a list of positive integers, got {list(shape)}")
+        return TileType(list(shape), dtype, None, None, space)
+
+    return deduce
+
+
+def free_deducer(op: str) -> Callable[..., Type]:
+    def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+        require_tile(op, args[0], "the freed tile")
+        return UnknownType()
+
+    return deduce
+
+
+# -- ops ----------------------------------------------------------------------------------------------------
+def _kw_split(choices: tuple[int, ...], required: bool = True, default: Any = None) -> KwargSpec:
+    return KwargSpec("split", (int,), default, required=required, choices=choices)
+
+
+_ID = KwargSpec("id", (int,))
+_LANE_STRIDE = KwargSpec("lane_stride", (int,))
+_POP_SHAPE = (KwargSpec("shape", (tuple, list)), KwargSpec("dtype", (DataType,)))
+_TILE = (ArgSpec("tile"),)
+
+family.op(OpDef("tile.aiv_shard", deduce_tile_aiv_shard, args=_TILE, kwargs=(_kw_split(_SPLIT_MODES), _LANE_STRIDE),
+                affinity=CoreAffinity.MIXED, output_memory=OutputMemory(fixed=MemorySpace.Vec),
+                traits=OpTraits(split_boundary="c2v"), doc="Cube -> vector boundary: this lane's half."),
+          dsl="tile.aiv_shard")
+family.op(OpDef("tile.aic_gather", deduce_tile_aic_gather, args=_TILE, kwargs=(_kw_split(_SPLIT_MODES),),
+                affinity=CoreAffinity.MIXED, output_memory=OutputMemory(fixed=MemorySpace.Mat),
+                traits=OpTraits(split_boundary="v2c"), doc="Vector -> cube boundary: both lanes' halves reassembled."),
+          dsl="tile.aic_gather")
+family.op(OpDef("tensor.aiv_shard", tensor_boundary_deducer("tensor.aiv_shard", _halved), args=(ArgSpec("tensor"),),
+                kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED, traits=OpTraits(split_boundary="c2v"),
+                doc="Region boundary on a tensor: this lane's half."), dsl="tensor.aiv_shard")
+family.op(OpDef("tensor.aic_gather", tensor_boundary_deducer("tensor.aic_gather", _doubled),
+                args=(ArgSpec("tensor"),), kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED,
+                traits=OpTraits(split_boundary="v2c"), doc="Region boundary on a tensor: both halves reassembled."),
+          dsl="tensor.aic_gather")
+family.op(OpDef("tile.tpush_to_aiv", push_deducer("tile.tpush_to_aiv", c2v=True), args=_TILE,
+                kwargs=(_kw_split(_SPLIT_CODES), _LANE_STRIDE, _ID), affinity=CoreAffinity.CUBE,
+                cross_core_role=CrossCoreRole.PUSH, doc="Push a tile from the cube to the vector lanes."),
+          dsl="tile.tpush_to_aiv")
+family.op(OpDef("tile.tpush_to_aic", push_deducer("tile.tpush_to_aic", c2v=False), args=_TILE,
+                kwargs=(_kw_split(_SPLIT_CODES), _ID), affinity=CoreAffinity.VECTOR,
+                cross_core_role=CrossCoreRole.PUSH, doc="Push a tile from a vector lane to the cube."),
+          dsl="tile.tpush_to_aic")
+family.op(OpDef("tile.tpop_from_aic", pop_deducer("tile.tpop_from_aic", MemorySpace.Vec),
+                kwargs=(_kw_split(_SPLIT_CODES, False, 0), _LANE_STRIDE, _ID, *_POP_SHAPE), affinity=CoreAffinity.VECTOR,
+                cross_core_role=CrossCoreRole.POP, doc="Pop the tile the cube pushed (on a vector lane)."))
+family.op(OpDef("tile.tpop_from_aiv", pop_deducer("tile.tpop_from_aiv", MemorySpace.Mat),
+                kwargs=(_kw_split(_SPLIT_CODES, False, 0), _ID, *_POP_SHAPE), affinity=CoreAffinity.CUBE,
+                cross_core_role=CrossCoreRole.POP, doc="Pop the tile the vector lanes pushed (on the cube)."))
+family.op(OpDef("system.tfree_to_aic", free_deducer("system.tfree_to_aic"), args=_TILE,
+                kwargs=(_kw_split(_SPLIT_CODES, False), _ID), affinity=CoreAffinity.VECTOR,
+                cross_core_role=CrossCoreRole.FREE, doc="Release a popped slot back to the cube."),
+          dsl="system.tfree_to_aic")
+family.op(OpDef("system.tfree_to_aiv", free_deducer("system.tfree_to_aiv"), args=_TILE,
+                kwargs=(_kw_split(_SPLIT_CODES, False), _ID), affinity=CoreAffinity.CUBE,
+                cross_core_role=CrossCoreRole.FREE, doc="Release a popped slot back to the vector lanes."),
+          dsl="system.tfree_to_aiv")
+family.implement("tile_form", "tensor.aiv_shard", TileForm(op="tile.aiv_shard"))
+family.implement("tile_form", "tensor.aic_gather", TileForm(op="tile.aic_gather"))
+
+
+# -- semantics ----------------------------------------------------------------------------------------------
+def _mode_axis(kwargs: dict) -> int | None:
+    mode = int(kwargs.get("split") or 0)
+    return None if mode == 0 else mode - 1
+
+
+@family.semantics("tile.aiv_shard", "tensor.aiv_shard")
+@gm_race.notes_own_gm_accesses
+def aiv_shard(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """This lane's part of a full tile (or tensor): box = the result's extent on the split axis."""
+    src, axis = args[0], _mode_axis(kwargs)
+    if axis is None:
+        return src if call.op.name.startswith("tensor.") else np.array(src, copy=True)
+    shape = ctx.shape(call.type)
+    stride = kwargs.get("lane_stride") or shape[axis]
+    offset = [0] * src.ndim
+    offset[axis] = ctx.lane * int(stride)
+    if call.op.name.startswith("tensor."):
+        if offset[axis] + shape[axis] <= src.shape[axis]:
+            return src[window(offset, shape)]  # a view: stores through it reach the caller's tensor
+        if ctx.race is not None:  # a copy reads GM
+            gm_race.note(ctx, call, 0, gm_race.READ, gm_race.window_view(src, offset, shape))
+    return read_window(src, offset, shape, shape, call.op.name)
+
+
+@family.semantics("tile.aic_gather", "tensor.aic_gather")
+def aic_gather(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """Both lanes' valid parts reassembled: lane l at l * box on the split axis (a lane barrier)."""
+    src, axis = args[0], _mode_axis(kwargs)
+    if axis is None:
+        return np.array(src, copy=True)
+    valid = valid_of(ctx, call, 0)
+    parts = ctx.exchange(call, call.op.name, (src, valid))
+    out = poisoned(ctx.shape(call.type), result_np_dtype(call))
+    box = src.shape[axis]
+    for lane, (part, part_valid) in enumerate(parts):
+        offset = [0] * out.ndim
+        offset[axis] = lane * box
+        extents = [min(v, o - off) for v, o, off in zip(part_valid, out.shape, offset)]
+        if all(e > 0 for e in extents):
+            out[window(offset, extents)] = part[tuple(slice(0, e) for e in extents)]
+    return out
+
+
+def _pipe(kwargs: dict) -> int:
+    return int(kwargs.get("id") or 0)
+
+
+def _code(kwargs: dict) -> int:
+    return int(kwargs.get("split") or 0)
+
+
+def _bytes(ctx: Any, t: Type, value: Any) -> int:
+    """A tile's physical size: its shape (not its valid region) x its dtype's bits."""
+    if isinstance(t, (TileType, TensorType)):
+        static = static_dims(t.shape)  # the usual case: computed once per type, not per transfer
+        if static is not None:
+            return _static_bytes(tuple(static), t.dtype.get_bit())
+        elements = 1
+        for d in ctx.shape(t):
+            elements *= int(d)
+        return (elements * t.dtype.get_bit() + 7) // 8
+    return int(getattr(value, "nbytes", 0))
+
+
+@lru_cache(maxsize=1024)
+def _static_bytes(shape: tuple[int, ...], bits: int) -> int:
+    elements = 1
+    for d in shape:
+        elements *= d
+    return (elements * bits + 7) // 8
+
+
+@family.semantics("tile.tpush_to_aiv")
+def tpush_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+    fifo.push_c2v(ctx, call, args[0], valid_of(ctx, call, 0), _pipe(kwargs), _bytes(ctx, call.args[0].type, args[0]))
+
+
+@family.semantics("tile.tpush_to_aic")
+def tpush_to_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+    fifo.push_v2c(ctx, call, args[0], valid_of(ctx, call, 0), _pipe(kwargs), _bytes(ctx, call.args[0].type, args[0]))
+
+
+def _popped_type(call: Any) -> TileType:
+    if not isinstance(call.type, TileType):
+        raise MachineError(f"{call.op.name} has no tile type: annotate the assignment (or give shape= and "
+                           f"dtype=) so that the machine knows what it pops", call.span)
+    return call.type
+
+
+@family.semantics("tile.tpop_from_aic")
+def pop_on_a_lane(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    t = _popped_type(call)
+    slot = fifo.pop_c2v(ctx, call, _pipe(kwargs), _bytes(ctx, t, None))
+    part = fifo.take_lane_part(slot.data, _code(kwargs), ctx.lane, ctx.shape(t), ctx.valid_shape(t),
+                               call.op.name)
+    return part.astype(result_np_dtype(call), copy=False)
+
+
+@family.semantics("tile.tpop_from_aiv")
+def pop_on_the_cube(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    t = _popped_type(call)
+    slots = fifo.pop_v2c(ctx, call, _pipe(kwargs), _bytes(ctx, t, None))
+    fifo.check_no_split_lanes_agree(ctx, call, slots, _code(kwargs))
+    out = poisoned(ctx.shape(t), result_np_dtype(call))
+    for lane, slot in enumerate(slots):
+        fifo.place_lane_part(out, slot.data.astype(out.dtype, copy=False), slot.valid, _code(kwargs), lane,
+                             call.op.name)
+    return out
+
+
+@family.semantics("system.tfree_to_aic")
+def free_to_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+    fifo.free_c2v(ctx, call, _pipe(kwargs))
+
+
+@family.semantics("system.tfree_to_aiv")
+def free_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+    fifo.free_v2c(ctx, call, _pipe(kwargs))
+
+
+# -- DSL ----------------------------------------------------------------------------------------------------
+def _pop_kwargs(split: Any, lane_stride: Any, id: Any, shape: Any, dtype: Any) -> dict[str, Any]:
+    # `split=None` written out is the default, 0, as when left out: the two print and parse back alike.
+    kwargs = {k: to_int(v, k) for k, v in (("split", 0 if split is None else split), ("lane_stride", lane_stride),
+                                            ("id", id)) if v is not None}
+    if shape is not None:
+        kwargs["shape"] = int_list(shape, "shape")
+    if dtype is not None:
+        kwargs["dtype"] = to_dtype(dtype)
+    return kwargs
+
+
+@family.dsl("tile.tpop_from_aic")
+@dsl_entry
+def tpop_from_aic(span: Span | None = None, *, split: Any = 0, lane_stride: Any = None, id: Any = None,
+                  shape: Any = None, dtype: DataType | None = None) -> Call:
+    """split is always recorded (0 when not written)."""
+    return create_op_call("tile.tpop_from_aic", [], _pop_kwargs(split, lane_stride, id, shape, dtype), span=span)
+
+
+@family.dsl("tile.tpop_from_aiv")
+@dsl_entry
+def tpop_from_aiv(span: Span | None = None, *, split: Any = 0, id: Any = None, shape: Any = None,
+                  dtype: DataType | None = None) -> Call:
+    return create_op_call("tile.tpop_from_aiv", [], _pop_kwargs(split, None, id, shape, dtype), span=span)
+
+
+# The transfers are also system names and top-level names (docs/reference/ops.md lists them among the system
+# ops); they build the same tile.* calls.
+for _name in ("tpush_to_aiv", "tpush_to_aic"):
+    family.dsl_function(f"system.{_name}", registered(f"tile.{_name}"))
+    family.dsl_function(_name, registered(f"tile.{_name}"))
+for _name, _fn in (("tpop_from_aic", tpop_from_aic), ("tpop_from_aiv", tpop_from_aiv)):
+    family.dsl_function(f"system.{_name}", _fn)
+    family.dsl_function(_name, _fn)
+for _name in ("tfree_to_aic", "tfree_to_aiv"):
+    family.dsl_function(_name, registered(f"system.{_name}"))

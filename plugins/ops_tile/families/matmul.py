@@ -1,0 +1,728 @@
+"""Cube matmul: tile.matmul, matmul_acc, matmul_bias, gemv, gemv_acc, gemv_bias, batch_matmul,
+batch_matmul_acc, and tensor.matmul / matmul_acc (the MX matmuls are matmul_mx.py).
+
+Tiles: Left [M, K] x Right [K, N] -> Acc [M, N] (docs/reference/ops.md); the accumulator is FP32 for float
+operands and INT32 for integer ones, and lhs and rhs share a dtype. The `_acc` forms accumulate into `acc`
+(arg 0 ReadWrite; matmul_acc returns acc's type, which InferTileMemorySpace moves to Acc; a true BOOL
+init_cond overwrites acc instead); the `_bias` forms add a [1, N] Bias row of the accumulator dtype. gemv
+multiplies one row: [1, K] x [K, N] -> an Acc tile of 16 rows (the cube's fractal height) whose row 0 is
+valid; its `acc_phase` (where the step sits in a split-K accumulation) is recorded for codegen only.
+batch_matmul broadcasts the leading dims. tile.matmul takes the optional kwargs `out_dtype` (the dtype the
+Acc result is converted to: FP32 / FP16 / BF16 for float operands, INT32 for integer ones), `a_trans` (lhs
+holds [K, M]) and `b_trans` (rhs holds [N, K]); tile.matmul_acc `a_trans` / `b_trans`; all recorded only
+when given, so PyPTO's IR, which has none, prints unchanged. The valid region of a product is [lhs valid
+rows, rhs valid cols] (compact=normal when the rows are narrowed).
+
+Memory: lhs Left, rhs Right, acc Acc, bias Bias; the result is Acc. The deducers do not check operand
+spaces: InferTileMemorySpace moves a Mat (or Vec) operand into place and TileMemoryInferred reports what it
+could not.
+
+Tensors: `tensor.matmul(lhs, rhs)` takes rank >= 1 operands (1-D x 1-D -> rank 0, 2-D x 1-D -> [M],
+1-D x 2-D -> [N], else broadcast batch dims + [M, N], as numpy's matmul; a transposed 1-D operand is not
+transposed), K checked when static, in out_dtype or the promoted dtype; its flags `a_trans`, `b_trans`,
+`c_matrix_nz` are always recorded (PyPTO records them, so an unwritten one still prints).
+`tensor.matmul_acc(acc, lhs, rhs[, init_cond])` takes rank >= 2 operands of one dtype and an accumulator of
+the accumulation dtype. Tile forms: a 3-D (or deeper) operand pair is tile.batch_matmul (a_trans / b_trans
+transpose the operand tile first); a 1-D lhs is a [1, K] row and a 1-D rhs a [K, 1] column, the product
+reshaped back; another out_dtype than the accumulator's is a tile.cast (round to nearest even, as numpy);
+c_matrix_nz selects an accumulator layout, which values do not see. A batched matmul with a_trans / b_trans
+lowers to a 3-D tile.transpose, which FlattenTileNdTo2D cannot write in 2-D, so such a kernel does not pass
+the default pipeline.
+
+2-D forms (FlattenTileNdTo2D): tile.batch_matmul / batch_matmul_acc of N-D tiles are one tile.matmul
+(matmul_acc) per batch element on the [M, K] / [K, N] row blocks of the merged operands, assembled into the
+merged [B * M, N] Acc result (static batch dims only; a single-matrix rhs is one tile.matmul of the merged
+lhs rows).
+
+Semantics: float operands are multiplied and accumulated in FP32, integer ones in INT64 and narrowed to the
+accumulator dtype; only the valid K extent both operands share is summed, so poison in the padding of K
+never reaches the product; gemv's rows below row 0 are poison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.dtypes import is_float_dtype
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import CastMode, MemorySpace
+from pypto_core.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple
+from pypto_core.ir.span import Span
+from pypto_core.ir.types import TensorType, TileType, Type, dims_equal
+from pypto_core.ops.build import (
+    broadcast_shapes,
+    dsl_entry,
+    operand_kind,
+    promote_dtypes,
+    reject_tensor_tile_mix,
+    require_rank,
+    require_scalar,
+    require_tensor,
+    require_tile,
+    same_dim,
+    shape_text,
+    static_dims,
+    static_int,
+    to_bool,
+    to_dtype,
+    to_expr,
+)
+from pypto_core.ops.family import OpFamily
+from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OutputMemory
+from pypto_core.ops.registry import create_op_call
+from pypto_core.ops.tile_form import TileForm, TileLowering
+from pypto_plugins.ops_tile.common.dsl import dsl_named, registered, set_if, tile_only
+from pypto_plugins.ops_tile.common.semantics import (
+    Evaluate,
+    full_valid,
+    result_np_dtype,
+    specialized_by,
+    static_type_dtype,
+    valid_of,
+)
+from pypto_plugins.ops_tile.common.shapes import require_min_rank, static_mismatch
+from pypto_plugins.ops_tile.common.tile_forms import const_dims, reshaped, tile_type
+from pypto_plugins.ops_tile.common.views import product_view, valid_view
+
+family = OpFamily("matmul")
+
+LEFT, RIGHT, ACC, BIAS = MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias
+GEMV_ROWS = 16  # a gemv result is one cube fractal tall; only row 0 is valid
+_GEMV_DTYPES = (DataType.INT8, DataType.FP16, DataType.BF16, DataType.FP32)
+ACC_PHASES = ("unspecified", "partial", "final")
+# Output dtypes the Acc result may be converted to (the fixpipe's conversions), by operand kind.
+FLOAT_OUT = (DataType.FP32, DataType.FP16, DataType.BF16)
+INT_OUT = (DataType.INT32,)
+
+
+# -- tile type rules ----------------------------------------------------------------------------------------
+def accumulator_dtype(op: str, lhs: DataType, rhs: DataType) -> DataType:
+    if lhs is not rhs:
+        raise TypeError(f"{op}: lhs is {lhs.name} but rhs is {rhs.name}; cast one of them")
+    if lhs.is_float():
+        return DataType.FP32
+    if lhs.is_int():
+        return DataType.INT32
+    raise TypeError(f"{op}: cannot multiply {lhs.name} matrices")
+
+
+def _matrix(op: str, e: Expr, what: str) -> TileType:
+    t = require_tile(op, e, what)
+    require_rank(op, t.shape, 2, what)
+    return t
+
+
+def _batched(op: str, e: Expr, what: str) -> TileType:
+    t = require_tile(op, e, what)
+    if len(t.shape) < 2:
+        raise TypeError(f"{op}: {what} must be at least 2-D, got {shape_text(t.shape)}")
+    return t
+
+
+def _inner_dims(op: str, lhs: TileType, rhs: TileType) -> None:
+    if not same_dim(lhs.shape[-1], rhs.shape[-2]):
+        raise TypeError(f"{op}: inner dims differ: lhs {shape_text(lhs.shape)} x rhs {shape_text(rhs.shape)}")
+
+
+def _out_dtype(op: str, acc: DataType, out: DataType | None) -> DataType:
+    if out is None:
+        return acc
+    allowed = FLOAT_OUT if acc is DataType.FP32 else INT_OUT
+    if out not in allowed:
+        raise TypeError(f"{op}: out_dtype {out.name} is not a conversion of the {acc.name} accumulator; allowed: "
+                        f"{', '.join(d.name for d in allowed)}")
+    return out
+
+
+def oriented(t: TileType, trans: bool) -> tuple[list[Expr], list[Expr]]:
+    """(shape, valid) of an operand as the product sees it: the two dims swapped when transposed."""
+    shape, valid = list(t.shape), list(t.valid_shape)
+    return (shape[::-1], valid[::-1]) if trans else (shape, valid)
+
+
+def product_type(op: str, lhs_e: Expr, rhs_e: Expr, kwargs: Mapping[str, Any] | None = None) -> TileType:
+    kwargs = kwargs or {}
+    lhs, rhs = _matrix(op, lhs_e, "lhs"), _matrix(op, rhs_e, "rhs")
+    (m, k), (vm, vk) = oriented(lhs, bool(kwargs.get("a_trans")))
+    (k2, n), (vk2, vn) = oriented(rhs, bool(kwargs.get("b_trans")))
+    if not same_dim(k, k2):
+        raise TypeError(f"{op}: inner dims differ: lhs {shape_text(lhs.shape)} x rhs {shape_text(rhs.shape)}"
+                        f"{' (a_trans / b_trans swap an operand)' if kwargs.get('a_trans') or kwargs.get('b_trans') else ''}")
+    sk, sk2 = static_int(vk), static_int(vk2)
+    if sk is not None and sk2 is not None and sk > sk2:
+        raise TypeError(f"{op}: lhs has {sk} valid K columns but rhs only {sk2} valid K rows")
+    shape, valid = [m, n], [vm, vn]
+    dtype = _out_dtype(op, accumulator_dtype(op, lhs.dtype, rhs.dtype), kwargs.get("out_dtype"))
+    view = product_view(shape, valid, not dims_equal(valid, shape))
+    return TileType(shape, dtype, None, view, ACC)
+
+
+def _check_acc(op: str, acc: TileType, product: TileType, what: str) -> None:
+    if not dims_equal(acc.shape, product.shape) or acc.dtype is not product.dtype:
+        raise TypeError(f"{op}: acc is {shape_text(acc.shape)} {acc.dtype.name} but {what} is "
+                        f"{shape_text(product.shape)} {product.dtype.name}")
+
+
+def _check_bias(op: str, e: Expr, product: TileType) -> None:
+    """A bias is one [1, N] row of the accumulator dtype, added to every row of the product."""
+    bias = _matrix(op, e, "bias")
+    if static_int(bias.valid_shape[0]) not in (1, None) or not same_dim(bias.shape[1], product.shape[1]):
+        raise TypeError(f"{op}: bias must be one [1, N] row for a {shape_text(product.shape)} product, got "
+                        f"{shape_text(bias.shape)} (valid {shape_text(bias.valid_shape)})")
+    if bias.dtype is not product.dtype:
+        raise TypeError(f"{op}: bias is {bias.dtype.name} but the accumulator is {product.dtype.name}")
+
+
+def deduce_matmul(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    return product_type("tile.matmul", args[0], args[1], kwargs)
+
+
+def _valid_within(op: str, product: TileType, acc: TileType) -> None:
+    for p, a in zip(product.valid_shape, acc.valid_shape):
+        sp, sa = static_int(p), static_int(a)
+        if sp is not None and sa is not None and sp > sa:
+            raise TypeError(f"{op}: the product's valid region {shape_text(product.valid_shape)} exceeds acc's "
+                            f"{shape_text(acc.valid_shape)}")
+
+
+def deduce_matmul_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tile.matmul_acc"
+    acc = _matrix(op, args[0], "acc")
+    product = product_type(op, args[1], args[2], kwargs)
+    _check_acc(op, acc, product, "lhs x rhs")
+    _valid_within(op, product, acc)
+    if len(args) > 3 and not require_scalar(op, args[3], "init_cond").dtype.is_bool():
+        raise TypeError(f"{op}: init_cond must be a BOOL scalar")
+    # acc's own type: an unplaced (Vec) accumulator stays reassignable; InferTileMemorySpace moves it to Acc.
+    return acc
+
+
+def deduce_matmul_bias(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    product = product_type("tile.matmul_bias", args[0], args[1])
+    _check_bias("tile.matmul_bias", args[2], product)
+    return product
+
+
+def gemv_type(op: str, lhs_e: Expr, rhs_e: Expr) -> TileType:
+    """[1, K] x [K, N] -> Acc [16, N] with valid [1, N valid of rhs]."""
+    lhs, rhs = _matrix(op, lhs_e, "lhs"), _matrix(op, rhs_e, "rhs")
+    if static_int(lhs.shape[0]) != 1 or static_int(lhs.valid_shape[0]) not in (1, None):
+        raise TypeError(f"{op}: lhs must be one row [1, K], got {shape_text(lhs.shape)} (valid "
+                        f"{shape_text(lhs.valid_shape)}); use tile.matmul for more rows")
+    _inner_dims(op, lhs, rhs)
+    dtype = accumulator_dtype(op, lhs.dtype, rhs.dtype)
+    if lhs.dtype not in _GEMV_DTYPES:
+        raise TypeError(f"{op}: operands must be one of {', '.join(d.name for d in _GEMV_DTYPES)}, got "
+                        f"{lhs.dtype.name}")
+    shape = [ConstInt(GEMV_ROWS), rhs.shape[1]]
+    valid = [ConstInt(1), rhs.valid_shape[1]]
+    return TileType(shape, dtype, None, valid_view(valid, shape, ACC), ACC)
+
+
+def deduce_gemv(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    return gemv_type("tile.gemv", args[0], args[1])
+
+
+def deduce_gemv_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tile.gemv_acc"
+    acc = _matrix(op, args[0], "acc")
+    product = gemv_type(op, args[1], args[2])
+    _check_acc(op, acc, product, "the gemv of lhs and rhs")
+    if not dims_equal(acc.valid_shape, product.valid_shape):
+        raise TypeError(f"{op}: acc's valid region {shape_text(acc.valid_shape)} differs from the gemv's "
+                        f"{shape_text(product.valid_shape)}")
+    return product
+
+
+def deduce_gemv_bias(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    product = gemv_type("tile.gemv_bias", args[0], args[1])
+    _check_bias("tile.gemv_bias", args[2], product)
+    return product
+
+
+def batch_product_type(op: str, lhs_e: Expr, rhs_e: Expr) -> TileType:
+    """[..., M, K] x [..., K, N] -> Acc [bcast(...), M, N], all of it valid."""
+    lhs, rhs = _batched(op, lhs_e, "lhs"), _batched(op, rhs_e, "rhs")
+    _inner_dims(op, lhs, rhs)
+    batch = broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2], op)
+    shape = [*batch, lhs.shape[-2], rhs.shape[-1]]
+    return TileType(shape, accumulator_dtype(op, lhs.dtype, rhs.dtype), None, None, ACC)
+
+
+def deduce_batch_matmul(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    return batch_product_type("tile.batch_matmul", args[0], args[1])
+
+
+def deduce_batch_matmul_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tile.batch_matmul_acc"
+    acc = _batched(op, args[0], "acc")
+    _check_acc(op, acc, batch_product_type(op, args[1], args[2]), "lhs x rhs")
+    return TileType(acc.shape, acc.dtype, None, None, ACC)
+
+
+# -- tensor type rules --------------------------------------------------------------------------------------
+def _mk(t: TensorType, transpose: bool) -> tuple[Expr | None, Expr]:
+    """(M, K) of the left operand: a 1-D one has no M."""
+    if len(t.shape) == 1:
+        return None, t.shape[0]
+    return (t.shape[-1], t.shape[-2]) if transpose else (t.shape[-2], t.shape[-1])
+
+
+def _kn(t: TensorType, transpose: bool) -> tuple[Expr, Expr | None]:
+    """(K, N) of the right operand: a 1-D one has no N."""
+    if len(t.shape) == 1:
+        return t.shape[0], None
+    return (t.shape[-1], t.shape[-2]) if transpose else (t.shape[-2], t.shape[-1])
+
+
+def tensor_product_shape(op: str, a: TensorType, b: TensorType, kwargs: Mapping[str, Any]) -> list[Expr]:
+    a_trans, b_trans = bool(kwargs.get("a_trans")), bool(kwargs.get("b_trans"))
+    m, k = _mk(a, a_trans)
+    k2, n = _kn(b, b_trans)
+    if static_mismatch(k, k2):
+        raise TypeError(f"{op}: inner dims differ: lhs {shape_text(a.shape)} x rhs {shape_text(b.shape)} "
+                        f"(a_trans={a_trans}, b_trans={b_trans}): K {static_int(k)} vs {static_int(k2)}")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op)
+    return [*batch, *(d for d in (m, n) if d is not None)]
+
+
+def deduce_tensor_matmul(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tensor.matmul"
+    a, b = require_tensor(op, args[0], "lhs"), require_tensor(op, args[1], "rhs")
+    require_min_rank(op, a.shape, 1, "lhs")
+    require_min_rank(op, b.shape, 1, "rhs")
+    dtype = kwargs.get("out_dtype") or promote_dtypes(a.dtype, b.dtype, op)
+    return TensorType(tensor_product_shape(op, a, b, kwargs), dtype)
+
+
+def tensor_accumulator_dtype(dtype: DataType) -> DataType:
+    return DataType.FP32 if dtype.is_float() else DataType.INT32
+
+
+def deduce_tensor_matmul_acc(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    op = "tensor.matmul_acc"
+    acc = require_tensor(op, args[0], "acc")
+    a, b = require_tensor(op, args[1], "lhs"), require_tensor(op, args[2], "rhs")
+    for t, what in ((acc, "acc"), (a, "lhs"), (b, "rhs")):
+        require_min_rank(op, t.shape, 2, what)
+    if len(args) > 3 and require_scalar(op, args[3], "init_cond").dtype is not DataType.BOOL:
+        raise TypeError(f"{op}: init_cond must be a BOOL scalar, got {args[3].type.dtype.name}")  # type: ignore[attr-defined]
+    if a.dtype is not b.dtype:
+        raise TypeError(f"{op}: lhs is {a.dtype.name} but rhs is {b.dtype.name}; both must have one dtype")
+    want = tensor_accumulator_dtype(a.dtype)
+    if acc.dtype is not want:
+        raise TypeError(f"{op}: acc is {acc.dtype.name}; a product of {a.dtype.name} operands accumulates in "
+                        f"{want.name}")
+    product = tensor_product_shape(op, a, b, kwargs)
+    if len(product) != len(acc.shape) or any(static_mismatch(x, y) for x, y in zip(product, acc.shape)):
+        raise TypeError(f"{op}: acc is {shape_text(acc.shape)} but lhs x rhs is {shape_text(product)}")
+    return TensorType(acc.shape, acc.dtype)
+
+
+# -- ops ----------------------------------------------------------------------------------------------------
+_A_TRANS = KwargSpec("a_trans", (bool,), False, doc="lhs holds [K, M]: multiply its transpose.")
+_B_TRANS = KwargSpec("b_trans", (bool,), False, doc="rhs holds [N, K]: multiply its transpose.")
+_OUT_DTYPE = KwargSpec("out_dtype", (DataType,), doc="The dtype the Acc result is converted to.")
+_ACC_PHASE = KwargSpec("acc_phase", (str,), "unspecified", choices=ACC_PHASES,
+                       doc="Where this step sits in a split-K accumulation (codegen only).")
+_ACC_OUT = OutputMemory(fixed=ACC)
+_PRODUCT = {0: (LEFT,), 1: (RIGHT,)}
+_ACCUMULATE = {0: (ACC,), 1: (LEFT,), 2: (RIGHT,)}
+_BIASED = {0: (LEFT,), 1: (RIGHT,), 2: (BIAS,)}
+_LHS_RHS = (ArgSpec("lhs"), ArgSpec("rhs"))
+_ACC_LHS_RHS = (ArgSpec("acc"), *_LHS_RHS)
+_LHS_RHS_BIAS = (*_LHS_RHS, ArgSpec("bias"))
+_READ_WRITE_ACC = {0: Effect.READ_WRITE}
+# PyPTO records tensor.matmul's defaulted flags in the IR, so an unwritten one still prints.
+_TENSOR_MATMUL_FLAGS = tuple(KwargSpec(n, (bool,), False, recorded=True) for n in ("a_trans", "b_trans", "c_matrix_nz"))
+
+
+def _cube_op(name: str, deduce: Any, args: tuple[ArgSpec, ...], input_memory: Mapping[int, tuple[MemorySpace, ...]],
+             doc: str, **extra: Any) -> OpDef:
+    return OpDef(f"tile.{name}", deduce, args=args, output_memory=_ACC_OUT, input_memory=input_memory, doc=doc,
+                 **extra)
+
+
+family.op(_cube_op("matmul", deduce_matmul, _LHS_RHS, _PRODUCT, "Left x Right -> Acc (FP32 / INT32, or out_dtype); "
+                   "a_trans / b_trans multiply a transposed operand.", kwargs=(_OUT_DTYPE, _A_TRANS, _B_TRANS)),
+          dsl="tile.matmul")
+family.op(_cube_op("matmul_acc", deduce_matmul_acc, (*_ACC_LHS_RHS, ArgSpec("init_cond", optional=True)), _ACCUMULATE,
+                   "acc += Left x Right (acc := the product when init_cond is true); a_trans / b_trans as matmul.",
+                   kwargs=(_A_TRANS, _B_TRANS), effects=_READ_WRITE_ACC), dsl="tile.matmul_acc")
+family.op(_cube_op("matmul_bias", deduce_matmul_bias, _LHS_RHS_BIAS, _BIASED, "Left x Right + a Bias row -> Acc."),
+          dsl="tile.matmul_bias")
+family.op(_cube_op("gemv", deduce_gemv, _LHS_RHS, _PRODUCT, "One Left row x Right -> row 0 of an Acc tile.",
+                   kwargs=(_ACC_PHASE,)))
+family.op(_cube_op("gemv_acc", deduce_gemv_acc, _ACC_LHS_RHS, _ACCUMULATE, "acc += one Left row x Right.",
+                   kwargs=(_ACC_PHASE,), effects=_READ_WRITE_ACC))
+family.op(_cube_op("gemv_bias", deduce_gemv_bias, _LHS_RHS_BIAS, _BIASED, "One Left row x Right + a Bias row.",
+                   kwargs=(_ACC_PHASE,)))
+family.op(_cube_op("batch_matmul", deduce_batch_matmul, _LHS_RHS, _PRODUCT, "Batched Left x Right -> Acc (batch dims "
+                   "broadcast)."), dsl="tile.batch_matmul")
+family.op(_cube_op("batch_matmul_acc", deduce_batch_matmul_acc, _ACC_LHS_RHS, _ACCUMULATE,
+                   "acc += batched Left x Right.", effects=_READ_WRITE_ACC), dsl="tile.batch_matmul_acc")
+family.op(OpDef("tensor.matmul", deduce_tensor_matmul, args=(ArgSpec("lhs"), ArgSpec("rhs")),
+                kwargs=(KwargSpec("out_dtype", (DataType,)), *_TENSOR_MATMUL_FLAGS),
+                doc="lhs x rhs (operands optionally transposed; 1-D operands and broadcast batch dims as in numpy's "
+                    "matmul) in out_dtype or the promoted dtype."))
+family.op(OpDef("tensor.matmul_acc", deduce_tensor_matmul_acc,
+                args=(ArgSpec("acc"), ArgSpec("lhs"), ArgSpec("rhs"), ArgSpec("init_cond", optional=True)),
+                kwargs=(KwargSpec("a_trans", (bool,), False), KwargSpec("b_trans", (bool,), False)),
+                effects={0: Effect.READ_WRITE},
+                doc="acc + lhs x rhs (acc FP32 / INT32); a true init_cond overwrites acc with lhs x rhs instead."))
+
+
+# -- semantics ----------------------------------------------------------------------------------------------
+def _accumulation_dtype(dt: np.dtype) -> type:
+    return np.float32 if is_float_dtype(dt) else np.int64
+
+
+def product(a: np.ndarray, b: np.ndarray, k: int | None = None) -> np.ndarray:
+    """a @ b over the first k of K (the last axis of a), batch dims broadcast."""
+    acc = _accumulation_dtype(a.dtype)
+    if k is not None and k < a.shape[-1]:
+        a, b = a[..., :k], b[..., :k, :]
+    return np.matmul(a.astype(acc, copy=False), b.astype(acc, copy=False))
+
+
+def _tile_product(ctx: Any, call: Any, args: list, lhs: int) -> np.ndarray:
+    """The product of operands lhs and lhs + 1 in the accumulation dtype (a_trans / b_trans applied)."""
+    a, b = args[lhs], args[lhs + 1]
+    ka, kb = valid_of(ctx, call, lhs)[-1], valid_of(ctx, call, lhs + 1)[-2]
+    kw = call.kwargs
+    if kw.get("a_trans"):
+        a, ka = np.swapaxes(a, -1, -2), valid_of(ctx, call, lhs)[-2]
+    if kw.get("b_trans"):
+        b, kb = np.swapaxes(b, -1, -2), valid_of(ctx, call, lhs + 1)[-1]
+    return product(a, b, min(ka, kb))
+
+
+def _specialize_tile_matmul(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+    """FP32 operands, FP32 result, the whole K valid: np.matmul (and the accumulator added in place).
+
+    The same numbers as the general evaluate: an FP32 product accumulated in FP32 (BLAS sgemm)."""
+    acc = call.op.name == "tile.matmul_acc"
+    operands = call.args[1:3] if acc else call.args[0:2]
+    if len(call.args) != (3 if acc else 2):
+        return None  # matmul_acc with init_cond
+    if call.kwargs.get("a_trans") or call.kwargs.get("b_trans"):
+        return None  # a transposed operand: the general evaluate
+    f32 = np.dtype(np.float32)
+    if static_type_dtype(call.type) != f32 or any(static_type_dtype(a.type) != f32 for a in call.args):
+        return None
+    if not all(full_valid(code, a.type) for a in operands):
+        return None  # a K extent known only at run time, or poison to leave out
+    general = tile_matmul_acc if acc else tile_matmul
+    matmul = np.matmul
+
+    if acc:
+        def matmul_acc_f32(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+            c, a, b = args
+            if a.dtype == f32 and b.dtype == f32 and c.dtype == f32:
+                p = matmul(a, b)
+                p += c  # p is fresh: accumulate in place
+                return p
+            return general(ctx, call, args, kwargs)
+
+        return matmul_acc_f32
+
+    def matmul_f32(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        a, b = args
+        if a.dtype == f32 and b.dtype == f32:
+            return matmul(a, b)
+        return general(ctx, call, args, kwargs)
+
+    return matmul_f32
+
+
+@family.semantics("tile.matmul")
+@specialized_by(_specialize_tile_matmul)
+def tile_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return _tile_product(ctx, call, args, 0).astype(result_np_dtype(call), copy=False)
+
+
+@family.semantics("tile.matmul_acc")
+@specialized_by(_specialize_tile_matmul)
+def tile_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """acc + lhs @ rhs; with a true init_cond the accumulator starts from zero."""
+    p = _tile_product(ctx, call, args, 1)
+    if not (len(args) > 3 and bool(args[3])):
+        p += args[0]  # p is fresh: accumulate in place
+    return p.astype(result_np_dtype(call), copy=False)
+
+
+@family.semantics("tile.matmul_bias")
+def tile_matmul_bias(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 0)
+    p += args[2][:1]  # the bias row, broadcast down the rows
+    return p.astype(result_np_dtype(call), copy=False)
+
+
+def _gemv_result(ctx: Any, call: Any, row: np.ndarray) -> np.ndarray:
+    """The gemv tile (16 rows): the product in row 0, poison below (outside the valid region)."""
+    out = ctx.poisoned(ctx.shape(call.type), result_np_dtype(call))
+    out[:1] = row
+    return out
+
+
+@family.semantics("tile.gemv")
+def tile_gemv(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return _gemv_result(ctx, call, _tile_product(ctx, call, args, 0))
+
+
+@family.semantics("tile.gemv_acc")
+def tile_gemv_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 1)
+    p += args[0][:1]  # only row 0 of the accumulator is valid
+    return _gemv_result(ctx, call, p)
+
+
+@family.semantics("tile.gemv_bias")
+def tile_gemv_bias(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 0)
+    p += args[2][:1]
+    return _gemv_result(ctx, call, p)
+
+
+@family.semantics("tile.batch_matmul")
+def tile_batch_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    return _tile_product(ctx, call, args, 0).astype(result_np_dtype(call), copy=False)
+
+
+@family.semantics("tile.batch_matmul_acc")
+def tile_batch_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    p = _tile_product(ctx, call, args, 1)
+    p += args[0]  # acc has the product's shape (the deducer checks it)
+    return p.astype(result_np_dtype(call), copy=False)
+
+
+def _tensor_operands(args: list, kwargs: dict, first: int) -> tuple[np.ndarray, np.ndarray]:
+    a, b = args[first], args[first + 1]
+    # a_trans / b_trans swap the last two axes; `.T` would reverse a batch axis too.
+    if kwargs.get("a_trans") and a.ndim >= 2:
+        a = np.swapaxes(a, -1, -2)
+    if kwargs.get("b_trans") and b.ndim >= 2:
+        b = np.swapaxes(b, -1, -2)
+    return a, b
+
+
+@family.semantics("tensor.matmul")
+def tensor_matmul(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    a, b = _tensor_operands(args, kwargs, 0)
+    return product(a, b).astype(result_np_dtype(call))
+
+
+@family.semantics("tensor.matmul_acc")
+def tensor_matmul_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """acc (arg 0, ReadWrite) += a @ b, in the caller's tensor; a true init_cond (arg 3) overwrites acc."""
+    a, b = _tensor_operands(args, kwargs, 1)
+    acc = args[0]
+    base = 0 if len(args) > 3 and bool(args[3]) else acc.astype(_accumulation_dtype(a.dtype))
+    acc[...] = (base + product(a, b)).astype(acc.dtype)
+    return acc
+
+
+# -- tile forms ---------------------------------------------------------------------------------------------
+def _transposed(ctx: TileLowering, operand: Expr, transpose: bool) -> Expr:
+    tile = ctx.tile(operand)
+    rank = len(tile_type(tile).shape)
+    if not transpose or rank < 2:
+        return tile
+    # Bound, so that the matmul's demand (Left / Right) reaches the load through the transpose.
+    return ctx.bind(ctx.call("tile.transpose", [tile, ConstInt(rank - 2), ConstInt(rank - 1)]), "transposed")
+
+
+def _as_matrix(ctx: TileLowering, tile: Expr, left: bool) -> Expr:
+    """A 1-D operand as a [1, K] row (lhs) or a [K, 1] column (rhs)."""
+    t = tile_type(tile)
+    if len(t.shape) != 1:
+        return tile
+    shape = [ConstInt(1), t.shape[0]] if left else [t.shape[0], ConstInt(1)]
+    return ctx.bind(ctx.call("tile.reshape", [tile, MakeTuple(shape)]), "as_matrix")
+
+
+def lower_tensor_matmul(ctx: TileLowering, call: Call) -> Expr:
+    lhs = _transposed(ctx, call.args[0], bool(call.kwargs.get("a_trans")))
+    rhs = _transposed(ctx, call.args[1], bool(call.kwargs.get("b_trans")))
+    batched = len(tile_type(lhs).shape) > 2 or len(tile_type(rhs).shape) > 2
+    if batched:
+        out: Expr = ctx.call("tile.batch_matmul", [lhs, rhs])
+    else:
+        out = ctx.call("tile.matmul", [_as_matrix(ctx, lhs, True), _as_matrix(ctx, rhs, False)])
+    assert isinstance(call.type, TensorType)
+    if len(call.type.shape) != len(tile_type(out).shape):
+        if not call.type.shape:
+            raise ValueError(f"{call.op.name}: a 1-D x 1-D product (a rank-0 tensor) has no tile form; reshape "
+                             f"the operands to [1, K] and [K, 1]")
+        out = reshaped(ctx, out, call.type.shape, "matmul_acc")
+    want = call.type.dtype
+    if want is tile_type(out).dtype:
+        return out
+    # The tensor op rounds its wide product to nearest-even (numpy), so the tile cast does too.
+    return ctx.call("tile.cast", [ctx.bind(out, "matmul_acc")], {"target_type": want, "mode": int(CastMode.rint)})
+
+
+family.implement("tile_form", "tensor.matmul", TileForm(lower=lower_tensor_matmul))
+
+
+def lower_tensor_matmul_acc(ctx: TileLowering, call: Call) -> Expr:
+    """init_cond (a scalar) passes through to tile.matmul_acc; batched operands are tile.batch_matmul_acc
+    (which has no init_cond)."""
+    acc = ctx.tile(call.args[0])
+    lhs = _transposed(ctx, call.args[1], bool(call.kwargs.get("a_trans")))
+    rhs = _transposed(ctx, call.args[2], bool(call.kwargs.get("b_trans")))
+    rest = list(call.args[3:])
+    if len(tile_type(acc).shape) > 2:
+        if rest:
+            raise ValueError(f"{call.op.name}: a batched accumulate has no init_cond (tile.batch_matmul_acc)")
+        return ctx.call("tile.batch_matmul_acc", [acc, lhs, rhs])
+    return ctx.call("tile.matmul_acc", [acc, lhs, rhs, *rest])
+
+
+family.implement("tile_form", "tensor.matmul_acc", TileForm(lower=lower_tensor_matmul_acc))
+
+
+# -- 2-D forms ----------------------------------------------------------------------------------------------
+def _batch_rows(batch: list[int], operand_batch: list[int], index: tuple[int, ...]) -> int:
+    """The merged batch position (0-based, in units of one matrix) of an operand for a result batch index;
+    a broadcast (size-1 or missing) operand dim reads its only matrix."""
+    lead = len(batch) - len(operand_batch)
+    pos = 0
+    for axis, size in enumerate(operand_batch):
+        pos = pos * size + (0 if size == 1 else index[lead + axis])
+    return pos
+
+
+@family.implements("flatten_2d", "tile.batch_matmul", "tile.batch_matmul_acc")
+def flatten_batch_matmul(call: Call, args: list[Expr]) -> Call:
+    """The merged rows are one [M, N] product per batch element, so the 2-D form assembles one tile.matmul
+    (matmul_acc on the element's block of acc) of the matching [M, K] and [K, N] row blocks per element into an
+    Acc tile (static batch dims only). A rank-2 (or single-matrix) rhs needs no blocks: one tile.matmul /
+    matmul_acc of the merged lhs rows."""
+    accumulate = call.op.name == "tile.batch_matmul_acc"
+    first = 1 if accumulate else 0
+    lhs_t, rhs_t, out_t = tile_type(call.args[first]), tile_type(call.args[first + 1]), tile_type(call)
+    shapes = [static_dims(t.shape) for t in (lhs_t, rhs_t, out_t)]
+    if any(s is None for s in shapes):
+        raise ValueError(f"a batched product of {shape_text(lhs_t.shape)} x {shape_text(rhs_t.shape)} needs static "
+                         f"dims to be written as 2-D matmuls")
+    lhs_s, rhs_s, out_s = shapes  # type: ignore[misc]
+    batch, m, k, n = out_s[:-2], lhs_s[-2], lhs_s[-1], rhs_s[-1]
+    lhs_b, rhs_b = lhs_s[:-2], rhs_s[:-2]
+    lhs_flat, rhs_flat = args[first], args[first + 1]
+    if all(d == 1 for d in rhs_b) and (not accumulate or len(lhs_b) == len(batch) and lhs_b == batch):
+        operands = [args[0], lhs_flat, rhs_flat] if accumulate else [lhs_flat, rhs_flat]
+        return create_op_call("tile.matmul_acc" if accumulate else "tile.matmul", operands, span=call.span)
+    total = 1
+    for d in batch:
+        total *= d
+    out: Expr = args[0] if accumulate else create_op_call(
+        "tile.create", [const_dims(total * m, n)], {"dtype": out_t.dtype, "target_memory": MemorySpace.Acc},
+        span=call.span)
+    for flat in range(total):
+        index, rest = [], flat
+        for size in reversed(batch):
+            index.append(rest % size)
+            rest //= size
+        index_t = tuple(reversed(index))
+        lo, ro = _batch_rows(batch, lhs_b, index_t), _batch_rows(batch, rhs_b, index_t)
+        lhs = create_op_call("tile.slice", [lhs_flat, const_dims(m, k), const_dims(lo * m, 0)], span=call.span)
+        rhs = create_op_call("tile.slice", [rhs_flat, const_dims(k, n), const_dims(ro * k, 0)], span=call.span)
+        if accumulate:
+            block = create_op_call("tile.slice", [args[0], const_dims(m, n), const_dims(flat * m, 0)], span=call.span)
+            out_block = create_op_call("tile.matmul_acc", [block, lhs, rhs], span=call.span)
+        else:
+            out_block = create_op_call("tile.matmul", [lhs, rhs], span=call.span)
+        out = create_op_call("tile.assemble", [out, out_block, const_dims(flat * m, 0)], span=call.span)
+    assert isinstance(out, Call)
+    return out
+
+
+# -- DSL ----------------------------------------------------------------------------------------------------
+def _acc_phase(acc_phase: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    set_if(kwargs, "acc_phase", acc_phase, "unspecified")
+    return kwargs
+
+
+@family.dsl("tile.gemv")
+@dsl_entry
+def gemv(lhs: Expr, rhs: Expr, acc_phase: str = "unspecified", span: Span | None = None) -> Call:
+    return create_op_call("tile.gemv", [lhs, rhs], _acc_phase(acc_phase), span=span)
+
+
+@family.dsl("tile.gemv_acc")
+@dsl_entry
+def gemv_acc(acc: Expr, lhs: Expr, rhs: Expr, acc_phase: str = "unspecified", span: Span | None = None) -> Call:
+    return create_op_call("tile.gemv_acc", [acc, lhs, rhs], _acc_phase(acc_phase), span=span)
+
+
+@family.dsl("tile.gemv_bias")
+@dsl_entry
+def gemv_bias(lhs: Expr, rhs: Expr, bias: Expr, acc_phase: str = "unspecified", span: Span | None = None) -> Call:
+    return create_op_call("tile.gemv_bias", [lhs, rhs, bias], _acc_phase(acc_phase), span=span)
+
+
+def _acc_args(acc: Expr, lhs: Expr, rhs: Expr, init_cond: Any, span: Span | None) -> list[Expr]:
+    return [acc, lhs, rhs] if init_cond is None else [acc, lhs, rhs, to_expr(init_cond, span)]
+
+
+def _trans(a_trans: Any, b_trans: Any) -> dict[str, Any]:
+    """The transposition flags that are set (a False flag is the default: not recorded)."""
+    return {k: True for k, v in (("a_trans", a_trans), ("b_trans", b_trans)) if to_bool(v, k)}
+
+
+@family.dsl("tensor.matmul")
+@dsl_named("matmul")
+def tensor_matmul_builder(a: Expr, b: Expr, out_dtype: DataType | None = None, a_trans: Any = False,
+                          b_trans: Any = False, c_matrix_nz: Any = False, span: Span | None = None) -> Call:
+    """Every flag is recorded, in PyPTO's order (`pl.tensor.matmul(y, y, a_trans=False, ...)`)."""
+    kwargs: dict[str, Any] = {} if out_dtype is None else {"out_dtype": to_dtype(out_dtype, "out_dtype")}
+    for key, value in (("a_trans", a_trans), ("b_trans", b_trans), ("c_matrix_nz", c_matrix_nz)):
+        kwargs[key] = to_bool(value, key)
+    return create_op_call("tensor.matmul", [a, b], kwargs, span=span)
+
+
+@family.dsl("tensor.matmul_acc")
+@dsl_named("tensor_matmul_acc")
+def tensor_matmul_acc_builder(acc: Expr, lhs: Expr, rhs: Expr, a_trans: Any = False, b_trans: Any = False,
+                              init_cond: Any = None, span: Span | None = None) -> Call:
+    """PyPTO's `pl.tensor.matmul_acc(acc, lhs, rhs, a_trans=False, b_trans=False, init_cond=None)`. The printed
+    text puts the IR operand init_cond 4th (docs/dsl.md, the printed form): an expression there is init_cond."""
+    if isinstance(a_trans, Expr) and not isinstance(a_trans, ConstBool) and init_cond is None:
+        a_trans, init_cond = False, a_trans
+    return create_op_call("tensor.matmul_acc", _acc_args(acc, lhs, rhs, init_cond, span), _trans(a_trans, b_trans),
+                          span=span)
+
+_TILE_MATMUL, _TILE_MATMUL_ACC = registered("tile.matmul"), registered("tile.matmul_acc")
+
+
+@family.dsl("matmul", builder=False)
+@dsl_entry
+def matmul(lhs: Expr, rhs: Expr, out_dtype: Any = None, a_trans: Any = False, b_trans: Any = False,
+           c_matrix_nz: Any = False, span: Span | None = None) -> Expr:
+    """`pl.matmul`: on tiles, tile.matmul with the kwargs that differ from their defaults (so PyPTO's plain
+    `tile.matmul(a, b)` stays as it is); `c_matrix_nz` picks an Acc layout values do not see and is not recorded
+    on a tile."""
+    reject_tensor_tile_mix(lhs, rhs)
+    if operand_kind(lhs) == "Tile":
+        to_bool(c_matrix_nz, "c_matrix_nz")  # an Acc layout choice: no value sees it
+        return _TILE_MATMUL(lhs, rhs, span=span, out_dtype=out_dtype, a_trans=a_trans, b_trans=b_trans)
+    return tensor_matmul_builder(lhs, rhs, out_dtype, a_trans, b_trans, c_matrix_nz, span=span)
+
+
+@family.dsl("matmul_acc", builder=False)
+@dsl_entry
+def matmul_acc(acc: Expr, lhs: Expr, rhs: Expr, a_trans: Any = False, b_trans: Any = False, init_cond: Any = None,
+               span: Span | None = None) -> Expr:
+    reject_tensor_tile_mix(acc, lhs, rhs)
+    if operand_kind(acc) == "Tile":
+        return _TILE_MATMUL_ACC(acc, lhs, rhs, init_cond, span=span, a_trans=a_trans, b_trans=b_trans)
+    return tensor_matmul_acc_builder(acc, lhs, rhs, a_trans, b_trans, init_cond, span=span)
+
+
+for _name in ("matmul_bias", "gemv", "gemv_acc", "gemv_bias", "batch_matmul"):
+    family.dsl_function(_name, tile_only(_name, registered(f"tile.{_name}")))

@@ -1,0 +1,657 @@
+"""Data movement between tensors and tiles and element access: tile.load / store / move / extract / read /
+write, tensor.read / write / dim.
+
+IR layouts (docs/reference/ops.md):
+* `tile.load(t, offsets, shapes, valid_shape)` - always 4 operands; kwargs `target_memory` (Vec / Mat;
+  absent = chosen by InferTileMemorySpace: the space is deferred and printed `target_memory=None`), `clamp`,
+  `cache` (a CachePolicy int: a pl.set_cache_policy of the parameter, docs/passes/outline_incore_scopes.md).
+  `pl.tile.load` without target_memory loads into Vec. With N-D offsets and shapes but 2-D valid extents
+  (FlattenTileNdTo2D's form) the tile is 2-D: the leading dims merged.
+* `tile.store(tile, offsets, out[, shapes])` - kwarg `atomic` (1 = Add) only when set; result: out's type,
+  whose valid region grows by the written window.
+* `tile.move(tile)` - kwargs `target_memory`, optional `blayout`, `slayout`.
+* `tile.extract(src, row, col, shape)` - kwarg `target_memory`.
+* `tile.read(tile, indices)` -> Scalar; `tile.write(tile, indices, value)` -> the tile's type in Vec.
+* `tensor.read(t, indices)` -> Scalar, `tensor.write(t, indices, value)` (arg 0 Write; returns the tensor's
+  type so that it can be rebound), `tensor.dim(t, axis)` -> Scalar[INDEX].
+
+Rules: a load reads only its valid window, clipped to the source's valid region (a window hanging off the
+end reads poison there); tile.move to Vec keeps the blayout / slayout of a source that carries a view
+(docs/passes/lower_auto_vector_split.md, example: a Mat tile with a valid region moved to Vec prints
+`blayout=col_major, slayout=row_major`), a source with the implicit view and any cube target take the
+target's implicit layout; tile.extract reads a window of a 2-D tile into the target space's implicit layout;
+tile.write writes one element in place (arg 0 ReadWrite: the rest of the tile is kept); tile.store requires
+the tile's dtype to be the target's, except from Acc (the fixpipe converts), and an atomic add needs FP32 /
+BF16 / FP16 / INT32 / INT16 / INT8 elements. A store whose stored extent is 0 on some axis is an error on the
+machine: the hardware store asserts a positive valid row count (TSTORE), so an empty lane's store must be
+guarded, not executed.
+
+Memory: store reads Vec or Acc, read / write Vec; load, move and extract take any space. The deducers do not
+check operand spaces: InferTileMemorySpace places the operands and TileMemoryInferred reports what is
+misplaced. tile.move crossing cube <-> vector is MIXED, else the side of its source.
+
+Tile forms: a tile.load / tile.store whose tensor became a tile in the kernel is a tile.slice / tile.assemble;
+tensor.read / write / dim of a GM tensor stay (they address GM), of a tile they are tile.read / tile.write /
+the tile's extent. 2-D forms: a load keeps its N-D tensor window and gets 2-D valid extents (whole rows); a
+store of a flattened tile gets the N-D extents it writes as its `shapes`; read / write linearise their
+indices.
+
+Semantics: a load is a snapshot (a later store to the tensor does not change the tile): a read-only numpy view
+of the tensor when nothing writes it while the tile can be read (EvalContext.unchanging), else a copy. Stores
+write the valid region in place into the caller's tensor. While tasks run concurrently every GM window an op
+reads or writes is reported to the GM race check (pypto_core/interp/gm_race.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from pypto_core.interp.errors import MachineError
+from pypto_core.interp.gm_race import READ, WRITE, note, notes_own_gm_accesses, window_view
+from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import AtomicType, CachePolicy, MemorySpace, TileLayout
+from pypto_core.ir.expr import Call, ConstFloat, ConstInt, Expr, MakeTuple
+from pypto_core.ir.span import Span
+from pypto_core.ir.types import ScalarType, TileType, TileView, Type, implicit_layout
+from pypto_core.ops.build import (
+    check_window,
+    dims_product,
+    dims_sum,
+    flat_valid,
+    merged_2d,
+    require_scalar,
+    require_tensor,
+    require_tile,
+    static_int,
+    to_bool,
+    to_enum_int,
+    to_expr,
+    to_tuple,
+    tuple_elements,
+)
+from pypto_core.ops.family import OpFamily
+from pypto_core.ops.opdef import ArgSpec, CoreAffinity, Effect, KwargSpec, OpDef, OpTraits, OutputMemory
+from pypto_core.ops.registry import create_op_call
+from pypto_core.ops.tile_form import TileForm, TileLowering
+from pypto_plugins.ops_tile.common.dsl import (
+    dispatch_between,
+    dsl_named,
+    registered,
+    scalar_for,
+    set_if,
+    tile_only,
+)
+from pypto_plugins.ops_tile.common.flatten import rebuild, tile_type
+from pypto_plugins.ops_tile.common.semantics import (
+    Evaluate,
+    aliases,
+    as_ints,
+    const_ints,
+    read_window,
+    result_np_dtype,
+    specialized_by,
+    static_type_dtype,
+    valid_of,
+    write_window,
+)
+from pypto_plugins.ops_tile.common.shapes import (
+    check_atomic_dtype,
+    check_indices,
+    tensor_valid,
+    with_view_valid,
+    wunion,
+)
+from pypto_plugins.ops_tile.common.views import same_view
+
+family = OpFamily("memory")
+
+_MEMORY = (MemorySpace,)
+_TILE_SPACES = (MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc,
+                MemorySpace.Bias, MemorySpace.LeftScale, MemorySpace.RightScale)
+_VEC_TILE = {0: (MemorySpace.Vec,)}  # read / write address one element of a Vec tile
+
+
+# -- type rules ---------------------------------------------------------------------------------------------
+def _readable_valid(requested: Sequence[Expr], offsets: Sequence[Expr], source: Sequence[Expr]) -> list[Expr]:
+    """valid = requested clipped to what the source can supply from the offset (static dims only)."""
+    out: list[Expr] = []
+    for i, req in enumerate(requested):
+        r, o = static_int(req), static_int(offsets[i]) if i < len(offsets) else None
+        s = static_int(source[i]) if i < len(source) else None
+        if r is not None and o is not None and s is not None and o + r > s:
+            out.append(type(req)(max(0, s - o), req.type.dtype, req.span))  # type: ignore[call-arg]
+        else:
+            out.append(req)
+    return out
+
+
+def load_view(shape: Sequence[Expr], valid: Sequence[Expr], target: MemorySpace | None) -> TileView:
+    """Mat loads are NZ (col/row) unless one row; Vec loads with last dim 1 are col_major.
+
+    A deferred load (no target yet) takes the shape-implied layout of an unplaced tile."""
+    blayout, slayout, fractal = implicit_layout(shape, target)
+    rows = static_int(shape[0]) if len(shape) == 2 else None
+    if target is MemorySpace.Mat and rows == 1:
+        blayout, slayout = TileLayout.row_major, TileLayout.none_box
+    if target is MemorySpace.Vec and len(shape) >= 1 and static_int(shape[-1]) == 1:
+        blayout = TileLayout.col_major
+    return TileView(valid_shape=list(valid), blayout=blayout, slayout=slayout, fractal=fractal)
+
+
+def deduce_load(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tile.load", args[0], "the source")
+    offsets, shape = tuple_elements(args[1]), tuple_elements(args[2])
+    valid = tuple_elements(args[3]) if len(args) > 3 else shape
+    target = kwargs.get("target_memory")  # absent: deferred to InferTileMemorySpace
+    if len(shape) > 2 and len(valid) == 2 and len(offsets) == len(shape) == len(src.shape):
+        # FlattenTileNdTo2D's form: an N-D window of the tensor read into a 2-D tile (leading dims merged).
+        flat = merged_2d(shape)
+        return TileType(flat, src.dtype, None, load_view(flat, list(valid), target), target)
+    if not (len(offsets) == len(shape) == len(valid) == len(src.shape)):
+        raise TypeError(f"tile.load: offsets ({len(offsets)}-D), shapes ({len(shape)}-D), valid_shape "
+                        f"({len(valid)}-D) and the source ({len(src.shape)}-D) must have the same rank")
+    # The readable window ends at the source's valid region when it has one.
+    valid = _readable_valid(valid, offsets, tensor_valid(src))
+    return TileType(shape, src.dtype, None, load_view(shape, valid, target), target)
+
+
+def deduce_store(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    tile = require_tile("tile.store", args[0], "the stored value")
+    out = require_tensor("tile.store", args[2], "the target")
+    # An Acc tile converts on the way out (fixpipe); a Vec tile is stored as it is.
+    if tile.dtype is not out.dtype and tile.memory_space is not MemorySpace.Acc:
+        raise TypeError(f"tile.store: the tile is {tile.dtype.name} but the target is {out.dtype.name}; "
+                        f"cast the tile first (pl.cast)")
+    offsets = tuple_elements(args[1])
+    if len(offsets) != len(out.shape):
+        raise TypeError(f"tile.store: {len(offsets)} offsets for a {len(out.shape)}-D target")
+    extents = tuple_elements(args[3]) if len(args) > 3 else tile.valid_shape
+    if len(extents) > len(out.shape):
+        raise TypeError(f"tile.store: a {len(extents)}-D window does not fit a {len(out.shape)}-D target")
+    check_window("tile.store", "writes", offsets, extents, out.shape, "target")
+    check_atomic_dtype("tile.store", kwargs.get("atomic", 0), out.dtype)
+    grown = None if len(args) > 3 else wunion(out.shape, tensor_valid(out), tile.valid_shape, offsets)
+    return out if grown is None else with_view_valid(out, grown)
+
+
+def store_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
+    atomic = kwargs.get("atomic", 0)
+    return {2: Effect.READ_WRITE if int(atomic) == int(AtomicType.Add) else Effect.WRITE}
+
+
+def deduce_move(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tile("tile.move", args[0], "the source")
+    target = kwargs["target_memory"]
+    blayout, slayout, fractal = implicit_layout(src.shape, target)
+    if target is MemorySpace.Right:
+        blayout = TileLayout.row_major
+    elif target is MemorySpace.Vec and src.tile_view is not None:
+        view = src.effective_view()
+        blayout, slayout = view.blayout, view.slayout
+    blayout = kwargs.get("blayout", blayout)
+    slayout = kwargs.get("slayout", slayout)
+    view = TileView(valid_shape=list(src.valid_shape), blayout=blayout, slayout=slayout, fractal=fractal)
+    return TileType(src.shape, src.dtype, None, view, target)
+
+
+def classify_move(call: Call) -> CoreAffinity:
+    """Crossing cube <-> vector is MIXED; otherwise the side of the source (docs/plugins.md, OpDef fields)."""
+    src = call.args[0].type
+    dst = call.kwargs.get("target_memory")
+    src_space = getattr(src, "memory_space", None)
+    if src_space is None or dst is None:
+        return CoreAffinity.SHARED
+    if src_space.is_cube() != dst.is_cube():
+        return CoreAffinity.MIXED
+    return CoreAffinity.CUBE if src_space.is_cube() else CoreAffinity.VECTOR
+
+
+def deduce_extract(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tile("tile.extract", args[0], "the source")
+    require_scalar("tile.extract", args[1], "the row index")
+    require_scalar("tile.extract", args[2], "the column index")
+    shape = tuple_elements(args[3])
+    if len(src.shape) != 2 or len(shape) != 2:
+        raise TypeError(f"tile.extract: the source and the extracted shape must be 2-D, got {len(src.shape)}-D "
+                        f"and {len(shape)}-D")
+    check_window("tile.extract", "reads", args[1:3], shape, src.shape, "source")
+    return TileType(shape, src.dtype, None, None, kwargs.get("target_memory", MemorySpace.Vec))
+
+
+def deduce_tile_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    tile = require_tile("tile.read", args[0], "the operand")
+    check_indices("tile.read", args[1], len(tile.shape))
+    return ScalarType(tile.dtype)
+
+
+def deduce_tile_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    tile = require_tile("tile.write", args[0], "the operand")
+    check_indices("tile.write", args[1], len(tile.shape))
+    value = require_scalar("tile.write", args[2], "the value")
+    if value.dtype is not tile.dtype and not isinstance(args[2], (ConstInt, ConstFloat)):  # literals convert
+        raise TypeError(f"tile.write: the value is {value.dtype.name} but the tile is {tile.dtype.name}")
+    return TileType(tile.shape, tile.dtype, None, same_view(tile, tile.shape), MemorySpace.Vec)
+
+
+def deduce_tensor_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.read", args[0], "the operand")
+    check_indices("tensor.read", args[1], len(src.shape))
+    return ScalarType(src.dtype)
+
+
+def deduce_tensor_write(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    dst = require_tensor("tensor.write", args[0], "the target")
+    check_indices("tensor.write", args[1], len(dst.shape))
+    require_scalar("tensor.write", args[2], "the value")
+    return dst
+
+
+def deduce_dim(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    src = require_tensor("tensor.dim", args[0], "the operand")
+    axis = static_int(args[1])
+    if axis is None or not -len(src.shape) <= axis < len(src.shape):
+        raise ValueError(f"tensor.dim: the axis must be a constant in range for a {len(src.shape)}-D tensor")
+    return ScalarType(DataType.INDEX)
+
+
+# -- ops ----------------------------------------------------------------------------------------------------
+family.op(OpDef(
+    "tile.load", deduce_load,
+    args=(ArgSpec("tensor"), ArgSpec("offsets"), ArgSpec("shapes"), ArgSpec("valid_shape", optional=True)),
+    kwargs=(KwargSpec("target_memory", _MEMORY, None, choices=(MemorySpace.Vec, MemorySpace.Mat), deferred=True),
+            KwargSpec("clamp", (bool,), False),
+            # a pl.set_cache_policy of the parameter, set by ConvertTensorToTileOps (docs/passes/outline_incore_scopes.md)
+            KwargSpec("cache", (int,), int(CachePolicy.DEFAULT), choices=tuple(int(c) for c in CachePolicy))),
+    output_memory=OutputMemory(from_kwarg="target_memory"),
+    traits=OpTraits(read_address_args=(1,), shape_args=(1, 2, 3), gm_transfer=True),
+    doc="Load a window of a tensor into a tile.",
+))
+family.op(OpDef(
+    "tile.store", deduce_store,
+    args=(ArgSpec("tile"), ArgSpec("offsets"), ArgSpec("output_tensor"), ArgSpec("shapes", optional=True)),
+    kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),),
+    effects=store_effects,
+    input_memory={0: (MemorySpace.Vec, MemorySpace.Acc)},
+    traits=OpTraits(shape_args=(1, 3), gm_transfer=True),
+    doc="Store a tile into a window of a tensor; returns the (updated) tensor.",
+))
+family.op(OpDef(
+    "tile.move", deduce_move,
+    args=(ArgSpec("tile"),),
+    kwargs=(KwargSpec("target_memory", _MEMORY, required=True, choices=_TILE_SPACES),
+            KwargSpec("blayout", (TileLayout,)), KwargSpec("slayout", (TileLayout,))),
+    affinity=classify_move,
+    output_memory=OutputMemory(from_kwarg="target_memory"),
+    traits=OpTraits(aliases_operand=True),
+    doc="Move a tile to another memory space.",
+))
+family.op(OpDef(
+    "tile.extract", deduce_extract,
+    args=(ArgSpec("src"), ArgSpec("index_row"), ArgSpec("index_col"), ArgSpec("shape")),
+    kwargs=(KwargSpec("target_memory", _MEMORY, MemorySpace.Vec, choices=_TILE_SPACES),),
+    output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
+    traits=OpTraits(read_address_args=(1, 2), shape_args=(3,)),
+    doc="Extract a window of a tile into another memory space (e.g. Mat -> Left).",
+))
+family.op(OpDef(
+    "tile.read", deduce_tile_read,
+    args=(ArgSpec("tile"), ArgSpec("indices")),
+    input_memory=_VEC_TILE,
+    traits=OpTraits(shape_args=(1,)),
+    doc="Read one element of a tile.",
+))
+family.op(OpDef(
+    "tile.write", deduce_tile_write,
+    args=(ArgSpec("tile"), ArgSpec("indices"), ArgSpec("value")),
+    effects={0: Effect.READ_WRITE},  # the rest of the tile is kept
+    output_memory=OutputMemory(fixed=MemorySpace.Vec),
+    input_memory=_VEC_TILE,
+    traits=OpTraits(shape_args=(1,)),
+    doc="Write one element of a tile in place.",
+))
+family.op(OpDef("tensor.dim", deduce_dim, args=(ArgSpec("tensor"), ArgSpec("axis")),
+                traits=OpTraits(extent_query=True), doc="The extent of one axis."), dsl="tensor.dim")
+family.op(OpDef("tensor.read", deduce_tensor_read, args=(ArgSpec("tensor"), ArgSpec("indices")),
+                traits=OpTraits(shape_args=(1,)), doc="Read one element."))
+family.op(OpDef("tensor.write", deduce_tensor_write, args=(ArgSpec("tensor"), ArgSpec("indices"), ArgSpec("value")),
+                effects={0: Effect.WRITE}, traits=OpTraits(shape_args=(1,)), doc="Write one element in place."))
+
+
+# -- semantics ----------------------------------------------------------------------------------------------
+def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+    """A load of a constant 2-D shape that is all valid: slicing, with the general load for the rest."""
+    shape = const_ints(call.args[2])
+    valid = const_ints(call.args[3]) if len(call.args) > 3 else shape
+    if shape is None or valid != shape or len(shape) != 2:
+        return None
+    rows, cols = shape
+
+    def load_2d(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        src, offsets = args[0], args[1]
+        if src.__class__ is np.ndarray and src.ndim == 2 and len(offsets) == 2:
+            r, c = offsets
+            if r >= 0 and c >= 0:
+                part = src[r:r + rows, c:c + cols]
+                if part.shape == shape:  # inside the source (numpy clips a window hanging off the end)
+                    if ctx.race is not None:
+                        note(ctx, call, 0, READ, part)
+                    return part if ctx.unchanging(call, 0) else part.copy()  # a read-only view, see read_window
+        return load(ctx, call, args, kwargs)  # past the end (poison), errors
+
+    return load_2d
+
+
+@family.semantics("tile.load")
+@notes_own_gm_accesses
+@specialized_by(_specialize_load)
+def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.load(tensor, offsets, shapes, valid_shape): the valid window, poison around it."""
+    src, offsets, shape = args[0], as_ints(args[1]), as_ints(args[2])
+    valid = as_ints(args[3]) if len(args) > 3 else shape
+    if len(valid) == 2 < len(shape):
+        extents = _flat_extents(shape, valid)
+        tile = read_window(src, offsets, extents, shape, "tile.load").reshape(int(np.prod(shape[:-1])), shape[-1])
+    else:
+        extents = valid if valid == shape else tuple(min(v, s) for v, s in zip(valid, shape))
+        # A view when nothing writes the source while this function runs (tiles cannot outlive it).
+        tile = read_window(src, offsets, extents, shape, "tile.load", view=ctx.unchanging(call, 0))
+    if ctx.race is not None:
+        note(ctx, call, 0, READ, window_view(src, offsets, extents))
+    return tile
+
+
+def _flat_extents(shape: tuple, valid: tuple) -> tuple:
+    """An N-D window read into a 2-D tile (FlattenTileNdTo2D): valid rows are whole leading blocks."""
+    middle = int(np.prod(shape[1:-1]))
+    return (min(-(-valid[0] // middle), shape[0]), *shape[1:-1], min(valid[1], shape[-1]))
+
+
+@family.semantics("tile.store")
+@notes_own_gm_accesses
+def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.store(tile, offsets, out[, shapes], atomic=): write the valid region into `out` in place."""
+    tile, offsets, out = args[0], as_ints(args[1]), args[2]
+    extents = as_ints(args[3]) if len(args) > 3 else valid_of(ctx, call, 0)
+    if 0 in extents:
+        raise MachineError(_empty_store_message(ctx, call, extents), call.span)
+    if tile.ndim == 2 < len(extents):
+        # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
+        tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
+    atomic = int(kwargs.get("atomic") or 0) == 1
+    write_window(out, offsets, tile, extents, "tile.store", accumulate=atomic)
+    if ctx.race is not None:
+        note_written(ctx, call, 2, out, offsets, extents, atomic)
+    return out
+
+
+def _empty_store_message(ctx: Any, call: Any, extents: tuple) -> str:
+    axis = extents.index(0)
+    what = ("valid row count", "valid column count")[axis] if len(extents) == 2 else f"extent on axis {axis}"
+    source = "its `shapes` operand" if len(call.args) > 3 else "the stored tile's valid shape"
+    span = call.span.to_string() if hasattr(call.span, "to_string") else str(call.span)
+    return (f"tile.store at {span} ({ctx.where()}) stores an empty window: {source} is "
+            f"{list(extents)}, a {what} of 0; the hardware store asserts a positive valid row count (TSTORE); "
+            f"guard the store with `if extent > 0` (an empty lane's store must not run)")
+
+
+def note_written(ctx: Any, call: Any, index: int, target: np.ndarray, offsets: tuple, extents: Any,
+                 atomic: bool = False) -> None:
+    """Report the window write_window wrote (leading dims of size 1 where the value has fewer dims)."""
+    lead = target.ndim - len(extents)
+    note(ctx, call, index, WRITE, window_view(target, offsets, (1,) * lead + tuple(extents)), atomic)
+
+
+def _specialize_move(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+    dt = static_type_dtype(call.type)
+    if dt is None or aliases(call):
+        return None
+
+    def move_to(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        x = args[0]
+        return x if x.dtype == dt else x.astype(dt)
+
+    return move_to
+
+
+@family.semantics("tile.move")
+@specialized_by(_specialize_move)
+def move(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """The same values in another memory space (layouts are not modelled).
+
+    Tiles are values that nothing mutates, so the operand itself is the result (no copy); except a tile of
+    an aliasing space (Acc), whose buffer a later matmul_acc into a slice of it may write: a copy."""
+    dt = result_np_dtype(call)
+    if aliases(call):
+        return args[0].astype(dt, copy=True)
+    return args[0] if args[0].dtype == dt else args[0].astype(dt)
+
+
+@family.semantics("tile.extract")
+@notes_own_gm_accesses
+def extract(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.extract(src, row, col, shape): the [rows, cols] window at (row, col)."""
+    shape = as_ints(args[3]) if len(args) > 3 else ctx.shape(call.type)
+    offsets = (int(args[1]), int(args[2]))
+    if ctx.race is not None:
+        note(ctx, call, 0, READ, window_view(args[0], offsets, shape))
+    return read_window(args[0], offsets, shape, shape, "tile.extract").astype(result_np_dtype(call))
+
+
+@family.semantics("tile.read", "tensor.read")
+@notes_own_gm_accesses
+def read(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+    """tile.read / tensor.read(x, indices): one element."""
+    index = as_ints(args[1])
+    try:
+        value = args[0][index]
+    except IndexError:
+        raise MachineError(f"{call.op.name}: index {list(index)} is outside shape {list(args[0].shape)}",
+                           call.span) from None
+    if ctx.race is not None:
+        note(ctx, call, 0, READ, _element(args[0], index))
+    return value
+
+
+@family.semantics("tensor.write")
+@notes_own_gm_accesses
+def write_tensor(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tensor.write(t, indices, value): in place; returns the tensor."""
+    index = as_ints(args[1])
+    args[0][index] = args[2]
+    if ctx.race is not None:
+        note(ctx, call, 0, WRITE, _element(args[0], index))
+    return args[0]
+
+
+def _element(t: np.ndarray, index: tuple) -> np.ndarray:
+    """The one-element window at `index` (negative indices count from the end, as numpy's)."""
+    return window_view(t, [i % d for i, d in zip(index, t.shape)], (1,) * len(index))
+
+
+@family.semantics("tile.write")
+def write_tile(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+    """tile.write(t, indices, value): a copy with one element replaced."""
+    out = np.array(args[0], copy=True)
+    out[as_ints(args[1])] = args[2]
+    return out
+
+
+@family.semantics("tensor.dim")
+@notes_own_gm_accesses
+def dim(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+    """tensor.dim(t, axis)."""
+    return np.int64(np.shape(args[0])[int(args[1])])
+
+
+# -- tile forms ---------------------------------------------------------------------------------------------
+def lower_load_of_a_tile(ctx: TileLowering, call: Call) -> Expr:
+    """A pl.load of a tensor the kernel now computes on chip (a tile): the window of that tile."""
+    src, offsets, shapes = call.args[0], call.args[1], call.args[2]
+    if ctx.is_gm(src):
+        return ctx.call("tile.load", list(call.args), dict(call.kwargs))
+    valid = call.args[3] if len(call.args) > 3 else None
+    narrowed = valid is not None and not all(
+        static_int(v) is not None and static_int(v) == static_int(s)
+        for v, s in zip(tuple_elements(valid), tuple_elements(shapes)))
+    return ctx.call("tile.slice", [src, shapes, offsets, *([valid] if narrowed else [])])
+
+
+family.implement("tile_form", "tile.load", TileForm(lower=lower_load_of_a_tile))
+
+
+def lower_store_into_a_tile(ctx: TileLowering, call: Call) -> Expr:
+    """A pl.store into a tensor the kernel now holds on chip (a tile): an assemble into that tile."""
+    target = call.args[2]
+    if ctx.is_gm(target):
+        return ctx.call("tile.store", list(call.args), dict(call.kwargs))
+    atomic = call.kwargs.get("atomic", 0)
+    return ctx.call("tile.assemble", [target, call.args[0], call.args[1]], {"atomic": atomic} if atomic else {})
+
+
+family.implement("tile_form", "tile.store", TileForm(lower=lower_store_into_a_tile))
+
+
+def gm_or_tile(tile_op: str) -> TileForm:
+    """read / write: a scalar access of a GM tensor stays; on a tile it is the tile op."""
+
+    def lower_access(ctx: TileLowering, call: Call) -> Expr:
+        if ctx.is_gm(call.args[0]):
+            return call
+        return ctx.call(tile_op, [ctx.tile(call.args[0]), *call.args[1:]], dict(call.kwargs))
+
+    return TileForm(lower=lower_access, gm_access=True)
+
+
+def lower_tensor_dim(ctx: TileLowering, call: Call) -> Expr:
+    """tensor.dim of a GM tensor stays; of a tile it is the tile's extent."""
+    if ctx.is_gm(call.args[0]):
+        return call
+    t = ctx.tile(call.args[0]).type
+    assert isinstance(t, TileType)
+    axis = static_int(call.args[1])
+    assert axis is not None  # tensor.dim's deducer checked it
+    return t.shape[axis % len(t.shape)]
+
+
+family.implement("tile_form", "tensor.read", gm_or_tile("tile.read"))
+family.implement("tile_form", "tensor.write", gm_or_tile("tile.write"))
+family.implement("tile_form", "tensor.dim", TileForm(lower=lower_tensor_dim, gm_access=True))
+
+
+# -- 2-D forms ----------------------------------------------------------------------------------------------
+@family.implements("flatten_2d", "tile.load")
+def flatten_load(call: Call, args: Sequence[Expr]) -> Call:
+    """The N-D tensor window stays; the valid extents become 2-D (the region must be whole rows)."""
+    t = tile_type(call)
+    if len(t.shape) <= 2:
+        return rebuild(call, args)
+    valid = MakeTuple(flat_valid(t.shape, t.valid_shape))
+    return rebuild(call, [*args[:3], valid])
+
+
+@family.implements("flatten_2d", "tile.store")
+def flatten_store(call: Call, args: Sequence[Expr]) -> Call:
+    """A flattened tile gets the N-D extents it writes as its `shapes` operand."""
+    src = tile_type(call.args[0])
+    if len(src.shape) <= 2 or len(args) > 3:
+        return rebuild(call, args)
+    return rebuild(call, [*args[:3], MakeTuple(list(src.valid_shape))])
+
+
+@family.implements("flatten_2d", "tile.read", "tile.write")
+def flatten_indices(call: Call, args: Sequence[Expr]) -> Call:
+    """The N-D indices linearised: row i0 * d1 * ... * d(k-1) + ... + i(k-1), column ik."""
+    src = tile_type(call.args[0])
+    if len(src.shape) <= 2:
+        return rebuild(call, args)
+    index = tuple_elements(args[1])
+    row = dims_sum([dims_product([e, *src.shape[i + 1:-1]]) for i, e in enumerate(index[:-1])])
+    new = list(args)
+    new[1] = MakeTuple([row, index[-1]])
+    return rebuild(call, new)
+
+
+# -- DSL ----------------------------------------------------------------------------------------------------
+@family.dsl("tile.load")
+@dsl_named("load")
+def tile_load(tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
+              target_memory: MemorySpace | None = MemorySpace.Vec, clamp: Any = False, span: Span | None = None, *,
+              cache: Any = None) -> Call:
+    """`tile.load` always carries four operands: valid_shape defaults to shapes. An unwritten target_memory is
+    Vec (PyPTO's default); `target_memory=None` defers the choice to InferTileMemorySpace (printed so)."""
+    shape_t = to_tuple(shapes, span)
+    valid_t = shape_t if valid_shape is None else to_tuple(valid_shape, span)
+    kwargs: dict[str, Any] = {} if target_memory is None else {"target_memory": target_memory}
+    if to_bool(clamp, "clamp"):
+        kwargs["clamp"] = True
+    if cache is not None:  # a pl.set_cache_policy, as ConvertTensorToTileOps writes it
+        kwargs["cache"] = to_enum_int(cache, CachePolicy, "cache")
+    return create_op_call("tile.load", [tensor, to_tuple(offsets, span), shape_t, valid_t], kwargs, span=span)
+
+
+@family.dsl("tile.store")
+@dsl_named("store")
+def tile_store(tile: Expr, offsets: Any, output_tensor: Expr, shapes: Any = None, span: Span | None = None, *,
+               atomic: Any = AtomicType.None_) -> Call:
+    """An IR-builder call may pass the span fifth (`T.store(tile, offsets, out, None, span)`)."""
+    args = [tile, to_tuple(offsets, span), output_tensor]
+    if shapes is not None:
+        args.append(to_tuple(shapes, span))
+    kwargs: dict[str, Any] = {}
+    set_if(kwargs, "atomic", to_enum_int(atomic, AtomicType, "atomic"), 0)
+    return create_op_call("tile.store", args, kwargs, span=span)
+
+
+@family.dsl("tile.move")
+@dsl_named("move")
+def tile_move(tile: Expr, target_memory: MemorySpace, blayout: TileLayout | None = None,
+              slayout: TileLayout | None = None, span: Span | None = None) -> Call:
+    kwargs: dict[str, Any] = {"target_memory": target_memory}
+    set_if(kwargs, "blayout", blayout)
+    set_if(kwargs, "slayout", slayout)
+    return create_op_call("tile.move", [tile], kwargs, span=span)
+
+
+@family.dsl("tile.extract")
+@dsl_named("extract")
+def tile_extract(src: Expr, index_row: Any, index_col: Any, shape: Any, span: Span | None = None, *,
+                 target_memory: MemorySpace) -> Call:
+    """target_memory is always recorded (and printed), Vec included."""
+    args = [src, to_expr(index_row, span), to_expr(index_col, span), to_tuple(shape, span)]
+    return create_op_call("tile.extract", args, {"target_memory": target_memory}, span=span)
+
+
+@family.dsl("tile.read")
+@dsl_named("read")
+def tile_read(tile: Expr, indices: Any, span: Span | None = None) -> Call:
+    return create_op_call("tile.read", [tile, to_tuple(indices, span)], span=span)
+
+
+@family.dsl("tile.write")
+@dsl_named("write")
+def tile_write(tile: Expr, indices: Any, value: Any, span: Span | None = None) -> Call:
+    return create_op_call("tile.write", [tile, to_tuple(indices, span), scalar_for(value, tile, span)], span=span)
+
+
+@family.dsl("tensor.read")
+@dsl_named("read")
+def tensor_read(tensor: Expr, indices: Any, span: Span | None = None) -> Call:
+    return create_op_call("tensor.read", [tensor, to_tuple(indices, span)], span=span)
+
+
+@family.dsl("tensor.write")
+@dsl_named("write")
+def tensor_write(tensor: Expr, indices: Any, value: Any, span: Span | None = None) -> Call:
+    return create_op_call("tensor.write", [tensor, to_tuple(indices, span), scalar_for(value, tensor, span)],
+                          span=span)
+
+
+family.dsl_function("load", tile_load)  # its first operand is the source tensor
+family.dsl_function("dim", registered("tensor.dim"))
+for _name, _fn in (("store", tile_store), ("move", tile_move), ("extract", tile_extract)):
+    family.dsl_function(_name, tile_only(_name, _fn))
+family.dsl_function("read", dispatch_between("read", tile_read, tensor_read))
+family.dsl_function("write", dispatch_between("write", tile_write, tensor_write))
