@@ -12,10 +12,10 @@ clocks. Its edges:
   run once for every lane: lane_ops.py) joins every lane;
 * a task forked on a lane (a split region) starts from its parent's clock; the parent joins it at the end.
 
-`system.syncall` / `sync_set` / `sync_wait` are no-ops in the machine (cross_core.py), so they are no
-edges: a program ordering GM only through them is reported.
+`system.syncall` / `sync_set` / `sync_wait` are no-ops in the machine (plugins/ops_tile/families/sync.py), so
+they are no edges: a program ordering GM only through them is reported.
 
-Every GM access by a memory op (tile.load / store, ...: plugins/ops_tile/semantics/memory.py), and the
+Every GM access by a memory op (tile.load / store, ...: plugins/ops_tile/families/memory.py), and the
 whole read of each tensor operand of any other op (a tensor-level `pl.add(x, y)` in a split region reads
 all of x and y: calls.py), is kept per tensor buffer, task, kind and window. Two accesses of overlapping elements by two tasks where
 neither happens-before the other are a race, whatever order the scheduler ran them in (it runs the AIC

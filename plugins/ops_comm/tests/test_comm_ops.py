@@ -150,7 +150,8 @@ def test_outlined_directions_come_from_the_effects():
 
 
 def test_comm_ops_outside_the_regions_of_a_manual_kernel_are_not_diagnosed():
-    # seed 003, "区域外契约": notify is copied to both lanes there, put is a GM transfer.
+    # The contract outside the regions (docs/passes/lower_auto_vector_split.md, outside the regions) leaves both
+    # alone: notify is copied to both lanes there, put is a GM transfer.
     program = pl.parse('''
 import pypto.language as pl
 import pypto.language.distributed as pld
