@@ -3,7 +3,8 @@
 DSL name -> (body, the op call the printed text must contain). Bodies use test_dsl_roundtrip.PARAMS
 (v, w: [16, 128] FP32 tiles; vi, wi: INT32 tiles; a, b: [64, 128] FP32 tensors; ai: INT32 tensor;
 f: FP32 scalar; s: INT32 scalar). Entries for tile.gatherb / scatter / gather_compare / scatter_update
-replace the issue-8 cases: OPS.md's operands (UINT32 offsets, kvalue, PyPTO's argument orders).
+replace test_dsl_roundtrip's own cases of those names: PyPTO's operands (UINT32 offsets, kvalue, PyPTO's
+argument orders).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ FIXTURES: dict[str, Callable[[], Any]] = {
     "tile.lrelu": lambda: ([_v(), _f(0.1)], {}),
     "tile.expands": lambda: ([_v(), _f(1.0)], {}),
     "tile.log": lambda: ([_v()], {"high_precision": True}),  # left the UNARY family: FP16 / FP32 only
-    # rem / xor with PyPTO's scratch (OPS.md)
+    # rem / xor with the scratch tile PyPTO passes third (docs/reference/ops.md)
     "tile.rem": lambda: ([_v(), _v(), _v()], {}),
     "tile.rems": lambda: ([_v(), _f(2.0), _v()], {}),
     "tile.xor": lambda: ([_v(pl.INT32), _v(pl.INT32), _v(pl.INT32)], {}),

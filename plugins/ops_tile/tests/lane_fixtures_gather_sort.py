@@ -2,7 +2,7 @@
 
 Every new tile operand is seen by its deducer (shapes are related: idx / src / dst / tmp), so none is
 blind. mgather's table and mscatter's destination are GM tensors, not lane operands. tile.gatherb's
-fixture is restated here: OPS.md's offset operand is UINT32 with a column count that is a multiple of 8.
+fixture is restated here: its offset operand is UINT32 with a static column count that is a multiple of 8.
 """
 
 from __future__ import annotations

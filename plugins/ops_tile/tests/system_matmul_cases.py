@@ -54,7 +54,7 @@ CASES: dict[str, tuple[str, str]] = {
     "matmul_mx_bias": (f"{_MX_BIAS}\nc = pl.matmul_mx_bias(l, ls, r, rs, bias)",
                        "pl.tile.matmul_mx_bias(l, ls, r, rs, bias)"),
     "tile.tget_scale_addr": (f"{_MX}\nls2 = pl.tile.tget_scale_addr(ls, l)", "pl.tile.tget_scale_addr(ls, l)"),
-    # -- matmul kwargs (OPS.md pl.matmul / pl.matmul_acc) --
+    # -- matmul kwargs (pl.matmul / pl.matmul_acc; docs/reference/ops.md) --
     "tile.matmul": (f"{_RT}\nc = pl.tile.matmul(lhs, rhs)\nd = pl.tile.matmul(lhs, rt, out_dtype=pl.FP16, b_trans=True)",
                     "pl.tile.matmul(lhs, rt, out_dtype=pl.FP16, b_trans=True)"),
     "matmul": (f"{_RT}\nc = pl.matmul(lhs, rhs)\nd = pl.matmul(lhs, rt, b_trans=True, c_matrix_nz=True)\n"

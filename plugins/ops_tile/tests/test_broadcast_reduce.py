@@ -1,5 +1,5 @@
-"""broadcast_reduce family (issue 14): type rules and print / parse round trips of the row / column
-broadcasts, reductions and tensor.matmul's batched / 1-D forms (OPS.md "Broadcast", "Reduction", "Matmul").
+"""Row / column broadcasts, reductions and tensor.matmul's batched / 1-D forms (the broadcasts, reductions and
+matmul families; docs/reference/ops.md): type rules and print / parse round trips.
 Machine results are in test_broadcast_reduce_eval.py."""
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def test_tile_row_prod_and_row_argmin():
         call("tile.row_prod", tile([16, 128]), tile([16, 128], FP16))
     with pytest.raises(TypeError, match=r"tile.row_argmin: tmp must have the operand's shape and dtype"):
         call("tile.row_argmin", tile([16, 128]), tile([32, 128]))
-    # OPS.md's "valid not provably empty" is not checked: an idle split lane has an empty valid region.
+    # PyPTO's rule that the valid region is not provably empty is not checked: an idle split lane has an empty
+    # valid region.
     assert valid_of(call("tile.row_prod", tile([16, 128], valid=[0, 0]), tile([16, 128]))) == [0, 1]
     assert get_opdef("tile.row_prod").lane_category(1) is LaneCategory.SCRATCH
     assert get_opdef("tile.row_argmin").lane_category(1) is None  # the deducer decides it
@@ -114,14 +115,14 @@ def test_tile_col_prod_takes_no_tmp():
 
 
 def test_audited_tile_reduction_rules():
-    # OPS.md tile.row_min: a row-major operand; tile.col_sum: its tmp has the operand's dtype.
+    # tile.row_min takes a row-major operand; tile.col_sum's tmp has the operand's dtype.
     col_major = ir.Var("c", ir.TileType([16, 1], FP32, memory_space=pl.Mem.Vec))
     with pytest.raises(TypeError, match=r"tile.row_min: the operand must be row_major / none_box"):
         call("tile.row_min", col_major, col_major)
     with pytest.raises(TypeError, match=r"tile.col_sum: tmp is FP16 but the operand is FP32"):
         call("tile.col_sum", tile([16, 64]), tile([16, 64], FP16))
     assert shape_of(call("tile.row_sum", tile([4, 16, 64]), tile([4, 16, 64]))) == [4, 16, 1]
-    # Broadcasts now promote (OPS.md promote(arg0, row_vec)) instead of rejecting mixed dtypes.
+    # Broadcasts promote ("promoted dtype" in docs/reference/ops.md) instead of rejecting mixed dtypes.
     assert call("tile.row_expand_mul", tile([16, 64], FP16), tile([16, 1])).type.dtype is FP32
     assert call("tile.col_expand_sub", tile([16, 64], FP16), tile([1, 64])).type.dtype is FP32
 

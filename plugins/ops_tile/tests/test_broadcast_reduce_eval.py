@@ -1,5 +1,5 @@
-"""broadcast_reduce family (issue 14): reference-machine results of the row / column broadcasts and
-reductions and of tensor.matmul's batched / 1-D forms, each against a numpy formula written here."""
+"""Reference-machine results of the row / column broadcasts and reductions and of tensor.matmul's batched /
+1-D forms (the broadcasts, reductions and matmul families), each against a numpy formula written here."""
 
 from __future__ import annotations
 

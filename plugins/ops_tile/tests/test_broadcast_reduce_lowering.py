@@ -1,5 +1,5 @@
-"""broadcast_reduce family (issue 14): tile forms of the tensor broadcasts / reductions (axis, keep_dim) and
-of batched tensor.matmul, and the FlattenTileNdTo2D rule of tile.batch_matmul (lowering/broadcast_reduce.py)."""
+"""Tile forms of the tensor broadcasts / reductions (axis, keep_dim) and of batched tensor.matmul, and the
+FlattenTileNdTo2D rule of tile.batch_matmul (the broadcasts, reductions and matmul families)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Every DSL name of the plugin in a small program whose printed text re-parses to an equal program.
 
-The printer writes `pl.tile.X(<IR operands>, <kwargs>)` (API.md 8.6); the DSL function of each op
-must accept exactly that text, so print -> parse is the identity (API.md 2.12, 8).
+The printer writes `pl.tile.X(<IR operands>, <kwargs>)`; the DSL function of each op must accept exactly
+that text, so print -> parse is the identity (docs/dsl.md, the text path and the printed form).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ CASES.update({
     "tile.matmul_acc": ("c = pl.tile.matmul_acc(acc, lhs, rhs, flag)", "pl.tile.matmul_acc(acc, lhs, rhs, flag)"),
     "tensor.matmul": ("c = pl.tensor.matmul(ta, tb, pl.FP32, c_matrix_nz=True)\n"
                       "d = pl.tensor.matmul(tb, ta, a_trans=True, b_trans=True)",
-                      # the defaulted flags are recorded and print (API.md 3.5)
+                      # the defaulted flags are recorded and print (recorded kwargs: docs/plugins.md, OpDef fields)
                       "pl.tensor.matmul(ta, tb, out_dtype=pl.FP32, a_trans=False, b_trans=False, c_matrix_nz=True)"),
     "tensor.matmul_acc": ("c = pl.tensor.matmul_acc(tacc, ta, tb)", "pl.tensor.matmul_acc(tacc, ta, tb)"),
     "matmul": ("c = pl.matmul(lhs, rhs)\nd = pl.matmul(ta, tb, out_dtype=pl.FP32)", "pl.tile.matmul(lhs, rhs)"),
@@ -256,13 +256,13 @@ CASES.update({
                             "pl.system.cacheinvalid(a, [16, 128], [0, 0])"),
     "system.task_invalid": ("t = pl.system.task_invalid()\nu = None", "pl.system.task_invalid()"),
 })
-CASES.update(elementwise_extra_cases.CASES)  # cmp / sel / maximums / ... and the issue-14 element-wise ops
+CASES.update(elementwise_extra_cases.CASES)  # cmp / sel / maximums / ... and the fused, fmod, part_* and expands ops
 for _name in elementwise_extra_cases.ERROR_ONLY:  # no tensor form: test_elementwise_extra checks the error
     CASES.pop(_name, None)
-# The other issue-14 families keep their cases beside their ops' tests.
+# The broadcast / reduce, views / alloc, gather / sort and system / matmul ops keep their cases beside their tests.
 CASES.update({k: v for k, v in BROADCAST_REDUCE_CASES.items() if k not in CASES})
 CASES.update(views_alloc_cases.CASES)
-CASES.update(gather_sort_cases.CASES)  # also replaces the issue-8 gatherb cases (OPS.md: UINT32 offsets)
+CASES.update(gather_sort_cases.CASES)  # also replaces the gatherb cases above (PyPTO's UINT32 offsets)
 CASES.update(system_matmul_cases.CASES)  # also replaces set_ffts and the matmul cases (new kwargs, init_cond)
 for _n in ("tpush_to_aiv", "tpush_to_aic", "tpop_from_aic", "tpop_from_aiv"):
     _body, _op = CASES[f"tile.{_n}"]

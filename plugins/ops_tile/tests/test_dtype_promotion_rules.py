@@ -1,4 +1,4 @@
-"""The dtype rules of issue 13 over whole op families (OPS.md `result:` lines, API.md 3.1).
+"""The dtype rules over whole op families: each op's result dtype, and scalar operands (docs/dsl.md, functions).
 
 `promote(a,b)`: the same dtype stays; a float beats an int; else the wider wins; on equal widths the
 signed int; else a. Tensor-scalar ops promote except tensor.subs and the bitwise ones; tile-scalar
@@ -60,7 +60,7 @@ def _scalar_result(space: str, op: str, dtype: DataType, scalar: ir.Expr) -> Dat
 def test_every_tensor_scalar_op_promotes_except_subs(op):
     half = _scalar_result("tensor", op, DataType.FP16, ir.ConstFloat(1.0, DataType.FP32, SPAN))
     ints = _scalar_result("tensor", op, DataType.INT32, ir.ConstFloat(1.5, DataType.FP32, SPAN))
-    if op == "subs":  # OPS.md tensor.subs: "scalar does not promote"
+    if op == "subs":  # tensor.subs: the scalar does not promote
         assert (half, ints) == (DataType.FP16, DataType.INT32)
     else:
         assert (half, ints) == (DataType.FP32, DataType.FP32)
@@ -79,7 +79,8 @@ def test_every_tile_scalar_op_keeps_the_tile_dtype(op):
 
 
 def test_promoted_result_keeps_only_the_valid_region():
-    """OPS.md tensor.adds: "fresh, valid<-lhs": no strides or layout of a transposed operand carry over."""
+    """tensor.adds's result is fresh and keeps lhs's valid region: no strides or layout of a transposed operand
+    carry over."""
     x = tensor([32, 64], pl.FP16)
     t = ir.create_op_call("tensor.transpose", [x, ir.ConstInt(0, DataType.INDEX, SPAN),
                                                ir.ConstInt(1, DataType.INDEX, SPAN)], SPAN)
@@ -102,7 +103,8 @@ def test_the_div_family(space):
         with pytest.raises(TypeError, match=rf"{space}\.div: lhs is {dtype.name}; allowed dtypes: INT16, INT32, "
                                             rf"FP16, FP32"):
             ir.create_op_call(f"{space}.div", [make([16, 32], dtype), make([16, 32], dtype)], SPAN)
-    # The scalar form has no dtype rule (OPS.md tile.divs keeps the tile's dtype, tensor.divs promotes).
+    # The scalar form has no dtype rule (tile.divs keeps the tile's dtype, tensor.divs promotes: docs/dsl.md,
+    # functions).
     half = ir.ConstFloat(2.0, DataType.BF16, SPAN)
     assert _scalar_result(space, "divs", DataType.BF16, half) is DataType.BF16
 

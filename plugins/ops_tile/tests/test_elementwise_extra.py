@@ -1,5 +1,7 @@
-"""The elementwise_extra ops (issue 14): type rules and their errors, DSL round trips, machine results
-against numpy formulas written here, the packed cmp / sel masks, and PyPTO's renames."""
+"""The element-wise ops beyond plain arithmetic -- the fused three-operand ops, prelu / lrelu, the part_* ops,
+cmp / sel, rem / fmod / xor and high_precision (the fused, partial, cast_compare_select, binary and unary
+families): type rules and their errors, DSL round trips, machine results against numpy formulas written here,
+the packed cmp / sel masks, and PyPTO's renames."""
 
 from __future__ import annotations
 
@@ -52,8 +54,8 @@ def test_three_operand_adds_broadcast_and_promote():
     assert shape_of(call) == [16, 64] and call.type.dtype is pl.FP32
     assert T.subc(h, h, h).type.dtype is pl.FP16
     sc = T.addsc(h, scalar(pl.FP32), h)
-    assert sc.type.dtype is pl.FP32  # OPS.md: promote(lhs, scalar, rhs2)
-    assert T.subsc(h, 1.0, h).type.dtype is pl.FP32  # a float literal is FP32 and promotes (OPS.md)
+    assert sc.type.dtype is pl.FP32  # promote(lhs, scalar, rhs2)
+    assert T.subsc(h, 1.0, h).type.dtype is pl.FP32  # a float literal is FP32 (docs/dsl.md) and promotes
     assert T.subsc(h, ir.ConstFloat(1.0, pl.FP16), h).type.dtype is pl.FP16
     with pytest.raises(TypeError, match="tile.addc"):
         T.addc(a, tile([8, 64]), a)
@@ -130,7 +132,7 @@ def test_high_precision_and_log_rules():
         T.log(tile([4, 8], pl.BF16))
     with pytest.raises(TypeError, match="tensor.div: high_precision=True needs float operands"):
         tensor_ops.div(tensor([4, 8], pl.INT32), tensor([4, 8], pl.INT32), high_precision=True)
-    assert tensor_ops.exp(tensor([4, 8], pl.INT32)).type.dtype is pl.FP32  # OPS.md: int -> FP32
+    assert tensor_ops.exp(tensor([4, 8], pl.INT32)).type.dtype is pl.FP32  # exp of an int tensor is FP32
     assert tensor_ops.rsqrt(tensor([4, 8], pl.INT16), high_precision=True).type.dtype is pl.FP32
 
 
@@ -297,7 +299,8 @@ class P:
 
 
 def test_sels_reads_a_mask_of_another_carrier_dtype():
-    """issue 14 item 4: an INT16 mask (e.g. packed by another kernel) is read as its bytes' bits."""
+    """An INT16 mask (e.g. packed by another kernel) is read as its bytes' bits (docs/reference/ops.md, tile.sels:
+    any 8/16/32-bit mask carrier)."""
     text = """
 import pypto.language as pl
 
@@ -348,9 +351,9 @@ class P:
 @pytest.mark.parametrize("dtype", ["INT4", "INT8", "INT16", "BOOL"])
 @pytest.mark.parametrize("op", ["sqrt", "exp"])
 def test_a_float_op_of_a_small_int_tensor_computes_in_fp32(dtype, op):
-    # 30-minute campaign (seed 23) finding: numpy computed sqrt of an INT4 / INT8 array in FP16, so the tensor
-    # op gave 2.44921875 for sqrt(6) where its tile form (a cast to FP32, then sqrt) gives 2.4494898; seed 31:
-    # the same for exp of a BOOL tensor (2.71875 for e).
+    # numpy computes sqrt of an INT4 / INT8 array in FP16, so the tensor op would give 2.44921875 for sqrt(6)
+    # where its tile form (a cast to FP32, then sqrt) gives 2.4494898; the same for exp of a BOOL tensor
+    # (2.71875 for e).
     import numpy as np
 
     import pypto.language as pl

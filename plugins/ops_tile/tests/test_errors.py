@@ -1,4 +1,4 @@
-"""Each kind of user mistake gets a message that says what is wrong and how to fix it (DESIGN.md)."""
+"""Each kind of user mistake gets a message that says what is wrong and how to fix it (docs/dsl.md, errors)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_operand_spaces_are_not_type_errors():
 
 def test_operand_kinds():
     assert "works on tiles; load the tensor into a tile first (pl.load)" in parse_error("x = pl.gather(a, a, a)")
-    # PyPTO has no tensor.sel (OPS.md): the error says to load tiles.
+    # PyPTO has no tensor.sel: the error says to load tiles.
     assert "PyPTO has no tensor.sel: load the tensors into tiles (pl.load) and use pl.tile.sel" in \
         parse_error("x = pl.sel(a, a, a, a)")
     assert "must hold integers, got FP32" in parse_error("x = pl.tile.and_(v, v)")

@@ -1,5 +1,6 @@
-"""tensor.expand_clone (OPS.md "tensor.expand_clone"): type rule, its Write effect on the target (seed 000,
-"写方向"), numpy semantics, and what ConvertTensorToTileOps does with it."""
+"""tensor.expand_clone (docs/reference/ops.md): type rule, its Write effect on the target (it writes the target
+without reading it, so a scope writing through it makes the target an Out parameter), numpy semantics, and
+what ConvertTensorToTileOps does with it."""
 
 from __future__ import annotations
 

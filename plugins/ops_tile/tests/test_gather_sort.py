@@ -1,5 +1,5 @@
-"""The gather_sort family (issue 14): type rules and their errors, registry facts, DSL round trips,
-`pl.tile.MaskPattern` as a value, and machine results against numpy formulas.
+"""Gathers, scatters and sorts (the gather, gm_gather, scatter and sort families): type rules and their errors,
+registry facts, DSL round trips, `pl.tile.MaskPattern` as a value, and machine results against numpy formulas.
 
 Kernel-sized programs of every op (as written and after the default pipeline) are in
 tests/pypto_corpus/test_gather_sort_kernels.py; here each op is checked at the call level.

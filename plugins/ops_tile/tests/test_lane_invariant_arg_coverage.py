@@ -1,4 +1,5 @@
-"""Which tile operands can the type deducer not see? (seed 003, "条件 2", test_lane_invariant_arg_coverage)
+"""Which tile operands can the type deducer not see? (the second condition of a sound halved call:
+docs/passes/lower_auto_vector_split.md, when a halved call is sound)
 
 For every registered `tile.*` op, a representative call (FIXTURES) is deduced once; then each tile
 operand in turn is doubled on the split axis (dim 0, then dim 1) and the call is deduced again. If
@@ -10,8 +11,9 @@ The blind set is pinned in EXPECTED_BLIND, so a new op or a loosened deducer mus
 * a blind operand is either declared lane-invariant (`DECLARED`) or listed with the reason it is
   lane data / handled elsewhere;
 * a Scratch declaration on an operand the deducer already decides is an error (it claims a contract
-  the op does not give, seed 003 on tile.rsqrt). The absolute-index categories stay even where the
-  deducer reads the operand: that property is not expressible as a shape relation.
+  the op does not give; tile.rsqrt's tmp, which its deducer checks, is undeclared). The absolute-index
+  categories stay even where the deducer reads the operand: that property is not expressible as a shape
+  relation.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ FIXTURES: dict[str, Callable[[], Call]] = {
     "tile.cast": lambda: ([V()], {"target_type": FP16, "mode": 2}),
     "tile.cmp": lambda: ([V(), V()], {"cmp_type": 0}),
     "tile.cmps": lambda: ([V(), f(0.0)], {"cmp_type": 0}),
-    # packed masks (OPS.md): UINT8 rows of roundup(ceil(128 / 8), 32) = 32 bytes
+    # packed masks (docs/reference/ops.md, tile.cmp): UINT8 rows of roundup(ceil(128 / 8), 32) = 32 bytes
     "tile.sel": lambda: ([tile([16, 32], pl.UINT8), V(), V(), V()], {}),
     "tile.sels": lambda: ([tile([16, 32], pl.UINT8), V(), V(), f(0.0)], {}),
     "tile.slice": lambda: ([V(), dims(8, 64), dims(0, 0)], {}),
@@ -163,7 +165,7 @@ _fill_families()
 DECLARED = None
 _REDUCES_SPLIT_AXIS = "doubling the reduced axis: the split passes reject a reduction on the split axis " \
                       "(reduction_axes trait)"
-_SHAPE_DESCRIBING = "shape-describing op: the split passes rewrite its shape operands first (seed 003)"
+_SHAPE_DESCRIBING = "shape-describing op: the split passes rewrite its shape operands first (split_form)"
 
 EXPECTED_BLIND: dict[tuple[str, int], Blind] = {
     # Declared lane-invariant: hardware scratch and index-addressed tables.
@@ -176,15 +178,15 @@ EXPECTED_BLIND: dict[tuple[str, int], Blind] = {
     ("tile.gatherb", 0): Blind((0, 1)),
     ("tile.gather_compare", 2): Blind((0, 1)),
     # Blind and deliberately undeclared: lane data (the safe default) or handled by another rule.
-    # (row_* are not blind: OPS.md requires their tmp to be no smaller than the operand, so a doubled
+    # (row_* are not blind: their tmp must be at least the operand's shape (docs/reference/ops.md), so a doubled
     # operand is rejected.)
     **{(f"tile.{n}", 0): Blind((axis,), _REDUCES_SPLIT_AXIS) for n, axis in (
         ("col_sum", 0), ("col_max", 0), ("col_min", 0))},
     ("tile.gather_compare", 0): Blind((1,), "both tuple elements are sized by src's rows: a LEFT_RIGHT split moves "
-                                           "no element and is rejected (seed 003, tuple results)"),
-    ("tile.sel", 0): Blind((0, 1), "the mask is lane data; sel only checks it is a tile (seed 003)"),
+                                           "no element and is rejected (each tuple element moves on its own axis)"),
+    ("tile.sel", 0): Blind((0, 1), "the mask is lane data; sel only checks it is a tile"),
     ("tile.sels", 0): Blind((0, 1), "the mask is lane data; sels only checks that it covers src's valid rows and "
-                                    "holds enough packed bits per row (seed 003)"),
+                                    "holds enough packed bits per row"),
     ("tile.slice", 0): Blind((0, 1), _SHAPE_DESCRIBING),
     ("tile.store", 0): Blind((0,), "the result is the target tensor; the split passes localise the store offset"),
     ("tile.assemble", 1): Blind((0, 1), "a window write addressed by its offset, localised like tile.store"),
@@ -194,7 +196,8 @@ EXPECTED_BLIND: dict[tuple[str, int], Blind] = {
     ("tile.tpush_to_aic", 0): Blind((0, 1), "transport with no result type; the boundary carries the split code"),
 }
 
-# issue 14 families keep their fixtures and blind operands in their own modules.
+# The element-wise extra, broadcast / reduce, views / alloc, gather / sort and system / matmul ops keep their
+# fixtures and blind operands in their own modules.
 _FAMILY_FIXTURES = (lane_fixtures_elementwise_extra, lane_fixtures_broadcast_reduce, lane_fixtures_views_alloc,
                     lane_fixtures_gather_sort, lane_fixtures_system_matmul)
 for _module in _FAMILY_FIXTURES:
@@ -275,7 +278,7 @@ def test_no_scratch_declaration_on_an_operand_the_deducer_decides():
             if category is LaneCategory.SCRATCH:
                 assert (op, index) in measured, (
                     f"{op} operand {index} is declared Scratch but the deducer already decides it; drop the "
-                    f"declaration (seed 003, tile.rsqrt)")
+                    f"declaration (tile.rsqrt's tmp, which its deducer checks, has none)")
 
 
 def test_reduction_blindness_is_the_reduction_axes_trait():
@@ -290,7 +293,7 @@ def test_absolute_index_categories_are_where_the_seed_puts_them():
     assert get_opdef("tile.scatter").lane_category(0) is LaneCategory.ABSOLUTE_INDEXED_DESTINATION
     assert get_opdef("tile.scatter_update").lane_category(0) is LaneCategory.ABSOLUTE_INDEXED_DESTINATION
     assert get_opdef("tile.row_sum").lane_category(1) is LaneCategory.SCRATCH
-    # Checked relations instead of declarations (seed 003: scatter_update's index and src).
+    # Checked relations instead of declarations: scatter_update's index and src.
     assert get_opdef("tile.scatter_update").lane_category(1) is None
     assert get_opdef("tile.scatter_update").lane_category(2) is None
     assert get_opdef("tile.row_argmax").lane_category(1) is None

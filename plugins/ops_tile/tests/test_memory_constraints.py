@@ -1,8 +1,8 @@
-"""Operand memory spaces are registry data (`input_memory`, OPS.md `mem:` lines), not type errors.
+"""Operand memory spaces are registry data (`input_memory`: docs/plugins.md, OpDef fields), not type errors.
 
 InferTileMemorySpace places operands and TileMemoryInferred reports what is misplaced, so a deducer
 accepts an operand in any space. tile.load / tile.create without target_memory defer their space
-(printed `target_memory=None`). The matmul family (OPS.md "tile: Matmul") is typed and evaluated here.
+(printed `target_memory=None`). The tile matmul ops (the matmul family) are typed and evaluated here.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ _PRODUCT = {0: (Left,), 1: (Right,)}
 _ACCUMULATE = {0: (Acc,), 1: (Left,), 2: (Right,)}
 _BIASED = {0: (Left,), 1: (Right,), 2: (Bias,)}
 
-# OPS.md's `in ...` constraints, read by hand, on this registry's argument lists.
+# The spaces PyPTO's ops accept per operand, written out by hand on this registry's argument lists (the
+# registered ones are the "input memory" rows of docs/reference/ops.md).
 EXPECTED_INPUT_MEMORY: dict[str, dict[int, tuple[pl.Mem, ...]]] = {
     # Element-wise, tile with tile / with a scalar / unary and cast.
     **{f"tile.{n}": _BIN for n in ("add", "sub", "mul", "div", "maximum", "minimum", "and", "or", "shl", "shr")},
@@ -62,7 +63,7 @@ EXPECTED_INPUT_MEMORY: dict[str, dict[int, tuple[pl.Mem, ...]]] = {
     # Broadcasts and reductions (col_max / col_min: this registry's optional tmp is Vec like col_sum's).
     **{f"tile.{d}_expand_{n}": _BIN for d in ("row", "col") for n in ("add", "sub", "mul", "div")},
     **{f"tile.{d}_expand{s}": _BIN for d in ("row", "col") for s in ("", "_max", "_min", "_expdif")},
-    "tile.row_expand_add": _vec(0, 1, 2),  # its optional tmp (OPS.md) is registered
+    "tile.row_expand_add": _vec(0, 1, 2),  # its optional tmp, which PyPTO has, is registered
     **{f"tile.{n}": _BIN for n in ("row_prod", "row_argmin", "col_argmax", "col_argmin")},
     "tile.col_prod": _ONE,
     **{f"tile.{n}": _BIN for n in ("row_sum", "row_max", "row_min", "row_argmax", "col_sum", "col_max",
@@ -85,12 +86,12 @@ EXPECTED_INPUT_MEMORY: dict[str, dict[int, tuple[pl.Mem, ...]]] = {
     "tile.matmul_mx": {0: (Left,), 1: (pl.Mem.LeftScale,), 2: (Right,), 3: (pl.Mem.RightScale,)},
     "tile.matmul_mx_acc": {0: (Acc,), 1: (Left,), 2: (pl.Mem.LeftScale,), 3: (Right,), 4: (pl.Mem.RightScale,)},
     "tile.matmul_mx_bias": {0: (Left,), 1: (pl.Mem.LeftScale,), 2: (Right,), 3: (pl.Mem.RightScale,), 4: (Bias,)},
-    # Not in OPS.md: their family's rule (element-wise -> Vec).
+    # No space from PyPTO: their family's rule (element-wise -> Vec).
     **{f"tile.{n}": _ONE for n in ("floor", "ceil", "tanh", "sigmoid", "square")},
     "tile.pow": _BIN,
 }
 
-# Ops with operands whose OPS.md entry has no `in` constraint.
+# Ops with operands PyPTO puts no space constraint on.
 UNCONSTRAINED = {
     "tile.load", "tile.move", "tile.extract", "tile.full", "tile.create", "tile.ci", "tile.random", "tile.slice",
     "tile.reshape", "tile.reinterpret_view", "tile.transpose", "tile.transpose_view", "tile.set_validshape",

@@ -1,4 +1,5 @@
-"""What the registry reports about the plugin's ops: effects, lanes, traits, roles, affinity (API.md 3.1)."""
+"""What the registry reports about the plugin's ops: effects, lanes, traits, roles, affinity (docs/plugins.md,
+OpDef fields)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_write_effects():
     assert effects(T.matmul_acc(acc, tile([16, 8], pl.FP16, Left), tile([8, 32], pl.FP16, Right)))[0] is \
         Effect.READ_WRITE
     idx = tile([16, 64], pl.INT32)
-    # OPS.md: the untouched part of each destination is kept, so it is read too.
+    # The untouched part of each destination is kept, so it is read too.
     assert effects(T.scatter(tile([64, 64]), tile([16, 64]), idx))[0] is Effect.READ_WRITE
     assert effects(T.scatter_update(tile([64, 64]), tile([16, 1], pl.INT32), tile([16, 64])))[0] is Effect.READ_WRITE
     assert effects(T.gather_row(tile([16, 64]), out, [0, 0], [0, 0], [1, 64])) == {
@@ -72,7 +73,8 @@ def test_cross_core_roles_and_no_duplicate():
         "system.reserve_buffer": CrossCoreRole.PIPE_SETUP, "system.import_peer_buffer": CrossCoreRole.PIPE_SETUP,
         "system.aic_initialize_pipe": CrossCoreRole.PIPE_SETUP, "system.aiv_initialize_pipe": CrossCoreRole.PIPE_SETUP,
     }
-    # Only notify-like ops are no-duplicate (seed 003); this plugin registers none (ops_comm has notify).
+    # Only notify-like ops are no-duplicate (docs/plugins.md, OpDef fields); this plugin registers none (ops_comm
+    # has notify).
     registry = op_registry()
     assert [n for n, d in registry.ops.items() if d.no_duplicate and registry.op_owners[n] == "ops_tile"] == []
 

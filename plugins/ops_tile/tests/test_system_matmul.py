@@ -1,4 +1,5 @@
-"""system_matmul family: type rules, errors, registry facts and print / parse round trips (issue 14)."""
+"""The system ops (launch queries, task ids, sync, barriers) and the matmul / MX matmul ops (the launch, sync,
+matmul and matmul_mx families): type rules, errors, registry facts and print / parse round trips."""
 
 from __future__ import annotations
 

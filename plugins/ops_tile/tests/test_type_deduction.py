@@ -1,4 +1,5 @@
-"""Result types of every op family: shape, dtype, memory space and view (API.md 3.2-3.5)."""
+"""Result types of every op family: shape, dtype, memory space and view (`deduce_type`, `output_memory`:
+docs/plugins.md, OpDef fields)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_extract_read_write():
     v = tile([16, 128], pl.FP16)
     assert T.read(v, [0, 1]).type == ir.ScalarType(pl.FP16)
     written = T.write(v, [0, 1], 2.0)
-    # A float literal stays FP32 (API.md 3.1); an int literal takes an integer tile's dtype.
+    # A float literal stays FP32; an int literal takes an integer tile's dtype (docs/dsl.md, functions).
     assert written.type == v.type and written.args[2].type == ir.ScalarType(pl.FP32)
     ints = T.write(tile([16, 128], pl.INT32), [0, 1], 2)
     assert ints.args[2].type == ir.ScalarType(pl.INT32)
@@ -100,7 +101,7 @@ def test_binary_broadcasts_and_promotes():
 
 
 def test_scalar_operand_becomes_the_scalar_form_with_the_element_dtype():
-    # API.md 3.1: a float literal stays FP32 (printed bare); the tile op keeps the tile's dtype.
+    # A float literal stays FP32 (printed bare); the tile op keeps the tile's dtype (docs/dsl.md, functions).
     call = T.add(tile([16, 128], pl.FP16), 1.0)
     assert call.op.name == "tile.adds" and call.args[1].type.dtype is pl.FP32 and call.type.dtype is pl.FP16
     kept = T.muls(tile([16, 128], pl.FP16), scalar(pl.FP32))
@@ -119,7 +120,7 @@ def test_cast_cmp_sel():
     v = tile([16, 128])
     cast = T.cast(v, pl.FP16, mode="floor")
     assert cast.type.dtype is pl.FP16 and dict(cast.kwargs) == {"target_type": pl.FP16, "mode": 3}
-    mask = T.cmp(v, v, cmp_type="lt")  # a packed predicate (OPS.md): UINT8, roundup(ceil(128 / 8), 32) bytes
+    mask = T.cmp(v, v, cmp_type="lt")  # a packed UINT8 predicate: roundup(ceil(128 / 8), 32) bytes
     assert mask.type.dtype is pl.UINT8 and shape_of(mask) == [16, 32] and valid_of(mask) == [16, 16]
     assert mask.kwargs["cmp_type"] == 2
     assert T.cmp(v, 0.0).op.name == "tile.cmps"
@@ -218,7 +219,7 @@ def test_matmul_accumulates_in_acc():
 def test_gathers_and_scatters():
     src, idx = tile([64, 128]), tile([16, 128], pl.INT32)
     assert T.gather(src, idx, src).type == ir.TileType([16, 128], pl.FP32, memory_space=Vec)
-    # OPS.md tile.gatherb: UINT32 offsets, a column count that is a multiple of 8
+    # tile.gatherb: UINT32 offsets, a column count that is a multiple of 8
     assert T.gatherb(src, tile([16, 8], pl.UINT32), output_dtype=pl.FP16).type.dtype is pl.FP16
     assert T.scatter(src, tile([16, 128]), idx).type == src.type
     update = T.scatter_update(src, tile([2, 8], pl.INT32), tile([16, 128]))
@@ -234,7 +235,7 @@ def test_gather_compare_returns_a_tuple():
 
 def test_gather_row_sixth_operand_is_the_valid_shape():
     dst = tile([16, 128])
-    # OPS.md: the valid shape lies within `shapes`
+    # the valid shape lies within `shapes`
     call = T.gather_row(dst, tensor([1024, 128]), [3, 0], [scalar(), 0], [4, 128], valid_shape=[2, 128])
     assert len(call.args) == 6 and valid_of(call) == [2, 128] and shape_of(call) == [16, 128]
     assert T.gather_row(dst, tensor([1024, 128]), [3, 0], [0, 0], [1, 128]).type == dst.type
@@ -303,19 +304,20 @@ def test_tensor_ops():
     assert tensor_ops.add(a, 1.0).op.name == "tensor.adds"
     sliced = tensor_ops.slice(a, [16, 128], [0, 0], [10, 128])
     assert dims(sliced.type.shape) == [16, 128] and dims(sliced.type.tensor_view.valid_shape) == [10, 128]
-    assert tensor_ops.dim(a, 1).type == ir.ScalarType(pl.INDEX)  # OPS.md tensor.dim
+    assert tensor_ops.dim(a, 1).type == ir.ScalarType(pl.INDEX)  # tensor.dim: an extent
     assert tensor_ops.read(a, [0, 1]).type == ir.ScalarType(pl.FP32)
     assert tensor_ops.assemble(a, tensor([1, 128]), [5, 0]).type == a.type
     assert tensor_ops.row_sum(a).type == ir.TensorType([64, 1], pl.FP32)
     assert tensor_ops.reshape(a, [128, 64]).type == ir.TensorType([128, 64], pl.FP32)
-    # OPS.md tensor.transpose: the transposed view of a's memory (strides swapped, ND -> DN).
+    # tensor.transpose: the transposed view of a's memory (docs/reference/ops.md; strides swapped, ND -> DN).
     assert tensor_ops.transpose(a, 0, 1).type == ir.TensorType(
         [128, 64], pl.FP32, tensor_view=ir.TensorView(stride=[1, 128], layout=pl.TensorLayout.DN))
 
 
 def test_tensor_binary_ops_keep_a_valid_region_both_operands_declare():
-    # OPS.md tensor.add: "fresh; valid kept when both same shape and provably same valid". Found by the
-    # generator's ragged windows: assemble wrote the whole sum instead of its valid region.
+    # tensor.add's result is fresh; it keeps the valid region when both operands have the same shape and
+    # provably the same valid region. Found by the generator's ragged windows: assemble wrote the whole sum
+    # instead of its valid region.
     a = tensor([32, 64])
     ragged = tensor_ops.slice(a, [32, 64], [0, 0], [32, 33])
     other = tensor_ops.slice(a, [32, 64], [0, 0], [16, 64])
@@ -331,7 +333,7 @@ def test_tensor_binary_ops_keep_a_valid_region_both_operands_declare():
 def test_tensor_matmul_out_dtype_and_transposes():
     a, b = tensor([32, 64], pl.FP16), tensor([16, 64], pl.FP16)
     call = tensor_ops.matmul(a, b, out_dtype=pl.FP32, b_trans=True)
-    # The defaulted flags are recorded too (API.md 3.5).
+    # The defaulted flags are recorded too (recorded kwargs: docs/plugins.md, OpDef fields).
     assert call.type == ir.TensorType([32, 16], pl.FP32) and dict(call.kwargs) == {
         "out_dtype": pl.FP32, "a_trans": False, "b_trans": True, "c_matrix_nz": False}
     assert tensor_ops.matmul(a, tensor([64, 8], pl.FP16)).type == ir.TensorType([32, 8], pl.FP16)

@@ -1,4 +1,6 @@
-"""views_alloc family (issue 14): type rules of the new ops and of the audited ones, and print / parse round trips.
+"""Buffer declarations, generators, concat, padding and views (tile.alloc, tensor.create_l1, tri, ci, random,
+concat, fillpad, tensor.set_validshape / view / reshape; the creation, generators, assemble, padding and views
+families): type rules of these ops and of the audited ones, and print / parse round trips.
 
 Machine results are in test_views_alloc_machine.py; Acc views aliasing their parent in test_views_alloc_alias.py.
 """

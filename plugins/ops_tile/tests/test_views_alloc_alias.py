@@ -1,4 +1,4 @@
-"""Issue 14 item 4: on the reference machine a view of an Acc tile aliases its parent, as on the device.
+"""On the reference machine a view of an Acc tile aliases its parent, as on the device.
 
 `tile.matmul_acc` into a `tile.slice` of a bigger Acc tile writes the parent's rows (EvalContext.bind_alias,
 exprs.write_through); a move out of Acc is a copy taken when it runs; Vec views stay values.

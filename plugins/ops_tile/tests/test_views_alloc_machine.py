@@ -1,4 +1,5 @@
-"""views_alloc family (issue 14): reference-machine results against numpy formulas written here."""
+"""Buffer declarations, generators, concat, padding and views (the creation, generators, assemble, padding and
+views families): reference-machine results against numpy formulas written here."""
 
 from __future__ import annotations
 
