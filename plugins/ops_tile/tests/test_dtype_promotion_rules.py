@@ -32,7 +32,7 @@ BITWISE_SCALAR = tuple(n for n in tile_elementwise.SCALAR if tile_elementwise.is
     (DataType.BF16, DataType.FP16, DataType.BF16),
     (DataType.BOOL, DataType.INT8, DataType.INT8),
 ])
-def test_promote_follows_ops_md(a, b, want):
+def test_promote_of_two_dtypes(a, b, want):
     assert promote_dtypes(a, b, "tensor.add") is want
 
 

@@ -33,7 +33,7 @@ def test_pypto_names_replace_the_old_spellings():
         assert kept in ops, kept
 
 
-def test_signatures_follow_ops_md():
+def test_signatures_are_pyptos():
     assert [k.name for k in get_opdef("tile.cmp").kwargs] == ["cmp_type"]
     assert [k.name for k in get_opdef("tensor.cmp").kwargs] == ["cmp_type"]
     for op in ("tile.div", "tile.log", "tile.recip", "tensor.div", "tensor.log", "tensor.recip", "tensor.rsqrt"):

@@ -93,7 +93,7 @@ def test_result_details():
     assert TT.gather_row(acc, _gm([128, 64]), [0, 0], [scalar(), 0], [4, 64]).type == acc.type
 
 
-def test_audited_index_ops_follow_ops_md():
+def test_audited_index_ops_take_pyptos_operands():
     d, c = T.gather_compare(tile([16, 128]), 0.5, tile([16, 128], UINT8), out_cols=32).type.types
     assert d.dtype is INT32 and c.dtype is INT32 and dict(
         T.gather_compare(tile([16, 128]), 0.5, tile([16, 128], UINT8), out_cols=32).kwargs)["cmp_mode"] == 0

@@ -287,7 +287,7 @@ def test_reduction_blindness_is_the_reduction_axes_trait():
             assert index == 0 and blind.axes == get_opdef(op).traits.reduction_axes
 
 
-def test_absolute_index_categories_are_where_the_seed_puts_them():
+def test_lane_categories_of_the_index_and_scratch_operands():
     assert get_opdef("tile.gather").lane_category(0) is LaneCategory.INDEX_ADDRESSED_SOURCE
     assert get_opdef("tile.gatherb").lane_category(0) is LaneCategory.INDEX_ADDRESSED_SOURCE
     assert get_opdef("tile.scatter").lane_category(0) is LaneCategory.ABSOLUTE_INDEXED_DESTINATION

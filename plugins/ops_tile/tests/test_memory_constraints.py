@@ -111,7 +111,7 @@ def test_every_tile_op_with_operands_is_classified():
 
 
 @pytest.mark.parametrize("name", _tile_ops_with_operands())
-def test_input_memory_matches_ops_md(name: str):
+def test_input_memory_is_the_expected_spaces(name: str):
     assert dict(get_opdef(name).input_memory) == EXPECTED_INPUT_MEMORY.get(name, {})
 
 

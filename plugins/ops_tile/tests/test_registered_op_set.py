@@ -52,7 +52,7 @@ def registered() -> set[str]:
     return {name for name in op_registry().ops if name.split(".", 1)[0] in ("tile", "tensor", "system")}
 
 
-def test_table_counts_match_ops_md():
+def test_table_counts_are_pyptos():
     assert (len(TILE_OPS), len(TENSOR_OPS), len(SYSTEM_OPS)) == (138, 105, 22)
     assert len(PYPTO_OPS) == 265
 

@@ -72,7 +72,7 @@ def test_tri():
         call("tile.tri", const(0), dims(16, 16), dims(17, 16))
 
 
-def test_ci_rules_follow_ops_md():
+def test_ci_type_rules():
     assert get_opdef("tile.ci").kwarg_spec("dtype").default is INT32
     t = call("tensor.ci", const(3, INT32), dims(1, 64), descending=True)
     assert t.type == ir.TensorType([1, 64], INT32)
@@ -86,7 +86,7 @@ def test_ci_rules_follow_ops_md():
         call("tensor.ci", const(0, INT32), dims(1, 64), dtype=pl.UINT16)
 
 
-def test_random_rules_follow_ops_md():
+def test_random_type_rules():
     words = [const(1), const(2), scalar(INT32), const(0), const(0), const(0)]
     t = call("tensor.random", *words, dims(16, 64), dtype=INT32, rounds=7)
     assert t.type == ir.TensorType([16, 64], INT32)
