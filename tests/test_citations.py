@@ -10,8 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Documents outside the repository and the project's history.
-OUTSIDE = re.compile(r"\b(?:OPS|API|DESIGN)\.md\b|\.\./shared|\bseeds?/|\bseed 00\d\b|\b[Ii]ssue #?\d+\b|"
-                     r"\bcampaign seed \d+")
+OUTSIDE = re.compile(r"\b(?:OPS|API|DESIGN)\.md\b|\.\./shared|\bseeds?/|\bseed 00\d\b|\b[Ii]ssues?[ -]#?\d+\b|"
+                     r"\bcampaign (?:\(?seed )?\d+")
 
 
 def _tracked_text_files() -> list[Path]:
