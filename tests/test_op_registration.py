@@ -229,3 +229,19 @@ def f(x: pl.Tile[[16, 16], pl.FP32]) -> pl.Tile[[16, 16], pl.FP32]:
     text = ir.python_print(func)
     assert "pl.demo.scaled(x, scale=2)" in text and "pl.demo.scaled(y)" in text
     ir.assert_structural_equal(pl.parse(text), func)
+
+
+def test_pypto_list_interfaces_shows_declarations_counts_and_undeclared_ones(restore_plugins, capsys):
+    import json
+
+    from pypto_core.cli import main
+
+    family = OpFamily("typo")
+    family.op(OpDef("demo.typo", _same, args=(ArgSpec("x"),)))
+    family.implement("tile_from", "demo.typo", "a form under a misspelled interface")
+    register_in_process_plugin("typo_family", _family_plugin(family))
+    assert main(["list", "interfaces", "--json"]) == 0
+    records = {r["interface"]: r for r in json.loads(capsys.readouterr().out)}
+    assert records["tile_form"]["declared_by"] == "pass_tile" and records["tile_form"]["implementations"] > 100
+    assert records["split_form"]["declared_by"] == "pass_split"
+    assert records["tile_from"]["declared_by"] == "(undeclared)" and records["tile_from"]["ops"] == ["demo.typo"]

@@ -237,9 +237,30 @@ def _properties() -> Listing:
     return Listing("IR properties", columns, records)
 
 
+def _interfaces() -> Listing:
+    """The op interfaces passes declare (docs/plugins.md, op interfaces), with how many ops implement each; an
+    implementation registered under a name no loaded plugin declares is listed as undeclared."""
+    from pypto_core.ops.registry import op_registry
+
+    registry = op_registry()
+    records = []
+    for name in sorted(set(registry.interfaces) | set(registry.impls)):
+        declared = registry.interfaces.get(name)
+        owner = registry.interface_places[name].owner if declared is not None else ""
+        implementers = sorted(registry.impls.get(name, {}))
+        records.append({"interface": name, "declared_by": owner or "(undeclared)",
+                        "implementations": len(implementers), "ops": implementers,
+                        "implementation": declared.doc if declared is not None else "",
+                        "without_one": declared.missing if declared is not None else ""})
+    columns = [Column("interface", "interface"), Column("declared by", "declared_by"),
+               Column("ops", "implementations"), Column("an implementation", "implementation"),
+               Column("without one", "without_one")]
+    return Listing("Op interfaces", columns, records)
+
+
 _LISTERS: dict[str, Callable[[], Listing]] = {
     "passes": _passes, "pipelines": _pipelines, "ops": _ops, "backends": _backends, "plugins": _plugins,
-    "properties": _properties,
+    "properties": _properties, "interfaces": _interfaces,
 }
 
 
