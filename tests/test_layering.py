@@ -73,3 +73,29 @@ def test_each_entry_module_imports_first_in_a_fresh_interpreter(module):
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, cwd=ROOT,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_text_path_reads_the_dsl_imports_without_importing_pypto():
+    script = '''
+import sys
+import pypto_core.language.pl as pl
+text = """
+import pypto
+import pypto.language as pl
+from pypto import DataType
+from pypto.language import FP32
+
+N = 16
+
+@pl.function
+def f(x: pl.Tensor[[N], FP32]) -> pl.Tensor[[N], DataType.FP32]:
+    y = pypto.language.add(x, x)
+    return y
+"""
+func = pl.parse(text)
+assert func.name == "f"
+print(sorted(m for m in sys.modules if m == "pypto" or m.startswith("pypto.")))
+'''
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

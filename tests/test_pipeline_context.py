@@ -161,3 +161,30 @@ def test_roundtrip_instrument_only_warns_when_the_printer_cannot_show_iter_args(
 
 
 _ORIGINAL_PRINT = ir.python_print
+
+
+class _RecordsItsContext(passes.Pass):
+    """Records the options of the context it runs in."""
+
+    name = "RecordsItsContext"
+    seen: list = []
+
+    def run(self, program, ctx):
+        _RecordsItsContext.seen.append((ctx.get_memory_planner(), ctx.get_enable_pypto_l0c_double_buffer(),
+                                        ctx.get_disabled_diagnostics(), ctx.get_diagnostic_phase()))
+        return program
+
+
+def test_a_pipeline_run_keeps_the_enclosing_contexts_planning_options(toy_plugin):
+    from pypto_core.passes.manager import PassManager
+
+    _RecordsItsContext.seen.clear()
+    options = dict(memory_planner="PTOAS", enable_pypto_l0c_double_buffer=True, disabled_diagnostics={"X"},
+                   diagnostic_phase="PRE")
+    with passes.PassContext([], passes.VerificationLevel.BASIC, **options):
+        PassManager([_RecordsItsContext()], verify="roundtrip").run(toy_program())
+        pipe = passes.PassPipeline()
+        pipe.add_pass(_RecordsItsContext())
+        with passes.PassContext([], passes.VerificationLevel.ROUNDTRIP, **options):
+            pipe.run(toy_program())
+    assert _RecordsItsContext.seen == [("PTOAS", True, {"X"}, "PRE")] * 2

@@ -208,3 +208,32 @@ def test_an_unknown_pass_in_a_configuration_names_the_blocked_plugin(clean_plugi
     text = '[pipeline]\npasses = ["toyext_expand"]\n[plugins]\ndisable = ["toyext"]\n'
     with pytest.raises(ConfigError, match="unknown pass 'toyext_expand'.*the plugin 'toyext'.*is blocked"):
         resolve_config(parse_config_text(text, "pypto.toml"))
+
+
+def test_load_plugins_loads_once_and_again_only_for_another_blocked_set():
+    from pypto_core.plugins.host import load_plugins, reload_plugins
+
+    try:
+        first = load_plugins([])
+        assert load_plugins([]) is first  # the same set: the loaded host as it is
+        blocked = load_plugins(["backend_ascend950"])
+        assert blocked is not first and [b.name for b in blocked.blocked] == ["backend_ascend950"]
+        assert load_plugins(["backend_ascend950"]) is blocked
+    finally:
+        reload_plugins(disabled=[], extra=[])
+
+
+def test_reading_a_registry_in_a_fresh_interpreter_loads_the_plugins_once():
+    import subprocess
+    import sys
+
+    script = ("from pypto_core.passes.registry import PASSES\n"
+              "from pypto_core.plugins import host\n"
+              "assert host._HOST is None\n"
+              "assert 'convert_to_ssa' in PASSES\n"
+              "loaded = host._HOST\n"
+              "from pypto_core.ops.registry import op_registry\n"
+              "assert 'tile.add' in op_registry().ops and host._HOST is loaded\n"
+              "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr

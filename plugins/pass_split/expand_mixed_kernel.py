@@ -19,7 +19,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
-from pypto_core.passes.verifier_registry import DiagnosticSeverity
+from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
@@ -77,7 +77,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     for func in program.functions.values():
         if func.func_type not in CORE_KERNEL_TYPES:
             continue
-        errors = [d for d in check_function(func, facts_of(func)) if d.severity is DiagnosticSeverity.Error]
+        errors = errors_only(check_function(func, facts_of(func)))
         if errors:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "
@@ -86,7 +86,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     # pipe set up without slot_num on one core only is the program's error, not this pass breaking MixedKernelExpanded).
     written = {f.name: facts_of(f) for f in program.functions.values()
                if f.func_type in CORE_KERNEL_TYPES}
-    errors = [d for d in check_groups(program, written) if d.severity is DiagnosticSeverity.Error]
+    errors = errors_only(check_groups(program, written))
     if errors:
         raise UserError(f"ExpandMixedKernel: {errors[0].message}: write the same initialize_pipe (dir_mask, "
                         f"slot_size, slot_num) on both cores", errors[0].span)

@@ -15,7 +15,7 @@ from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType, MemorySpace
 from pypto_core.passes.pass_base import Pass
-from pypto_core.passes.verifier_registry import DiagnosticSeverity
+from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.memory_space.demands import collect_demands
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
@@ -72,7 +72,7 @@ def reject_misplaced_core_functions(program: F.Program) -> None:
     for func in program.functions.values():
         if func.func_type not in CORE_KERNEL_TYPES:
             continue
-        findings = [d for d in verify_tile_memory_inferred(func) if d.severity is DiagnosticSeverity.Error]
+        findings = errors_only(verify_tile_memory_inferred(func))
         if findings:
             message = findings[0].message
             prefix = f"{func.func_type.name} function '{func.name}': "
@@ -85,6 +85,6 @@ def reject_narrowing_acc_stores(program: F.Program) -> None:
     """Once spaces are known, an accumulator stored straight into a tensor the cube's output path cannot
     narrow to is the program's mistake (the verifier's message says the fix), not this pass failing to
     establish AccToGmStoreValid."""
-    findings = [d for d in verify_acc_to_gm_store(program) if d.severity is DiagnosticSeverity.Error]
+    findings = errors_only(verify_acc_to_gm_store(program))
     if findings:
         raise UserError(f"InferTileMemorySpace: {findings[0].message}", findings[0].span)

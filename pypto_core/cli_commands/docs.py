@@ -205,20 +205,11 @@ def _traits_text(opdef: Any) -> str:
     return ", ".join(_code(p) for p in parts)
 
 
-def _tile_form_text(form: Any) -> str:
-    if form.lower is not None:
-        return f"lowered by {_code(_callable_name(form.lower))}"
-    text = f"{_code(form.op)}" if form.op else "-"
-    if form.kwargs is not None:
-        text += " with mapped kwargs"
-    if form.gm_access:
-        text += " (addresses GM directly, may stay in tile code)"
-    return text
-
-
-def _implementation_text(interface: str, impl: Any) -> str:
-    if interface == "tile_form" and hasattr(impl, "gm_access"):
-        return _tile_form_text(impl)
+def _implementation_text(impl: Any) -> str:
+    """An implementation that describes itself (a TileForm) says what it is; a function is named."""
+    describe = getattr(impl, "describe", None)
+    if callable(describe) and not callable(impl):
+        return str(describe())
     return _code(_callable_name(impl)) if callable(impl) else _code(type(impl).__name__)
 
 
@@ -258,7 +249,7 @@ def _op_section(name: str, opdef: Any, owner: str) -> list[str]:
         impl = registry.implementation(interface, name)
         owner_note = "" if registry.impl_places[(interface, name)].owner == owner else \
             f" (from plugin '{registry.impl_places[(interface, name)].owner}')"
-        rows.append((f"interface `{interface}`", _implementation_text(interface, impl) + owner_note))
+        rows.append((f"interface `{interface}`", _implementation_text(impl) + owner_note))
     rows.append(("evaluate", "yes" if opdef.evaluate is not None else "none (the reference machine cannot run it)"))
     lines.append("| field | value |\n|---|---|\n")
     lines.extend(f"| {key} | {_cell(value)} |\n" for key, value in rows)

@@ -54,6 +54,18 @@ class TileForm:
     lower: Lower | None = None
     gm_access: bool = False
 
+    def describe(self) -> str:
+        """One line for the op reference (`pypto docs`): what the tensor op becomes."""
+        if self.lower is not None:
+            module = getattr(self.lower, "__module__", "") or ""
+            return f"lowered by `{module}.{self.lower.__qualname__}`" if module else "lowered by a function"
+        text = f"`{self.op}`" if self.op else "-"
+        if self.kwargs is not None:
+            text += " with mapped kwargs"
+        if self.gm_access:
+            text += " (addresses GM directly, may stay in tile code)"
+        return text
+
     def apply(self, ctx: TileLowering, call: Call) -> Expr:
         if self.lower is not None:
             return self.lower(ctx, call)

@@ -40,8 +40,9 @@ def _backend_name(backend: Any) -> str | None:
 class PassContext:
     """The context passes run in: instruments, verification level, backend, and PyPTO's planning options.
 
-    `memory_planner` (PyPTO's `passes.MemoryPlanner`, default PYPTO) and `enable_pypto_l0c_double_buffer`
-    are read by the matmul-tiling and memory-planning passes through their getters; `diagnostic_phase`,
+    `memory_planner` (PyPTO's `passes.MemoryPlanner`; None means PyPTO's default planner) and
+    `enable_pypto_l0c_double_buffer` are the planning options for the matmul-tiling and memory-planning passes,
+    read through their getters; `diagnostic_phase`,
     `disabled_diagnostics` and `runtime` are PyPTO options pypto's passes have no use for: they are kept so
     that PyPTO programs and tests that pass them run unchanged, and returned by their getters.
     """

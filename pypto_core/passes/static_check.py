@@ -65,15 +65,14 @@ def no_program_input(prop: str) -> tuple[bool, str]:
 
 def program_input(program: Any) -> InputCheck:
     """Check a property on an actual input program with its verifier."""
-    from pypto_core.passes.verifier_registry import DiagnosticSeverity, PropertyVerifierRegistry
+    from pypto_core.passes.verifier_registry import PropertyVerifierRegistry, error_findings
 
     def check(prop: str) -> tuple[bool, str]:
         if not PropertyVerifierRegistry.has_verifier(prop):
             if prop in STRUCTURAL:
                 return True, ""
             return False, "the input does not establish it (it has no verifier that could show it does)"
-        errors = [d for d in PropertyVerifierRegistry.verify([prop], program)
-                  if d.severity is DiagnosticSeverity.Error]
+        errors = error_findings([prop], program)
         if errors:
             return False, f"the input program does not have it ({errors[0].message})"
         return True, ""

@@ -131,13 +131,25 @@ def render_diagnostics(diags: Sequence[Diagnostic]) -> str:
     return "\n".join(["Source locations:", *parts]) if parts else ""
 
 
+def errors_only(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """The Error diagnostics among `diags` (warnings and performance hints left out)."""
+    return [d for d in diags if d.severity is DiagnosticSeverity.Error]
+
+
+def error_findings(props: Any, program: Any) -> list[Diagnostic]:
+    """The Error diagnostics the verifiers of `props` find on `program`."""
+    if not props:
+        return []
+    return errors_only(PropertyVerifierRegistry.verify(sorted(props) if isinstance(props, set) else props, program))
+
+
 def verify_or_raise(props: Any, program: Any, headline: str = "") -> None:
     """Raise pypto.Error (VerificationError) with `headline` and the report when a verifier of `props`
     finds an Error on `program`: the one way every check that verifies properties fails."""
     if _as_set(props).empty():
         return
     diags = PropertyVerifierRegistry.verify(props, program)
-    if any(d.severity is DiagnosticSeverity.Error for d in diags):
+    if errors_only(diags):
         report = PropertyVerifierRegistry.generate_report(diags)
         raise VerificationError(f"{headline}:\n{report}" if headline else report)
 

@@ -149,3 +149,16 @@ def test_an_out_parameter_a_pass_adds_to_the_entry_is_allocated_and_its_result_c
     outputs = instrument._outputs
     assert outputs is not None and set(outputs) == {"return[0]", "return[1]", "out"}
     np.testing.assert_allclose(outputs["return[1]"], np.abs(instrument.inputs["x"]))
+
+
+def test_a_pass_pipeline_at_the_check_run_level_runs_the_machine_around_each_pass():
+    from pypto_core.passes.verification_level import VerificationLevel
+
+    pipe = passes.PassPipeline()
+    pipe.add_pass(passes.convert_to_ssa())
+    pipe.add_pass(SwapSubOperands())
+    with PassContext([], VerificationLevel.CHECK_RUN), pytest.raises(PassCheckRunError,
+                                                                      match="pass 'SwapSubOperands' changed"):
+        pipe.run(pl.parse(PROGRAM))
+    with PassContext([], VerificationLevel.BASIC):  # the machine only at check-run
+        pipe.run(pl.parse(PROGRAM))

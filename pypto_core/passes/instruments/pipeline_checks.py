@@ -29,8 +29,8 @@ from pypto_core.passes.naming import pass_label, pass_origin
 from pypto_core.passes.property_sets import STRUCTURAL, get_structural_properties, get_verified_properties
 from pypto_core.passes.static_check import PipelineAnalysis, check_pipeline, program_input
 from pypto_core.passes.verifier_registry import (
-    DiagnosticSeverity,
     PropertyVerifierRegistry,
+    error_findings,
     property_info,
     verify_or_raise,
 )
@@ -58,15 +58,6 @@ class PipelineInstrument:
 
     def after_step(self, step: int, p: Any, given: Any, result: Any) -> None:
         """After pass `step` (0-based) of the pipeline returned `result` for `given`."""
-
-
-def errors_of(props: Sequence[str] | Any, program: Any) -> list[Any]:
-    """The Error diagnostics the verifiers of `props` find on `program`."""
-    if not props:
-        return []
-    return [d for d in PropertyVerifierRegistry.verify(props if not isinstance(props, set) else sorted(props),
-                                                       program)
-            if d.severity is DiagnosticSeverity.Error]
 
 
 def verifiable(props: set[str]) -> list[str]:
@@ -110,7 +101,7 @@ class PipelineVerification(PipelineInstrument):
     def enter(self, passes: Sequence[Any], program: Any) -> None:
         self.passes = list(passes)
         if self.verify_properties:
-            errors = errors_of(verifiable(set(STRUCTURAL) | source_contracts(self.passes)), program)
+            errors = error_findings(verifiable(set(STRUCTURAL) | source_contracts(self.passes)), program)
             if errors:
                 raise InputVerificationError("the input program is not well formed:\n"
                                              + PropertyVerifierRegistry.generate_report(errors))
@@ -119,12 +110,12 @@ class PipelineVerification(PipelineInstrument):
     def after_step(self, step: int, p: Any, given: Any, result: Any) -> None:
         if not self.verify_properties:
             return
-        errors = errors_of(properties_after(self.passes, self.analysis, step), result)
+        errors = error_findings(properties_after(self.passes, self.analysis, step), result)
         if not errors:
             return
         label = pass_label(p)
         broken = sorted({d.rule_name for d in errors})
-        before = errors_of(broken, given)
+        before = error_findings(broken, given)
         kept = bool(before) and {(d.rule_name, d.message) for d in errors} <= {(d.rule_name, d.message)
                                                                              for d in before}
         blame = ("The program already had these findings before the pass: fix the program as they say, or, "
