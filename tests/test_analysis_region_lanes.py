@@ -64,3 +64,43 @@ def test_the_lane_varying_scalars_are_the_lane_index_and_what_is_computed_from_i
     assert lane_var(region) is v["aiv_id"]
     assert lane_values(region) == frozenset({id(v["aiv_id"]), id(v["base"])})
     assert has_explicit_lanes(region)
+
+
+STEERED = '''
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.NONE})
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            for i, (row,) in pl.range(aiv_id, 4, 2, init_values=(0,)):
+                t = pl.tile.load(x, [i * 16, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+                nxt = row + 16
+                row2 = pl.yield_(nxt)
+            whole = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+            o = pl.tile.store(whole, [0, 0], out)
+        return o
+'''
+
+
+def test_a_loop_variable_bounded_by_the_lane_index_varies_by_lane_and_addresses_per_lane_reads():
+    func = pl.parse(STEERED).get_function("k")
+    (region,) = [s for s in ir.flatten_to_stmts(func.body) if isinstance(s, ir.SplitAivScopeStmt)]
+    (loop,) = [s for s in ir.flatten_to_stmts(region.body) if isinstance(s, ir.ForStmt)]
+    lanes = lane_values(region)
+    # The loop variable's iterations differ between the lanes, and so does the loop's result (the lanes run
+    # their own trip counts). The carry inside the body counts iterations from 0 alike on both lanes.
+    assert id(loop.loop_var) in lanes
+    assert id(loop.return_vars[0]) in lanes
+    assert id(loop.iter_args[0]) not in lanes
+    scan = RegionLanes(lanes)
+    scan.body(region.body)
+    (t,) = [s.var for s in ir.flatten_to_stmts(loop.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "t"]
+    (whole,) = [s.var for s in ir.flatten_to_stmts(region.body)
+                if isinstance(s, ir.AssignStmt) and s.var.name_hint == "whole"]
+    assert scan.lane(t) is Lane.PER_LANE
+    assert scan.lane(whole) is Lane.FULL_WIDTH
+    assert has_explicit_lanes(region)

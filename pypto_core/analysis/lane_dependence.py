@@ -3,8 +3,8 @@
 A `pl.split_aiv` region forks the two AIV lanes; a value computed from the lane index (the result of an op with
 the registry trait `lane_index`, which the region's `aiv_id` is bound to), from a splitting `pl.aiv_shard`
 (`split_boundary == "c2v"` with a split: each lane gets its half), or from such values -- through the scalars and
-tiles computed from them, a loop's bounds, a loop carry, an if's condition or yields -- differs between the
-lanes. A splitting `pl.aic_gather` reassembles both lanes' parts, so its result does not (a lane barrier); an
+tiles computed from them, a loop's bounds (its variable, and its on-chip or scalar results, whose values
+depend on the trip count), a loop carry, an if's condition or yields -- differs between the lanes. A splitting `pl.aic_gather` reassembles both lanes' parts, so its result does not (a lane barrier); an
 in-place write into a GM tensor (an argument the registry declares Write / ReadWrite) gives back the
 destination, shared memory, whatever the lanes wrote into it.
 
@@ -16,8 +16,9 @@ OutlineIncoreScopes (a per-lane value used after its region or leaving its scope
 Each use sees the definition that reaches it in program order, so a name the DSL assigns twice before
 ConvertToSSA is two values; values carried around loops are followed through iter_args.
 
-What each value of one region's body is on the lanes (per lane, neutral, full width), which the split pass's
-explicit regions need, is region_lanes.py.
+This is the one lane-dependence engine: region_lanes.py builds the lattice of one region's body (per lane,
+neutral, full width), which the split pass's explicit regions need, on the lane-varying scalars this scan
+finds, and HardSyncallOccupancyValid asks it which barriers sit under lane-steered control flow.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class FunctionFacts:
     regions: list[Region] = field(default_factory=list)
     steering: list[Steering] = field(default_factory=list)  # every loop and if, in program order
     defined: dict[E.Var, Definition] = field(default_factory=dict)  # each variable's last definition
+    definitions: list[Definition] = field(default_factory=list)  # every definition, in program order
 
 
 class _ExprUses(IRVisitor):
@@ -142,6 +144,11 @@ def _is_lane_source(value: E.Expr | None) -> bool:
     if opdef is None:
         return False
     return opdef.traits.lane_index or (opdef.traits.split_boundary == "c2v" and _splits(value))  # type: ignore[arg-type]
+
+
+def _exit_of(stmt: S.Stmt, var: E.Var) -> bool:
+    """Whether `var` is one of a loop's return variables."""
+    return isinstance(stmt, (S.ForStmt, S.WhileStmt)) and any(var is rv for rv in stmt.return_vars)
 
 
 def _trailing_yield(body: S.Stmt | None) -> tuple[E.Expr, ...]:
@@ -232,6 +239,11 @@ class _Scan:
             deps = self.reads(value_sources(stmt.value))
         elif isinstance(stmt, S.ForStmt) and var is stmt.loop_var:
             deps = self.reads([stmt.start, stmt.stop, stmt.step])  # the lanes' iterations differ with them
+        elif _exit_of(stmt, var) and not isinstance(var.type, TensorType):
+            # An on-chip or scalar carry's exit depends on the trip count. A GM tensor carried out is shared
+            # memory, the same tensor on both lanes whatever each lane wrote into it.
+            deps = self.reads([stmt.start, stmt.stop, stmt.step] if isinstance(stmt, S.ForStmt)
+                              else [stmt.condition])  # type: ignore[attr-defined]
         elif isinstance(stmt, S.IfStmt):
             k = next(i for i, rv in enumerate(stmt.return_vars) if rv is var)
             branches = self.branch_yields.get(id(stmt), [])
@@ -241,6 +253,7 @@ class _Scan:
             deps = ()
         self.current[var] = Definition(var, region, value, alias, self.carries.get(var), deps,
                                        _is_lane_source(value))
+        self.facts.definitions.append(self.current[var])
         if isinstance(value, E.Call):
             for site in reversed(self.facts.calls):
                 if site.call is value:
@@ -301,6 +314,15 @@ def lane_sources(d: Definition, seen: set[int] | None = None) -> list[Definition
     return out
 
 
+def lane_steered(site: CallSite) -> Steering | None:
+    """The innermost loop or if around a call whose header (bounds, step or condition) reads a value that
+    differs between the lanes, if there is one: the lanes may reach the call a different number of times."""
+    for steering in reversed(site.steered_by):
+        if any(lane_sources(d) for d in steering.reads):
+            return steering
+    return None
+
+
 def lane_regions(d: Definition) -> list[Region]:
     """The regions whose lane index a value depends on (see lane_sources)."""
     out: list[Region] = []
@@ -311,4 +333,4 @@ def lane_regions(d: Definition) -> list[Region]:
 
 
 __all__ = ["Carry", "CallSite", "Definition", "FunctionFacts", "Region", "Steering", "Use", "base", "lane_regions",
-           "lane_sources", "scan", "value_sources"]
+           "lane_sources", "lane_steered", "scan", "value_sources"]

@@ -10,15 +10,17 @@ The two AIV lanes run a region's body alike. Each value of the body is
   tile on each lane).
 
 The lane-varying scalars are the region's `aiv_id` (bound to the op with the registry trait `lane_index`)
-and the scalars computed from it. Loops carry the fact of their initial value; a carry that starts neutral
-and is given a per-lane value back is per lane (the body is scanned to a fixpoint); a per-lane carry given
-a full-width value back is a mismatch. An if's result is per lane only when both branches yield per-lane
-values. The explicit-region checks of LowerAutoVectorSplit and AivSplitValid ask this scan.
+and every scalar whose value depends on it: computed from it, a loop variable whose bounds read it, a loop
+carry started or given back from it, an if result under a condition on it. Which scalars those are is the
+function-wide lane-dependence engine's answer (lane_dependence.py), so the region lattice and the
+cross-region checks agree on what differs between the lanes. Loops carry the fact of their initial value; a
+carry that starts neutral and is given a per-lane value back is per lane (the body is scanned to a
+fixpoint); a per-lane carry given a full-width value back is a mismatch. An if's result is per lane only
+when both branches yield per-lane values. The explicit-region checks of LowerAutoVectorSplit and
+AivSplitValid ask this scan.
 
-Function-wide lane dependence (which values differ between the lanes anywhere in a kernel, across regions,
-loops and ifs; what outlining, tile lowering and AivSplitValid's cross-region rules ask) is
-lane_dependence.py. Both take their lane sources from the registry: the `lane_index` trait and
-`split_boundary` ("c2v" a shard into the lanes, "v2c" a gather out of them).
+Both take their lane sources from the registry: the `lane_index` trait and `split_boundary` ("c2v" a shard
+into the lanes, "v2c" a gather out of them).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ import enum
 from dataclasses import dataclass
 
 from pypto_core.analysis.affinity import classify_call_affinity
-from pypto_core.analysis.walk import op_calls, statements, vars_read
+from pypto_core.analysis.lane_dependence import lane_sources, scan
+from pypto_core.analysis.walk import op_calls, vars_read
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import user_base
@@ -62,18 +65,15 @@ def mentions(expr: E.Expr, lanes: frozenset[int]) -> bool:
 
 
 def lane_values(region: S.SplitAivScopeStmt) -> frozenset[int]:
-    """The region's lane-varying scalars, by variable id: its `aiv_id`, the scalars computed from it
-    (`base = aiv_id * 64`), and the loop carries that start from one of them."""
+    """The region's lane-varying scalars, by variable id: its `aiv_id` and the scalars whose value depends on
+    it (`base = aiv_id * 64`, a loop variable of `pl.range(aiv_id, n, 2)`, a carry started from one of them),
+    as the lane-dependence engine finds them."""
     lane = lane_var(region)
     if lane is None:
         return frozenset()
-    found = {id(lane)}
-    for s in statements(region.body):
-        if isinstance(s, S.AssignStmt) and isinstance(s.var.type, ScalarType) and mentions(s.value, frozenset(found)):
-            found.add(id(s.var))
-        elif isinstance(s, (S.ForStmt, S.WhileStmt)):
-            found.update(id(ia) for ia in s.iter_args if mentions(ia.initValue, frozenset(found)))
-    return frozenset(found)
+    facts = scan((), region)
+    return frozenset(id(d.var) for d in facts.definitions
+                     if isinstance(d.var.type, ScalarType) and any(s.var is lane for s in lane_sources(d)))
 
 
 def lane_addressed(call: E.Call, lanes: frozenset[int]) -> bool:

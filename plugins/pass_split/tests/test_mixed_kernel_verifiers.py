@@ -131,3 +131,30 @@ def test_a_hard_syncall_under_a_lane_condition_is_reported(syncall_text: str):
                         f"        if sb == 0:\n            {MIX}\n", 1)
     found = findings(pl.parse(head + tail), "HardSyncallOccupancyValid")
     assert any("under a condition on the lane index" in m for m in found), found
+
+
+def _aiv_with(syncall_text: str, replacement: str) -> list[str]:
+    aiv_at = syncall_text.index("def k_aiv")
+    head, tail = syncall_text[:aiv_at], syncall_text[aiv_at:]
+    return findings(pl.parse(head + tail.replace(f"        {MIX}\n", replacement, 1)), "HardSyncallOccupancyValid")
+
+
+def test_a_hard_syncall_under_a_condition_computed_from_the_lane_index_is_reported(syncall_text: str):
+    found = _aiv_with(syncall_text, "        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()\n"
+                                    "        first: pl.Scalar[pl.BOOL] = sb == 0\n"
+                                    f"        if first:\n            {MIX}\n")
+    assert any("under a condition on the lane index" in m for m in found), found
+
+
+def test_a_hard_syncall_in_a_loop_bounded_by_the_lane_index_is_reported(syncall_text: str):
+    found = _aiv_with(syncall_text, "        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()\n"
+                                    "        for i in pl.range(sb, 2, 1):\n"
+                                    f"            {MIX}\n")
+    assert any("inside a loop whose bounds read the lane index" in m for m in found), found
+
+
+def test_a_hard_syncall_in_a_loop_the_lanes_share_is_not_reported(syncall_text: str):
+    found = _aiv_with(syncall_text, "        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()\n"
+                                    "        for i in pl.range(0, 2, 1):\n"
+                                    f"            {MIX}\n")
+    assert not any("lane index" in m for m in found), found

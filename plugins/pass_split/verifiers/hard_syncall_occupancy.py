@@ -6,8 +6,9 @@ same number of times. After the expansion that means, for the AIC and AIV functi
   in the AIV one;
 * a syncall stating a lane (`aic_only` -> CUBE, `aiv_only` -> VECTOR, registry affinity) sits in a
   function of that core;
-* in an AIV function, no hard syncall is under a condition that reads the lane index (the other lane
-  would never arrive).
+* in an AIV function, no hard syncall is inside a loop or if that the lane index steers, directly or
+  through a value computed from it (the other lane would not arrive as often); the lane-dependence engine
+  (pypto_core/analysis/lane_dependence.py) answers which control flow that is.
 
 PyPTO's documents do not describe this property; these are the occupancy rules a demanding user would expect of a hard
 barrier. A soft syncall (`mode="soft"`, through a GM workspace) is not checked.
@@ -16,6 +17,7 @@ barrier. A soft syncall (`mode="soft"`, through a GM workspace) is not checked.
 from __future__ import annotations
 
 from pypto_core.analysis.affinity import classify_call_affinity
+from pypto_core.analysis.lane_dependence import lane_steered, scan
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType
@@ -37,50 +39,24 @@ def _is_hard_syncall(call: E.Call) -> bool:
     return opdef.kwarg(call.kwargs, "mode") == "hard"
 
 
-class _Syncalls(IRVisitor):
-    def __init__(self) -> None:
-        self.found: list[tuple[E.Call, bool]] = []  # (call, under a lane-dependent condition)
-        self.lane_vars: set[int] = set()
-        self.lane_depth = 0
-
-    def visit_assign_stmt(self, s: S.AssignStmt) -> None:
-        value = s.value
-        opdef = opdef_of(value) if isinstance(value, E.Call) and type(value.op) is E.Op else None
-        if opdef is not None and opdef.traits.lane_index:
-            self.lane_vars.add(id(s.var))
-        super().visit_assign_stmt(s)
-
-    def visit_if_stmt(self, s: S.IfStmt) -> None:
-        reads_lane = _mentions(s.condition, self.lane_vars)
-        self.visit_expr(s.condition)
-        self.lane_depth += reads_lane
-        self.visit_stmt(s.then_body)
-        if s.else_body is not None:
-            self.visit_stmt(s.else_body)
-        self.lane_depth -= reads_lane
-
-    def visit_call(self, call: E.Call) -> None:
-        if not isinstance(call.op, E.GlobalVar) and _is_hard_syncall(call):
-            self.found.append((call, self.lane_depth > 0))
-        super().visit_call(call)
+def _syncalls(func: Function) -> list[tuple[E.Call, S.Stmt | None]]:
+    """Each hard syncall of a function with the innermost loop or if around it that the lane index steers
+    (the lane-dependence engine: through any value computed from the index, not only the index itself)."""
+    facts = scan(tuple(func.params), func.body)
+    out: list[tuple[E.Call, S.Stmt | None]] = []
+    for site in facts.calls:
+        if not isinstance(site.call.op, E.GlobalVar) and _is_hard_syncall(site.call):
+            steering = lane_steered(site)
+            out.append((site.call, steering.stmt if steering is not None else None))
+    return out
 
 
-def _mentions(e: E.Expr, ids: set[int]) -> bool:
-    hit = False
-
-    class Walk(IRVisitor):
-        def visit_var_like(self, var: E.Var) -> None:
-            nonlocal hit
-            hit = hit or id(var) in ids
-
-    Walk().visit_expr(e)
-    return hit
-
-
-def _syncalls(func: Function) -> list[tuple[E.Call, bool]]:
-    walker = _Syncalls()
-    walker.visit_stmt(func.body)
-    return walker.found
+def _lane_control(stmt: S.Stmt) -> str:
+    if isinstance(stmt, S.ForStmt):
+        return "inside a loop whose bounds read the lane index"
+    if isinstance(stmt, S.WhileStmt):
+        return "inside a while loop whose condition reads the lane index"
+    return "under a condition on the lane index"
 
 
 def verify_hard_syncall_occupancy(program: Program | Function) -> list[Diagnostic]:
@@ -91,16 +67,16 @@ def verify_hard_syncall_occupancy(program: Program | Function) -> list[Diagnosti
     for name, calls in found.items():
         func = by_name[name]
         core = _CORE_OF[func.func_type]
-        for call, lane_dependent in calls:
+        for call, steered_by in calls:
             a = classify_call_affinity(call)
             if a not in (core, CoreAffinity.SHARED):
                 out.append(error(RULE, f"{func.func_type.name} function '{name}': a hard {call.op.name} for the "
                                        f"{a.name.lower()} core sits on the other core, which it never waits for",
                                  call.span))
-            if lane_dependent:
-                out.append(error(RULE, f"AIV function '{name}': a hard {call.op.name} under a condition on the lane "
-                                       f"index: the other AIV lane never arrives and the barrier never completes; "
-                                       f"move it out of the lane-dependent branch", call.span))
+            if steered_by is not None and func.func_type is FunctionType.AIV:
+                out.append(error(RULE, f"AIV function '{name}': a hard {call.op.name} {_lane_control(steered_by)}: "
+                                       f"the other AIV lane does not arrive as often and the barrier never "
+                                       f"completes; move it out of the lane-dependent loop or branch", call.span))
     for group in funcs:
         if group.func_type is not FunctionType.Group:
             continue
