@@ -39,12 +39,23 @@ from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ops.build import to_tuple
+from pypto_core.ops.opdef import Effect, OpDef
 from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
 from pypto_plugins.pass_tile.interfaces import TILE_FORM
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import drop_unused, is_cube_tail, is_shard, tail_on
 from pypto_plugins.pass_tile.tensor_to_tile.in_place_writes import InPlaceWrites, bound_result
 
 PASS = "ConvertTensorToTileOps"
+
+
+def computes_a_tensor(call: E.Call, opdef: OpDef) -> bool:
+    """The call computes a new GM tensor value: its result is a tensor and it is neither a GM transfer nor an
+    in-place write returning one of its arguments (the registry's traits and argument effects). Such a
+    call cannot stay in a kernel, which computes on tiles."""
+    if not isinstance(call.type, TensorType) or opdef.traits.gm_transfer:
+        return False
+    effects = opdef.arg_effects(call.kwargs)
+    return not any(effects.get(i) in (Effect.WRITE, Effect.READ_WRITE) for i in range(len(call.args)))
 
 
 def _dims(tensor: TensorType) -> tuple[list[E.Expr], list[E.Expr]]:
@@ -100,7 +111,11 @@ class FunctionLowering(BodyRewriter):
     def _rewrite(self, call: E.Call, args: list[E.Expr]) -> E.Expr:
         changed = any(a is not b for a, b in zip(args, call.args))
         opdef = opdef_of(call)
-        if opdef is not None and (opdef.is_tensor_op or (changed and tile_form_of(call) is not None)):
+        if opdef is not None and tile_form_of(call) is None and computes_a_tensor(call, opdef):
+            self.no_tile_form(call)
+        # A GM transfer (tile.load / tile.store) is already a kernel op: its tile form only applies once
+        # its tensor operand has become a tile in this kernel.
+        if opdef is not None and tile_form_of(call) is not None and (changed or not opdef.traits.gm_transfer):
             return self.lower_tensor_op(call, args)
         if not changed:
             return call
@@ -160,10 +175,7 @@ class FunctionLowering(BodyRewriter):
         form = tile_form_of(call)
         staged = call.with_fields(args=tuple(args))  # typed as the tensor op was: tile forms read it
         if form is None:
-            kinds = ", ".join(str(a.type) for a in call.args) or "no operands"
-            missing = op_registry().missing_implementation_message(TILE_FORM.name, call.op.name)
-            raise UserError(f"{PASS}: InCore function '{self.func.name}' cannot be lowered to tile ops "
-                            f"(operands of {call.op.name}: {kinds}): {missing}", call.span)
+            raise InternalError(f"{PASS}: lowering {call.op.name}, which has no tile form")
         self.own_loads = opdef.traits.split_boundary is not None
         try:
             lowered = form.apply(self, staged)  # type: ignore[arg-type]
@@ -178,6 +190,16 @@ class FunctionLowering(BodyRewriter):
         if is_cube_tail(lowered, self.pending):
             self.tail_calls[id(lowered)] = lowered  # type: ignore[assignment]
         return lowered
+
+    def no_tile_form(self, call: E.Call) -> None:
+        """A located error for an op that computes a tensor in a kernel and has no tile form to compute it
+        on chip (docs/passes/convert_tensor_to_tile_ops.md, errors)."""
+        kinds = ", ".join(str(a.type) for a in call.args) or "no operands"
+        plugin = op_registry().op_owners.get(call.op.name, "<unknown>")
+        missing = op_registry().missing_implementation_message(TILE_FORM.name, call.op.name)
+        raise UserError(f"{PASS}: in InCore function '{self.func.name}', {call.op.name} (op of plugin '{plugin}') "
+                        f"has no tile form: it computes a tensor ({call.type}) from {kinds}, and a kernel computes "
+                        f"on tiles. {missing} (docs/plugins.md, op interfaces)", call.span)
 
     def _shard_before_tail(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr | None:
         """shard(tail(product)) -> tail(shard(product)): the shard takes the cube's tile and the vector

@@ -476,9 +476,10 @@ def test_a_tensor_op_without_a_tile_form_is_a_located_error_naming_it_and_its_op
     from pypto_core.ops.registry import op_registry
 
     monkeypatch.delitem(op_registry().impls["tile_form"], "tensor.exp")
-    with pytest.raises(ValueError, match=r"InCore function 'main_incore_0' cannot be lowered to tile ops \(operands "
-                                         r"of tensor.exp: pl.Tensor\[\[16, 64\], pl.FP32\]\): op 'tensor.exp' does "
-                                         r"not implement the op interface 'tile_form' \(how ConvertTensorToTileOps "
+    with pytest.raises(ValueError, match=r"in InCore function 'main_incore_0', tensor.exp \(op of plugin 'ops_tile'\) "
+                                         r"has no tile form: it computes a tensor \(pl.Tensor\[\[16, 64\], pl.FP32\]\) "
+                                         r"from pl.Tensor\[\[16, 64\], pl.FP32\], and a kernel computes on tiles. "
+                                         r"op 'tensor.exp' does not implement the op interface 'tile_form' \(how ConvertTensorToTileOps "
                                          r"lowers a tensor op.*\): compute it outside the pl.at scope, or implement "
                                          r"'tile_form' for the op in its plugin"):
         lower('''
