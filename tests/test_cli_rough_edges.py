@@ -106,7 +106,7 @@ def test_a_crash_names_the_plugin_in_the_hint(capsys, work, toy_plugin):
 # -- TOML errors: the right line, file:line:col for syntax, users' words, the offending value -----------------
 def test_a_bad_entry_of_a_multi_line_array_is_reported_at_its_line(toy_plugin):
     assert config_error('[pipeline]\npasses = [\n  "convert_to_ssa",  # first\n  "bogus",\n]\n').startswith(
-        "pypto.toml:4: pipeline.passes: unknown pass 'bogus'")
+        "pypto.toml:4: pipeline.passes: unknown pass or preset 'bogus'")
     assert config_error('[dump]\nprint_after = [\n  "convert_to_ssa",\n  "nope",\n]\n').startswith(
         "pypto.toml:4: dump.print_after: unknown pass 'nope'")
     assert config_error('[plugins]\ndisable = [\n  "ops_tile",\n  "no_such_plugin",\n]\n').startswith(

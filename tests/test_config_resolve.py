@@ -79,7 +79,7 @@ def test_preset_naming_an_unregistered_pass(toy_plugin):
 
 def test_unknown_pass_in_the_pipeline(toy_plugin):
     assert error_of('[pipeline]\npasses = ["toy_mark", "toy_mrak"]\n') == (
-        "pypto.toml:2: pipeline.passes: unknown pass 'toy_mrak'; did you mean 'toy_mark'?")
+        "pypto.toml:2: pipeline.passes: unknown pass or preset 'toy_mrak'; did you mean 'toy_mark'?")
 
 
 def test_unknown_pass_table(toy_plugin):
@@ -124,7 +124,7 @@ def test_cli_pipeline_overrides_the_file_and_keeps_its_option_tables(toy_plugin)
 
 
 def test_cli_errors_name_the_flag(toy_plugin):
-    assert error_of("", CliOverrides(pipeline="toy_mrak")) == "--pipeline: unknown pass 'toy_mrak'; did you mean 'toy_mark'?"
+    assert error_of("", CliOverrides(pipeline="toy_mrak")) == "--pipeline: unknown pass or preset 'toy_mrak'; did you mean 'toy_mark'?"
     assert error_of("", CliOverrides(pipeline="toy_mark{x=1}")).startswith(
         "--pipeline: pass 'toy_mark' has no option 'x'")
     assert error_of("", CliOverrides(backend="nope")).startswith("--backend: unknown backend 'nope'")

@@ -86,15 +86,24 @@ def _resolve_backend(loaded: LoadedConfig, cli: CliOverrides) -> str:
         raise loaded.error(["backend"], str(exc)) from None
 
 
-def _pass_class(name: str, fail: Any) -> type:
-    from pypto_core.passes.registry import PASSES
+def _pass_class(name: str, fail: Any, presets_allowed: bool = False) -> type:
+    """The pass class a name stands for. In a pipeline (`presets_allowed`) a preset name is also accepted,
+    so a misspelling is matched against both and the known presets are listed beside the passes."""
+    from pypto_core.passes.registry import PASSES, PIPELINES
 
     cls = PASSES.get(name)
     if cls is None:
         from pypto_core.plugins.host import unavailable_provider_note
 
-        raise fail(f"unknown pass '{name}'{did_you_mean(name, PASSES.names())}"
-                   f"{unavailable_provider_note('pass', name)}")
+        if presets_allowed:
+            hint = did_you_mean(name, PASSES.names() + PIPELINES.names())
+            if hint.startswith(" (known"):
+                hint = (f" (known passes: {', '.join(sorted(PASSES.names()))}; presets: "
+                        f"{', '.join(sorted(PIPELINES.names()))})")
+            kind = "pass or preset"
+        else:
+            hint, kind = did_you_mean(name, PASSES.names()), "pass"
+        raise fail(f"unknown {kind} '{name}'{hint}{unavailable_provider_note('pass', name)}")
     return cls
 
 
@@ -118,6 +127,8 @@ def _steps(loaded: LoadedConfig, cli: CliOverrides) -> tuple[list[PipelineStep],
         def fail_cli(msg: str) -> ConfigError:
             return ConfigError(f"--pipeline: {msg}")
 
+        if not cli.pipeline.strip():  # `--pipeline ''`: no pass; the program is parsed, verified, printed
+            return [], "--pipeline", fail_cli
         try:
             return _expand_presets(parse_pipeline(cli.pipeline)), "--pipeline", fail_cli
         except PipelineSpecError as exc:
@@ -237,6 +248,8 @@ def resolve_config(loaded: LoadedConfig, cli: CliOverrides | None = None) -> Res
         _validated_options(cls, options, fail_table)
         file_options[name] = options
     steps, origin, fails = _steps(loaded, cli)
+    # A step written by the user (--pipeline, [pipeline] passes) may name a preset; a preset's own list may not.
+    names_presets = cli.pipeline is not None or loaded.model.pipeline.passes is not None
     passes = []
     for i, step in enumerate(steps):
         fail_step = fails[i] if isinstance(fails, list) else fails
@@ -247,7 +260,7 @@ def resolve_config(loaded: LoadedConfig, cli: CliOverrides | None = None) -> Res
                                     at=["passes", _step.name, *(str(a) for a in at)])
             return _fail(msg)
 
-        cls = _pass_class(step.name, fail)
+        cls = _pass_class(step.name, fail, presets_allowed=names_presets and not step.options)
         passes.append(_instantiate(cls, {**file_options.get(step.name, {}), **step.options}, fail))
     verify = cli.verify or loaded.model.verify
     if verify not in VERIFY_LEVELS:

@@ -58,6 +58,8 @@ class PassManager:
         outer = PassContext.current() or PassContext()
         with outer.extended(assembly.context, self.level, self.backend):
             program = run_pipeline(self.passes, program, assembly.checks)
+            for inst in assembly.context:
+                inst.finish_run(program)
         if assembly.timing is not None:
             from rich.console import Console
 

@@ -6,7 +6,8 @@
   diff against the pass's input (`--print-changed=diff`); with `--print-after` names, only those passes;
 * restricted to some functions (`--filter-func NAME`, repeatable, shell-style patterns): the other
   functions are left out, a pass is "changed" only when a shown function changed, and nothing is
-  printed for a pass when no function matches.
+  printed for a pass when no function matches; a pattern that matched no function of any program the run
+  printed is a warning at the end, listing the functions there were.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ from pypto_core.passes.naming import pass_label
 
 ChangedMode = Literal["full", "diff"]
 CHANGED_MODES: tuple[str, ...] = ("full", "diff")
+
+
+def function_names(program: Any) -> list[str]:
+    """The names of a program's functions (a lone function: its own)."""
+    funcs = getattr(program, "function_list", None)
+    return [f.name for f in funcs()] if funcs is not None else [getattr(program, "name", "")]
 
 
 def render_program(program: Any, functions: Iterable[str] = ()) -> str | None:
@@ -63,6 +70,7 @@ class PrintAfterInstrument(PassInstrument):
         self.filter_funcs = list(filter_funcs)
         self.stream = stream
         self._before_texts: list[str | None] = []  # a stack: a pass may run passes itself
+        self._names_seen: dict[str, None] = {}  # the functions of the programs this run rendered, in order
 
     @staticmethod
     def _named(p: Any, names: set[str]) -> bool:
@@ -81,12 +89,30 @@ class PrintAfterInstrument(PassInstrument):
         stream.write(text)
         stream.flush()
 
+    def _render(self, program: Any) -> str | None:
+        if self.filter_funcs:
+            self._names_seen.update(dict.fromkeys(function_names(program)))
+        return render_program(program, self.filter_funcs)
+
+    def finish_run(self, program: Any) -> None:
+        """Warn about each --filter-func pattern that matched no function the run printed (or its result)."""
+        if not self.filter_funcs:
+            return
+        self._names_seen.update(dict.fromkeys(function_names(program)))
+        names = list(self._names_seen)
+        for pattern in self.filter_funcs:
+            if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+                close = difflib.get_close_matches(pattern, names, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                self._emit(f"pypto: warning: --filter-func: no function matched '{pattern}'{hint} "
+                           f"(functions: {', '.join(names)})\n")
+
     def before_pass(self, p: Any, program: Any) -> None:
         printing = self._selected_before(p)
         remembering = self.only_changed and self._selected_after(p)
         if not (printing or remembering):
             return
-        text = render_program(program, self.filter_funcs)
+        text = self._render(program)
         if remembering:
             self._before_texts.append(text)
         if printing and text is not None:
@@ -95,7 +121,7 @@ class PrintAfterInstrument(PassInstrument):
     def after_pass(self, p: Any, program: Any) -> None:
         if not self._selected_after(p):
             return
-        text = render_program(program, self.filter_funcs)
+        text = self._render(program)
         before = self._before_texts.pop() if self.only_changed and self._before_texts else None
         if self.only_changed and text == before:
             return
