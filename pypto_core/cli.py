@@ -27,9 +27,31 @@ def version_text() -> str:
     return f"pypto {version}"
 
 
+def plugins_text() -> str:
+    """The plugins pypto loaded, each with its distribution and version, and those blocked or failed
+    (as `pytest --version --version` lists its plugins)."""
+    from pypto_core.plugins.host import plugin_host
+
+    host = plugin_host()
+    lines = [f"  {rec.name} ({rec.distribution})" for rec in host.loaded]
+    lines += [f"  {b.name} ({b.distribution}): blocked" for b in host.blocked]
+    lines += [f"  {f.name} ({f.distribution}): FAILED to load ({f.stage})" for f in host.failures]
+    return "plugins:\n" + "\n".join(lines) if lines else "plugins: none"
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version and the loaded plugins with their distributions, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        sys.stdout.write(f"{version_text()}\n{plugins_text()}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pypto", description="A plugin-based compiler for pl tile programs.")
-    parser.add_argument("--version", action="version", version=version_text(), help="print the version and exit")
+    parser.add_argument("--version", action=_VersionAction)
     add_plugin_blocking(parser, dest="global_blocks")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:

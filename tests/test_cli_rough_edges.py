@@ -173,7 +173,36 @@ def test_version(capsys):
     from importlib import metadata
 
     code, out, _ = run(capsys, "--version")
-    assert code == 0 and out.strip() == f"pypto {metadata.version('pypto')}"
+    lines = out.splitlines()
+    # The version first (scripts read one line), then the loaded plugins with their distributions.
+    assert code == 0 and lines[0] == f"pypto {metadata.version('pypto')}"
+    assert lines[1] == "plugins:"
+    assert f"  ops_tile (pypto {metadata.version('pypto')})" in lines
+
+
+def test_python_dash_m_pypto_is_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pypto", "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("pypto ")
+
+
+def test_version_names_a_plugin_that_failed_to_load(capsys):
+    import types
+
+    from pypto_core.plugins.host import register_in_process_plugin, reload_plugins
+
+    module = types.ModuleType("broken_at_load")
+    exec("from pypto.plugin import hookimpl\n\n@hookimpl\ndef pypto_register_ops(registry):\n"
+         "    raise RuntimeError('no')\n", module.__dict__)
+    host = register_in_process_plugin("broken_at_load", module)
+    try:
+        assert [f.name for f in host.failures] == ["broken_at_load"]
+        code, out, _ = run(capsys, "--version")
+        assert code == 0 and "  broken_at_load (<registered in process>): FAILED to load" in out
+    finally:
+        reload_plugins(disabled=[], extra=[])
 
 
 def test_list_json_holds_every_field(capsys, work, toy_plugin):

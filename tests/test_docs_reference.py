@@ -87,3 +87,25 @@ def test_links_between_pages_resolve() -> None:
             if not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, broken
+
+
+def test_a_third_party_plugin_does_not_make_the_reference_stale(tmp_path: Path, capsys) -> None:
+    import types
+
+    from pypto_core.cli import main
+    from pypto_core.plugins.host import register_in_process_plugin, reload_plugins
+
+    module = types.ModuleType("docs_extra")
+    exec("from pypto.plugin import ArgSpec, OpDef, hookimpl\n\n@hookimpl\ndef pypto_register_ops(registry):\n"
+         "    registry.register_op(OpDef('docsextra.twice', lambda a, k: a[0].type, args=(ArgSpec('x'),)))\n",
+         module.__dict__)
+    register_in_process_plugin("docs_extra", module)
+    try:
+        assert main(["docs", "--check", "--out", str(REFERENCE)]) == 0
+        err = capsys.readouterr().err
+        assert "left out: docs_extra (<registered in process>) (--all-plugins includes them)" in err
+        assert main(["docs", "--all-plugins", "--out", str(tmp_path)]) == 0
+        assert "docsextra.twice" in (tmp_path / "ops.md").read_text(encoding="utf-8")
+        assert "docsextra.twice" not in (REFERENCE / "ops.md").read_text(encoding="utf-8")
+    finally:
+        reload_plugins(disabled=[], extra=[])

@@ -80,6 +80,8 @@ def test_the_command_writes_the_package_and_says_how_to_use_it(tmp_path, capsys)
     out = capsys.readouterr().out
     assert f"wrote the pass plugin 'widgets' to {tmp_path / 'widgets'}" in out
     assert "python -m pytest -q" in out and "pip install -e ." in out
+    # The test runner's install comes before the first use of it: pypto's own install does not bring pytest.
+    assert out.index("pip install 'pytest>=7.4'") < out.index("python -m pytest -q")
     assert (tmp_path / "widgets" / "widgets" / "plugin.py").is_file()
 
 

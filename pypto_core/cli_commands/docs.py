@@ -8,7 +8,9 @@ Four pages, each generated only from the registries the plugins filled (docs/arc
 * backends.md   -- every backend with its capabilities, memory capacities and core group.
 
 The output is deterministic (sorted, no timestamps, no object addresses), so a committed copy can be checked:
-`--check` writes nothing and exits 1 naming the files that differ from what would be written.
+`--check` writes nothing and exits 1 naming the files that differ from what would be written. Only the plugins
+that ship with pypto are documented unless `--all-plugins` is given, so an installed third-party plugin never
+makes the checked-in reference "stale".
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pypto_core.cli_commands._common import add_plugin_blocking, blocked_plugins
-from pypto_core.cli_commands._console import print_error, stdout_console
+from pypto_core.cli_commands._console import print_error, print_note, stdout_console
 from pypto_core.cli_commands._errors import EXIT_OK, EXIT_REJECTED
 
 DEFAULT_OUT = Path("docs") / "reference"
@@ -35,6 +37,9 @@ def register(subparsers: Any) -> None:
                         help=f"the directory to write into (default: {DEFAULT_OUT})")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 naming the files that are missing or stale")
+    parser.add_argument("--all-plugins", action="store_true",
+                        help="document every loaded plugin; by default only the plugins that ship with pypto, "
+                             "which the checked-in docs/reference covers")
     add_plugin_blocking(parser)
     parser.set_defaults(handler=run_docs)
 
@@ -399,11 +404,19 @@ def _names(paths: Iterable[Path]) -> str:
 
 
 def run_docs(args: argparse.Namespace) -> int:
+    from pypto_core.plugins.host import third_party_plugins
+
     blocks = blocked_plugins(args)
-    if blocks:
+    # The reference covers what ships with pypto: a plugin a user installed must not make it "stale".
+    left_out = [] if args.all_plugins else [(n, d) for n, d in third_party_plugins() if n not in blocks]
+    if blocks or left_out or args.all_plugins:  # a reload: an earlier run may have left some blocked
         from pypto_core.config import LoadedConfig, PyptoConfig, select_plugins
 
-        select_plugins(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
+        select_plugins(LoadedConfig(PyptoConfig(), "<command line>"), [*blocks, *(n for n, _ in left_out)])
+    if left_out:
+        names = ", ".join(f"{n} ({d})" for n, d in left_out)
+        print_note(f"pypto: note: documenting the plugins that ship with pypto; left out: {names} "
+                   f"(--all-plugins includes them)")
     out = Path(args.out)
     pages = render_all(out)
     console = stdout_console()

@@ -94,8 +94,10 @@ def run_new_plugin(args: argparse.Namespace) -> int:
         raise UsageError(f"new-plugin: cannot write the package: {exc}") from None
     console = stdout_console()
     console.print(f"wrote the {args.kind} plugin '{args.name}' to {target}")
-    console.print(f"  cd {target} && python -m pytest -q        # its tests, before installing it")
-    console.print("  pip install -e .                          # then `pypto list plugins` shows it")
+    console.print(f"  cd {target}")
+    console.print("  pip install 'pytest>=7.4'    # the test runner: pypto's own install does not bring it")
+    console.print("  python -m pytest -q          # its tests, before installing it")
+    console.print("  pip install -e .             # then `pypto list plugins` shows it")
     return EXIT_OK
 
 
@@ -161,6 +163,7 @@ only `pypto.plugin`, pypto's public plugin API, and declares the API version it 
 ## Try it
 
 ```sh
+pip install 'pytest>=7.4'    # the test runner (or `pip install -e '.[test]'`, which also installs the plugin)
 python -m pytest -q          # runs before installing: pyproject.toml registers the plugin for the tests
 pip install -e .             # installs the `pypto.plugins` entry point `__IDENT__`
 pypto list plugins           # shows __IDENT__, its distribution and what it registered

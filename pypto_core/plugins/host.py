@@ -221,6 +221,13 @@ def discovered_plugin_names() -> list[str]:
     return sorted({c.name for c in _discover()} | {n for n, _ in _EXTRA})
 
 
+def third_party_plugins() -> list[tuple[str, str]]:
+    """(name, distribution) of every discovered or in-process plugin that does not ship with pypto."""
+    found = [(c.name, c.distribution) for c in _discover() if not c.distribution.startswith(f"{OWN_DISTRIBUTION} ")]
+    found += [(n, IN_PROCESS_DISTRIBUTION) for n, _ in _EXTRA]
+    return sorted(set(found))
+
+
 def _check_env_names(names: Sequence[str], known: Sequence[str]) -> None:
     """A misspelled PYPTO_DISABLE_PLUGINS entry is an error, like a misspelled `-p no:NAME`."""
     unknown = [n for n in names if n not in known]
