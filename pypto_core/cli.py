@@ -62,7 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        # `pypto list ops --json tile.add`: names after an option (argparse takes a positional list in one run)
+        if extra and hasattr(args, "names") and not any(e.startswith("-") for e in extra):
+            args.names = [*args.names, *extra]
+        elif extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:

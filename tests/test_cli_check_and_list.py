@@ -83,6 +83,54 @@ def test_list_ops_shows_the_plugin_and_distribution(capsys, toy_plugin):
     assert "ops_tile" in row_of(out, "tile.add") and "pypto 0.1.0" in row_of(out, "tile.add")
 
 
+def test_list_ops_shows_the_dsl_spellings_beside_each_op(capsys, toy_plugin, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run(capsys, "list", "ops")
+    assert code == 0
+    assert "pl.add, pl.tile.add" in row_of(out, "tile.add ")
+    assert "pl.add, pl.adds, pl.tile.add, pl.tile.adds" in row_of(out, "tile.adds")
+    assert "pld.system.notify" in row_of(out, "pld.system.notify")  # the distributed module's own spelling
+
+
+def test_list_ops_json_carries_the_spellings(capsys, toy_plugin):
+    import json
+
+    code, out, _ = run(capsys, "list", "ops", "--json")
+    records = {r["op"]: r for r in json.loads(out)}
+    assert records["tensor.add"]["dsl"] == ["pl.add", "pl.tensor.add"]
+    assert records["tile.exp"]["plugin"] == "ops_tile"
+
+
+@pytest.mark.parametrize("argv", [("list", "ops", "tile.adds"), ("list", "ops", "--json", "tile.adds")])
+def test_list_ops_name_gives_the_whole_reference(capsys, monkeypatch, argv):
+    import json
+
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    if "--json" in argv:
+        (record,) = json.loads(out)
+        assert record["reference"]["args"] == "(lhs, rhs)"
+        assert record["reference"]["input memory"] == "lhs Vec"
+        assert record["defined_at"].startswith("plugins/ops_tile/families/")
+        return
+    for field in ("plugin", "args", "DSL", "kwargs", "effects", "input memory", "output memory", "result rule",
+                  "defined at"):
+        assert field in out, field
+    assert "pl.add, pl.adds, pl.tile.add, pl.tile.adds" in out
+
+
+def test_list_ops_with_an_unknown_name_suggests_near_ones(capsys):
+    code, _, err = run(capsys, "list", "ops", "tile.ad")
+    assert code == 2
+    assert "no op named 'tile.ad'; did you mean" in err and "'tile.add'" in err
+
+
+def test_names_are_for_ops_only(capsys):
+    code, _, err = run(capsys, "list", "passes", "convert_to_ssa")
+    assert code == 2 and "list passes: takes no names" in err
+
+
 def test_list_backends_shows_capabilities(capsys, toy_plugin):
     code, out, _ = run(capsys, "list", "backends")
     assert code == 0

@@ -218,14 +218,14 @@ def _implementation_text(impl: Any) -> str:
     return _code(_callable_name(impl)) if callable(impl) else _code(type(impl).__name__)
 
 
-def _op_section(name: str, opdef: Any, owner: str) -> list[str]:
-    lines = [f"\n### `{name}`\n\n"]
-    if opdef.doc:
-        lines.append(f"{opdef.doc.strip()}\n\n")
+def op_reference_rows(name: str, opdef: Any, owner: str, spellings: list[str] | None = None) -> list[tuple[str, str]]:
+    """One op's whole reference as (field, value) rows: the docs page and `pypto list ops NAME` show these."""
     args = ", ".join(a.name + ("?" if a.optional else "") for a in opdef.args)
     if opdef.variadic:
         args = f"{args}, ..." if args else "..."
     rows: list[tuple[str, str]] = [("plugin", owner), ("args", _code(f"({args})"))]
+    if spellings:
+        rows.append(("DSL", ", ".join(_code(s) for s in spellings)))
     for spec in opdef.args:
         if spec.doc:
             rows.append((f"arg `{spec.name}`", spec.doc))
@@ -256,16 +256,26 @@ def _op_section(name: str, opdef: Any, owner: str) -> list[str]:
             f" (from plugin '{registry.impl_places[(interface, name)].owner}')"
         rows.append((f"interface `{interface}`", _implementation_text(impl) + owner_note))
     rows.append(("evaluate", "yes" if opdef.evaluate is not None else "none (the reference machine cannot run it)"))
+    return rows
+
+
+def _op_section(name: str, opdef: Any, owner: str, spellings: list[str]) -> list[str]:
+    lines = [f"\n### `{name}`\n\n"]
+    if opdef.doc:
+        lines.append(f"{opdef.doc.strip()}\n\n")
+    rows = op_reference_rows(name, opdef, owner, spellings)
     lines.append("| field | value |\n|---|---|\n")
     lines.extend(f"| {key} | {_cell(value)} |\n" for key, value in rows)
     return lines
 
 
 def render_ops(out: Path) -> str:
+    from pypto_core.ops.dsl_index import dsl_spellings
     from pypto_core.ops.registry import op_registry
 
     registry = op_registry()
     names = sorted(registry.ops)
+    spellings = dsl_spellings()
     families: dict[str, list[str]] = {}
     for name in names:
         families.setdefault(name.rsplit(".", 1)[0] if "." in name else "(none)", []).append(name)
@@ -278,7 +288,7 @@ def render_ops(out: Path) -> str:
     for family, members in sorted(families.items()):
         lines.append(f"\n## `{family}`\n")
         for name in members:
-            lines.extend(_op_section(name, registry.ops[name], registry.op_owners[name]))
+            lines.extend(_op_section(name, registry.ops[name], registry.op_owners[name], spellings.get(name, [])))
     lines.append("\n## Op interfaces\n\nWhat passes ask of each op ([docs/plugins.md](../plugins.md#op-interfaces)): "
                  "the plugin whose pass declares the interface, what an implementation is, what a missing one "
                  "means, and how many ops implement it.\n\n| interface | declared by | implementation | without one "
@@ -300,7 +310,7 @@ def render_ops(out: Path) -> str:
 # -- properties ----------------------------------------------------------------------------------------------
 
 def render_properties(out: Path) -> str:
-    from pypto_core.passes.properties import IRProperty
+    from pypto_core.passes.properties import BUILTIN_PROPERTIES, IRProperty
     from pypto_core.passes.property_sets import DEFAULT_VERIFY, STRUCTURAL
     from pypto_core.passes.registry import PASSES
     from pypto_core.passes.verifier_registry import PROPERTY_INFO, property_info
@@ -319,8 +329,14 @@ def render_properties(out: Path) -> str:
              "[docs/architecture.md](../architecture.md#properties-and-verifiers).\n\n",
              "| property | verifier | registered by | structural | default | produced by | required by | "
              "description |\n|---|---|---|---|---|---|---|---|\n"]
+    invalidators = {str(prop) for _, cls in PASSES.items() for prop in cls.invalidated}
     for prop in sorted(IRProperty, key=lambda p: p.name):
         info = property_info(prop)
+        # Names stay interned after the plugin that made them is unloaded: only what is registered or
+        # named by a loaded pass or property set is documented.
+        if info is None and not ({prop.name} & (set(producers) | set(requirers) | invalidators | set(STRUCTURAL)
+                                                | set(DEFAULT_VERIFY) | BUILTIN_PROPERTIES)):
+            continue
         owner = PROPERTY_INFO.owner(prop.name) if info is not None else ""
         if info is not None and info.verifier is not None:
             verifier = _code(_callable_name(info.verifier))

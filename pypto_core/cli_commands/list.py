@@ -1,4 +1,5 @@
-"""`pypto list passes|pipelines|ops|backends|plugins|properties`: what is registered, and by which plugin.
+"""`pypto list passes|pipelines|ops|backends|plugins|properties|interfaces`: what is registered, and by which
+plugin; `pypto list ops NAME...` shows those ops' whole reference.
 
 Each kind is a list of records (one dict per item); the table shows them, `--json` prints them as a JSON
 array of objects with the same fields (lists stay lists, option defaults keep their JSON type).
@@ -17,7 +18,7 @@ from rich.table import Table
 
 from pypto_core.cli_commands._common import add_plugin_blocking, blocked_plugins
 from pypto_core.cli_commands._console import stdout_console
-from pypto_core.cli_commands._errors import EXIT_OK
+from pypto_core.cli_commands._errors import EXIT_OK, UsageError
 
 
 def register(subparsers: Any) -> None:
@@ -26,6 +27,9 @@ def register(subparsers: Any) -> None:
                                    description="List what the plugins registered, with the plugin and distribution "
                                                "each item came from. Tables take the width of COLUMNS when set.")
     parser.add_argument("what", choices=sorted(_LISTERS), help="what to list")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="with `ops`: show these ops' whole reference (signature, kwargs, memory, effects, "
+                             "result rule, DSL spellings, plugin)")
     parser.add_argument("--json", action="store_true",
                         help="print a JSON array of objects (one per item, the table's fields) instead of a table")
     add_plugin_blocking(parser)
@@ -145,17 +149,62 @@ def _pipelines() -> Listing:
                                         Column("distribution", "distribution"), Column("passes", "passes")], records)
 
 
-def _ops() -> Listing:
+def _op_record(name: str, spellings: list[str], full: bool) -> dict[str, Any]:
+    """An op's record: its name, DSL spellings, plugin and distribution; `full` adds its whole reference
+    (signature, kwargs with types and defaults, memory, effects, result rule, interfaces)."""
     from pypto_core.ops.registry import op_registry
 
-    host = _host()
     registry = op_registry()
-    records = []
-    for name in sorted(registry.ops):
-        owner = registry.op_owners[name]
-        records.append({"op": name, "plugin": owner, "distribution": host.distribution_of(owner)})
-    return Listing("Ops", [Column("op", "op"), Column("plugin", "plugin"), Column("distribution", "distribution")],
-                   records)
+    owner = registry.op_owners[name]
+    record: dict[str, Any] = {"op": name, "dsl": spellings, "plugin": owner,
+                              "distribution": _host().distribution_of(owner)}
+    if full:
+        from pypto_core.cli_commands.docs import op_reference_rows
+
+        opdef = registry.ops[name]
+        record["doc"] = opdef.doc.strip()
+        record["result_rule"] = f"{opdef.deduce_type.__module__}.{opdef.deduce_type.__qualname__}"
+        record["defined_at"] = opdef.defined_at
+        record["reference"] = {key: value.replace("`", "") for key, value in
+                               op_reference_rows(name, opdef, owner, spellings)}
+    return record
+
+
+def _ops(names: list[str] | None = None) -> Listing:
+    from pypto_core.ops.dsl_index import dsl_spellings
+    from pypto_core.ops.registry import op_registry
+
+    registry = op_registry()
+    spellings = dsl_spellings()
+    chosen = sorted(registry.ops) if not names else names
+    records = [_op_record(name, spellings.get(name, []), full=bool(names)) for name in chosen]
+    return Listing("Ops", [Column("op", "op"), Column("DSL", "dsl"), Column("plugin", "plugin"),
+                           Column("distribution", "distribution")], records)
+
+
+def _op_reference(record: dict[str, Any]) -> Table:
+    """One op's whole reference as a two-column table."""
+    table = Table(title=record["op"], show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    if record["doc"]:
+        table.add_row("doc", record["doc"])
+    for key, value in record["reference"].items():
+        table.add_row(key, value.replace("<br>", "\n"))
+    table.add_row("result rule", record["result_rule"])
+    table.add_row("defined at", record["defined_at"])
+    return table
+
+
+def _unknown_op(name: str) -> UsageError:
+    import difflib
+
+    from pypto_core.ops.registry import op_registry
+
+    known = sorted(op_registry().ops)
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else " (`pypto list ops` lists them)"
+    return UsageError(f"list ops: no op named '{name}'{hint}")
 
 
 def _capabilities_cell(caps: Any) -> str:
@@ -270,9 +319,23 @@ def run_list(args: argparse.Namespace) -> int:
         from pypto_core.config import LoadedConfig, PyptoConfig, select_plugins
 
         select_plugins(LoadedConfig(PyptoConfig(), "<command line>"), blocks)
-    listing = _LISTERS[args.what]()
+    names = list(getattr(args, "names", []) or [])
+    if names and args.what != "ops":
+        raise UsageError(f"list {args.what}: takes no names (only `pypto list ops NAME...` shows one item)")
+    if names:
+        from pypto_core.ops.registry import op_registry
+
+        for name in names:
+            if name not in op_registry().ops:
+                raise _unknown_op(name)
+        listing = _ops(names)
+    else:
+        listing = _LISTERS[args.what]()
     if getattr(args, "json", False):
         sys.stdout.write(json.dumps(listing.records, indent=2, ensure_ascii=False) + "\n")
+    elif names:
+        for record in listing.records:
+            stdout_console().print(_op_reference(record))
     else:
         stdout_console().print(listing.table())
     return EXIT_OK

@@ -87,6 +87,7 @@ _BUILTIN = (
 ).split()
 for _name in _BUILTIN:
     IRProperty.define(_name)
+BUILTIN_PROPERTIES: frozenset[str] = frozenset(_BUILTIN)  # PyPTO's own names, defined whatever plugins load
 
 
 class IRPropertySet:
