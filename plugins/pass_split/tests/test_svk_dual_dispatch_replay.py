@@ -367,3 +367,18 @@ def test_an_external_dual_dispatch_function_on_910b_keeps_its_empty_body(body: s
     with on_backend("Ascend910B"):
         assert passes.split_vector_kernel()(before) is before
     assert "external_source" in function(before, "k").attrs and not ir.flatten_to_stmts(function(before, "k").body)
+
+
+# -- lane 1's empty type: the effective view with valid_shape zeros, layouts kept -----------------------------
+@pytest.mark.parametrize("memory", list(ir.MemorySpace), ids=lambda m: m.name)
+@pytest.mark.parametrize("explicit", [False, True], ids=["implicit-view", "explicit-view"])
+def test_an_emptied_tile_keeps_the_layouts_of_its_effective_view(memory: ir.MemorySpace, explicit: bool):
+    from pypto_core.ir.types import TileType, TileView
+    from pypto_plugins.pass_split.vector_kernel.lane_replay import empty_tile_type
+
+    view = TileView(blayout=ir.TileLayout.col_major, slayout=ir.TileLayout.row_major) if explicit else None
+    t = TileType([16, 32], ir.DataType.FP32, None, view, memory)
+    e = empty_tile_type(t)
+    before, after = t.effective_view(), e.effective_view()
+    assert (after.blayout, after.slayout, after.fractal) == (before.blayout, before.slayout, before.fractal)
+    assert [d.value for d in e.valid_shape] == [0, 0] and e.shape == t.shape and e.memory_space is memory
