@@ -6,9 +6,11 @@
 * `split_aiv` without a function-level mode (NONE regions, or regions of different modes): docs/passes/lower_auto_vector_split.md -- the
   AIV function is stamped `dual_aiv_dispatch=True` so both lanes run the body, and no `split` is invented.
   If its transfers carry the codes of a single real mode, the mode was lost upstream: InternalError;
-* an AIV function marked `dual_aiv_dispatch` (and not split_aiv), on a backend with
+* an AIV function marked `dual_aiv_dispatch` (and not split_aiv, no split mode), on a backend with
   `requires_no_split_dual_aiv_dispatch`: lane 0 runs the body, lane 1 replays it on empty tiles
   (vector_kernel/no_split_dispatch.py);
+* an external function (`external_source`: its code is given, its body is empty) is never rewritten: a
+  split_aiv AIV one only gets `dual_aiv_dispatch=True` appended;
 * everything else passes through -- a function with `split` but no `split_aiv` included.
 """
 
@@ -50,9 +52,14 @@ def _single_mode(func: F.Function) -> SplitMode | None:
     return modes.pop() if len(modes) == 1 else None
 
 
+def is_external(func: F.Function) -> bool:
+    """A kernel whose code is given (`external_source`): its body is not ours to rewrite."""
+    return "external_source" in func.attrs
+
+
 def split_function(func: F.Function, backend: Any) -> F.Function:
     if func.func_type in CORE_KERNEL_TYPES and func.attrs.get("split_aiv"):
-        if func.split is None:
+        if func.split is None and not is_external(func):
             lost = _single_mode(func)
             if lost is not None:
                 raise InternalError(f"{PASS}: {func.func_type.name} function '{func.name}' is split_aiv and its "
@@ -62,8 +69,8 @@ def split_function(func: F.Function, backend: Any) -> F.Function:
         if func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch") is not True:
             return func.with_fields(attrs={**func.attrs, "dual_aiv_dispatch": True})  # type: ignore[return-value]
         return func
-    if (func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch")
-            and backend.requires_no_split_dual_aiv_dispatch):
+    if (func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch") and func.split is None
+            and not is_external(func) and backend.requires_no_split_dual_aiv_dispatch):
         return dual_dispatch_body(func)
     return func
 

@@ -77,6 +77,7 @@ class P:
             b_tile = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
             summed = pl.add(a_tile, b_tile)
             pl.tpush_to_aic(summed, split=0)
+            return out
         else:
             a_tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[0, 0])] = \\
                 pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)
@@ -85,7 +86,7 @@ class P:
             summed: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[0, 0])] = \\
                 pl.add(a_tile, b_tile)
             pl.tpush_to_aic(summed, split=0)        # the handshake still fires
-        return out
+            return out                              # each lane returns from its branch; nothing follows the if
 '''
 
 
@@ -112,8 +113,11 @@ def test_after_expand_mixed_kernel_the_group_still_computes_the_kernel(backend_n
         assert "tile.store" not in lane1 and "tile.load" not in lane1  # no GM traffic on lane 1
         assert lane1.count("tile.tpush_to_aic") == 2 and lane1.count("tile.tpop_from_aic") == 1  # handshakes kept
         assert lane1.count("system.tfree_to_aic") == 1
-        ret = ir.flatten_to_stmts(aiv.body)[-1]
-        assert [v.name_hint for v in ret.value] == ["out"]  # the store's result is its tensor
+        assert ir.flatten_to_stmts(aiv.body)[-1] is dispatch  # nothing after the if: each lane returns
+        (ret0,) = [s for s in ir.flatten_to_stmts(dispatch.then_body) if isinstance(s, ir.ReturnStmt)]
+        (ret1,) = [s for s in ir.flatten_to_stmts(dispatch.else_body) if isinstance(s, ir.ReturnStmt)]
+        assert [v.name_hint for v in ret0.value] == ["o"]  # lane 0's return, unchanged
+        assert ret1.value[0] is aiv.params[-1]  # lane 1's store result is its tensor
     else:
         assert not [s for s in ir.flatten_to_stmts(aiv.body) if isinstance(s, ir.IfStmt)]
 

@@ -1,11 +1,14 @@
 """Lane 1's replay of an unsplit AIV body (docs/passes/split_vector_kernel.md, what it does): lane 1 runs the same
 statements so that the AIC <-> AIV handshake stays symmetric, but computes on empty tiles and writes nothing.
 
-* a GM store (registry: a `gm_transfer` op writing a tensor) is dropped; its result means its target;
-* a load (a `gm_transfer` op producing a tile) becomes `tile.create` of the same tile with valid_shape 0;
+* a GM store (registry: a `gm_transfer` op writing a tensor argument) writes nothing: as a statement it is
+  dropped; assigned (`v = tile.store(t, off, dst)`) it becomes the alias `v = dst`, and every later use of `v`
+  (the return included) reads `dst`;
+* a load (a `gm_transfer` op producing a tile) becomes `tile.create(shape, dtype=, target_memory=)` of the same
+  tile with valid_shape 0;
 * a call whose arguments carry a valid region (ArgSpec `valid_shape`, `valid_rows` / `valid_cols`) gets them
-  zeroed; every other tile-producing call keeps its operands and gets a zero valid_shape;
-* cross-core ops (any cross-core role) are kept as they are;
+  zeroed (INDEX 0); every other call -- cross-core ones (pop, push, free) included -- keeps its op, kwargs and
+  (replaced) operands, and a tile result gets its effective view with valid_shape all zeros (layouts kept);
 * every variable lane 1 defines is a fresh one (a value it leaves unchanged included), so that the two
   branches of the dispatch never define the same variable (SSAForm);
 * loops and ifs are replayed with forked replacement maps; tile carries and merges take the zero valid_shape;
@@ -23,7 +26,7 @@ from pypto_core.analysis.lineage import written_arg_index
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.types import TensorType, TileType, TileView, TupleType, Type
+from pypto_core.ir.types import TensorType, TileType, TupleType, Type
 from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_expr
 from pypto_core.ops.build import to_tuple
 from pypto_core.ops.registry import create_op_call, opdef_of, rededuce_call
@@ -38,7 +41,7 @@ def empty_tile_type(t: Type) -> Type:
         return TupleType([empty_tile_type(x) for x in t.types])
     if not isinstance(t, TileType):
         return t
-    view = t.tile_view or TileView()
+    view = t.effective_view()
     zeros = [E.ConstInt(0, DataType.INDEX) for _ in t.shape]
     return TileType(t.shape, t.dtype, t.memref, view.with_fields(valid_shape=tuple(zeros)), t.memory_space)
 
@@ -92,8 +95,11 @@ class Lane1Replay:
         value = s.value
         target = _store_target(value)
         if target is not None:
-            self.mapping[s.var] = self.sub(target)  # SSA users still see the tensor; nothing is written
-            return []
+            # Nothing is written: `v = dst`, an alias under a fresh variable, and later uses read `dst` itself.
+            dst = self.sub(target)
+            alias = E.Var(s.var.name_hint, s.var.type, s.var.span)
+            self.mapping[s.var] = dst
+            return [S.AssignStmt(alias, dst, s.span)]
         if not (isinstance(value, E.Call) and type(value.op) is E.Op) or not isinstance(s.var.type, (TileType, TupleType)):
             # Always a fresh variable, even for a value lane 1 leaves alone (a tensor alias `v = x`, a scalar):
             # the two branches of the dispatch must not define the same variable (SSAForm).
@@ -104,8 +110,13 @@ class Lane1Replay:
             return [S.AssignStmt(self.renamed(s.var, new_type), new_value, s.span)]
         opdef = opdef_of(value)
         if opdef is not None and opdef.cross_core_role is not None:
+            # A pop on lane 1 still takes its slot (the handshake), but its tile holds nothing.
             hoisted, value = self.cross_core_operands(value, s.span)
-            return [*hoisted, S.AssignStmt(self.renamed(s.var, s.var.type), self.sub(value), s.span)]
+            new_type = empty_tile_type(s.var.type)
+            call = self.sub(value)
+            if isinstance(call, E.Call) and isinstance(call.type, (TileType, TupleType)):
+                call = call.with_fields(type=empty_tile_type(call.type))
+            return [*hoisted, S.AssignStmt(self.renamed(s.var, new_type), call, s.span)]
         new_type = empty_tile_type(s.var.type)
         args = tuple(self._zeroed_arg(opdef, i, self.sub(a)) for i, a in enumerate(value.args))
         args += _absent_valid_shape(opdef, len(args), s.var.type)
@@ -143,7 +154,7 @@ class Lane1Replay:
         if spec.name in VALID_ARGS and isinstance(arg, E.MakeTuple):
             return to_tuple([0] * len(arg.elements), arg.span)
         if spec.name in VALID_SCALAR_ARGS:
-            return E.ConstInt(0, arg.type.dtype if hasattr(arg.type, "dtype") else DataType.INDEX, arg.span)  # type: ignore[union-attr]
+            return E.ConstInt(0, DataType.INDEX, arg.span)
         return arg
 
     def sub_type(self, t: Type) -> Type:

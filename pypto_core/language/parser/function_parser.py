@@ -73,9 +73,12 @@ class FunctionParser(ScopeParser):
                                   f"{options.func_type.name}", fdef,
                                   hint="declare it @pl.function(type=pl.FunctionType.AIC, ...) or "
                                        "type=pl.FunctionType.AIV")
-            if not (len(body_nodes) == 1 and isinstance(body_nodes[0], ast.Expr)
-                    and isinstance(body_nodes[0].value, ast.Constant) and body_nodes[0].value.value is Ellipsis):
-                self.syntax_error("a function with external_source= must have '...' as its body", fdef)
+            # `...`, or `pass` (PyPTO prints an external kernel's empty body so: docs/passes/split_vector_kernel.md)
+            if not (len(body_nodes) == 1 and (isinstance(body_nodes[0], ast.Pass) or (
+                    isinstance(body_nodes[0], ast.Expr) and isinstance(body_nodes[0].value, ast.Constant)
+                    and body_nodes[0].value.value is Ellipsis))):
+                self.syntax_error("a function with external_source= must have '...' as its body", fdef,
+                                  hint="write '...' (or 'pass'): the kernel's code is in external_source")
             body_nodes = []
         stmts = self.parse_body(body_nodes)
         if returns and options.external_source is None and not _has_return(body_nodes):
