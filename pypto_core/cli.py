@@ -49,13 +49,25 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _WholeWordsHelp(argparse.HelpFormatter):
+    """Help text wrapped between words only: a pass name or pipeline string is never split mid-word."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_long_words=False, break_on_hyphens=False)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pypto", description="A plugin-based compiler for pl tile programs.")
+    parser = argparse.ArgumentParser(prog="pypto", description="A plugin-based compiler for pl tile programs.",
+                                     formatter_class=_WholeWordsHelp)
     parser.add_argument("--version", action=_VersionAction)
     add_plugin_blocking(parser, dest="global_blocks")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"pypto_core.cli_commands.{name}").register(subparsers)
+    for command in subparsers.choices.values():
+        command.formatter_class = _WholeWordsHelp
     return parser
 
 

@@ -186,3 +186,24 @@ def test_list_pipelines_shows_each_preset_and_its_passes(capsys):
     out = capsys.readouterr().out
     assert "default" in out and "outline" in out and "tile" in out
     assert "split_vector_kernel" in out and "pipeline_presets" in out
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 140])
+def test_list_never_cuts_a_name_and_says_which_columns_it_left_out(capsys, monkeypatch, width):
+    from pypto_core.passes.registry import PASSES
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, _ = run(capsys, "list", "passes")
+    assert code == 0
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= width
+    for name in PASSES.names():
+        assert any(f" {name} " in line for line in lines), name  # whole, on one line
+    if width < 140:
+        assert "left out at this width:" in out and "distribution" in out.split("left out at this width:")[1]
+
+
+def test_list_at_80_columns_is_short(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "list", "passes")
+    assert code == 0 and len(out.splitlines()) < 120  # it ran 252 lines when every column was squeezed in

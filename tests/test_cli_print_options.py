@@ -144,3 +144,55 @@ def test_the_instrument_directly(toy_plugin):
     assert text.count("# ---- IR before") == 1 and text.count("# ---- IR diff after") == 1
     with pytest.raises(ValueError, match="print-changed"):
         PrintAfterInstrument(changed="patch")  # type: ignore[arg-type]
+
+
+class _Terminal:
+    """A stream that says it is a terminal."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("no_color, coloured", [("", True), ("1", False)])
+def test_a_diff_is_coloured_on_a_terminal_unless_no_color(monkeypatch, no_color, coloured):
+    import pypto.language as pl
+    from pypto import passes
+    from pypto_core.passes.context import PassContext
+    from pypto_core.passes.instruments.print_ir import PrintAfterInstrument
+
+    monkeypatch.setenv("NO_COLOR", no_color)
+    terminal = _Terminal()
+    program = pl.parse(open("examples/basic.py").read() if False else BASIC)
+    with PassContext([PrintAfterInstrument(stream=terminal, changed="diff")]):
+        passes.convert_to_ssa()(program)
+    text = "".join(terminal.parts)
+    assert "+++ after" in text
+    assert ("\x1b[32m+" in text and "\x1b[31m-" in text) is coloured
+    assert "\x1b[" not in text.split("\n")[1]  # the file header lines stay plain
+
+
+BASIC = """import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y = pl.add(x, 1.0)
+        y = pl.add(y, 2.0)
+        return y
+"""
+
+
+def test_a_diff_in_a_pipe_is_plain(capsys, work):
+    _, _, err = run(capsys, "compile", "two.py", "--pipeline", "toy_mark", "--print-changed=diff")
+    assert "\x1b[" not in err

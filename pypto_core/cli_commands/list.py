@@ -17,7 +17,7 @@ from typing import Any
 from rich.table import Table
 
 from pypto_core.cli_commands._common import add_plugin_blocking, blocked_plugins
-from pypto_core.cli_commands._console import stdout_console
+from pypto_core.cli_commands._console import columns_from_env, stdout_console
 from pypto_core.cli_commands._errors import EXIT_OK, UsageError
 
 
@@ -36,17 +36,38 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_list)
 
 
+# A column narrower than this wraps its words one per line: below it a column is better left out.
+_MIN_COLUMN = 14
+_MAX_WORD = 32  # a longer word (a path) may be folded
+_BORDER = 3  # each column's separator and padding in a rich table
+
+
 @dataclass
 class Column:
     header: str
     key: str
     cell: Callable[[Any], str] | None = None  # how the table shows the value (default: `_cell`)
     row: Callable[[dict[str, Any]], str] | None = None  # or: how it shows the record (several fields)
+    # The name a user types (a pass, an op): never cut or wrapped, and always shown.
+    identifier: bool = False
+    # Short values (a plugin, a distribution) shown whole on their line when shown at all.
+    whole: bool = False
+    # When the table cannot fit the width, columns of lower priority are left out first.
+    priority: int = 5
 
     def text(self, record: dict[str, Any]) -> str:
         if self.row is not None:
             return self.row(record)
         return (self.cell or _cell)(record.get(self.key))
+
+    def needs(self, records: list[dict[str, Any]]) -> int:
+        """The width this column needs: an identifier its longest line; any other its longest word (a class
+        or op name is never split), at least _MIN_COLUMN, at most _MAX_WORD."""
+        lines = [line for r in records for line in self.text(r).splitlines()] + [self.header]
+        if self.identifier or self.whole:
+            return max(len(line) for line in lines)
+        longest_word = max(len(word) for line in lines for word in [*line.split(), ""])
+        return min(max(longest_word, _MIN_COLUMN), _MAX_WORD, max(len(line) for line in lines))
 
 
 @dataclass
@@ -55,12 +76,36 @@ class Listing:
     columns: list[Column]
     records: list[dict[str, Any]]
 
-    def table(self) -> Table:
-        table = Table(title=self.title)
-        for column in self.columns:
-            table.add_column(column.header)
+    def shown_columns(self, width: int | None) -> list[Column]:
+        """The columns that fit `width`: identifiers always, the others by priority (docs/README.md, the
+        command line: names are never cut; other columns are left out on a narrow terminal)."""
+        shown = list(self.columns)
+        if width is None:
+            return shown
+        while sum(c.needs(self.records) + _BORDER for c in shown) + 1 > width:
+            droppable = [c for c in shown if not c.identifier]
+            if len(droppable) <= 1 and len(shown) <= 2:
+                break
+            if not droppable:
+                break
+            shown.remove(min(droppable, key=lambda c: (c.priority, -self.columns.index(c))))
+        return shown
+
+    def table(self, width: int | None = None) -> Table:
+        shown = self.shown_columns(width)
+        left_out = [c.header for c in self.columns if c not in shown]
+        caption = (f"left out at this width: {', '.join(left_out)} (a wider terminal, COLUMNS=N or --json shows them)"
+                   if left_out else None)
+        table = Table(title=self.title, caption=caption)
+        for column in shown:
+            # Fitting a width: each shown column gets what it needs, which the choice above made fit.
+            needs = column.needs(self.records) if width is not None else None
+            if column.identifier or column.whole:
+                table.add_column(column.header, no_wrap=width is not None, min_width=needs)
+            else:
+                table.add_column(column.header, overflow="fold", min_width=needs)
         for record in self.records:
-            table.add_row(*(column.text(record) for column in self.columns))
+            table.add_row(*(column.text(record) for column in shown))
         return table
 
 
@@ -123,11 +168,13 @@ def _passes() -> Listing:
                         "requires": list(cls.required), "produces": list(cls.produced),
                         "invalidates": list(cls.invalidated), "options": _options(cls)})
     # One property per line, the description under the class name: what wraps when the table must fit.
-    columns = [Column("pass", "pass"),
-               Column("name / description", "name", row=lambda r: "\n".join(x for x in (r["name"], r["description"]) if x)),
-               Column("plugin", "plugin"), Column("distribution", "distribution"),
-               Column("requires", "requires", _lines), Column("produces", "produces", _lines),
-               Column("invalidates", "invalidates", _lines), Column("options", "options", _option_cell)]
+    columns = [Column("pass", "pass", identifier=True),
+               Column("name / description", "name", row=lambda r: "\n".join(x for x in (r["name"], r["description"]) if x),
+                      priority=6),
+               Column("plugin", "plugin", whole=True), Column("distribution", "distribution", priority=1, whole=True),
+               Column("requires", "requires", _lines, priority=3), Column("produces", "produces", _lines, priority=3),
+               Column("invalidates", "invalidates", _lines, priority=2),
+               Column("options", "options", _option_cell, priority=4)]
     return Listing("Passes", columns, records)
 
 
@@ -145,8 +192,8 @@ def _pipelines() -> Listing:
         owner = PIPELINES.owner(name)
         records.append({"preset": name, "plugin": owner, "distribution": host.distribution_of(owner),
                         "passes": list(passes)})
-    return Listing("Pipeline presets", [Column("preset", "preset"), Column("plugin", "plugin"),
-                                        Column("distribution", "distribution"), Column("passes", "passes")], records)
+    return Listing("Pipeline presets", [Column("preset", "preset", identifier=True), Column("plugin", "plugin", whole=True),
+                                        Column("distribution", "distribution", priority=1, whole=True), Column("passes", "passes")], records)
 
 
 def _op_record(name: str, spellings: list[str], full: bool) -> dict[str, Any]:
@@ -178,8 +225,8 @@ def _ops(names: list[str] | None = None) -> Listing:
     spellings = dsl_spellings()
     chosen = sorted(registry.ops) if not names else names
     records = [_op_record(name, spellings.get(name, []), full=bool(names)) for name in chosen]
-    return Listing("Ops", [Column("op", "op"), Column("DSL", "dsl"), Column("plugin", "plugin"),
-                           Column("distribution", "distribution")], records)
+    return Listing("Ops", [Column("op", "op", identifier=True), Column("DSL", "dsl", priority=6), Column("plugin", "plugin", whole=True),
+                           Column("distribution", "distribution", priority=1, whole=True)], records)
 
 
 def _op_reference(record: dict[str, Any]) -> Table:
@@ -229,7 +276,7 @@ def _backends() -> Listing:
                         "core_group": {"aic_cores": group.aic_cores, "aiv_lanes": group.aiv_lanes,
                                        "default_fifo_depth": group.default_fifo_depth},
                         "default": name == DEFAULT_BACKEND})
-    columns = [Column("backend", "backend"), Column("plugin", "plugin"), Column("distribution", "distribution"),
+    columns = [Column("backend", "backend", identifier=True), Column("plugin", "plugin", whole=True), Column("distribution", "distribution", priority=1, whole=True),
                Column("capabilities", "capabilities", _capabilities_cell),
                Column("core group", "core_group", _group_cell), Column("default", "default")]
     return Listing("Backends", columns, records)
@@ -259,7 +306,7 @@ def _plugins() -> Listing:
     def registered_or_reason(record: dict[str, Any]) -> str:
         return record["reason"] if record["status"].startswith("FAILED") else _registered_cell(record["registered"])
 
-    return Listing("Plugins", [Column("plugin", "plugin"), Column("distribution", "distribution"),
+    return Listing("Plugins", [Column("plugin", "plugin", identifier=True), Column("distribution", "distribution", priority=1, whole=True),
                                Column("status", "status"), Column("registered", "registered", row=registered_or_reason)],
                    records)
 
@@ -279,9 +326,9 @@ def _properties() -> Listing:
                         "distribution": host.distribution_of(owner) if owner else "",
                         "structural": prop.name in STRUCTURAL,
                         "description": (info.doc if info else "") or prop.doc or ""})
-    columns = [Column("property", "property"),
+    columns = [Column("property", "property", identifier=True),
                Column("verifier", "verified", lambda v: "verified" if v else "declared, unverified"),
-               Column("plugin", "plugin"), Column("distribution", "distribution"),
+               Column("plugin", "plugin", whole=True), Column("distribution", "distribution", priority=1, whole=True),
                Column("structural", "structural"), Column("description", "description")]
     return Listing("IR properties", columns, records)
 
@@ -301,7 +348,7 @@ def _interfaces() -> Listing:
                         "implementations": len(implementers), "ops": implementers,
                         "implementation": declared.doc if declared is not None else "",
                         "without_one": declared.missing if declared is not None else ""})
-    columns = [Column("interface", "interface"), Column("declared by", "declared_by"),
+    columns = [Column("interface", "interface", identifier=True), Column("declared by", "declared_by"),
                Column("ops", "implementations"), Column("an implementation", "implementation"),
                Column("without one", "without_one")]
     return Listing("Op interfaces", columns, records)
@@ -337,5 +384,8 @@ def run_list(args: argparse.Namespace) -> int:
         for record in listing.records:
             stdout_console().print(_op_reference(record))
     else:
-        stdout_console().print(listing.table())
+        console = stdout_console()
+        # Fit a terminal or the COLUMNS asked for; a pipe has no width to fit, so it gets every column.
+        fit = columns_from_env() or (console.width if sys.stdout.isatty() else None)
+        console.print(listing.table(fit))
     return EXIT_OK

@@ -3,7 +3,8 @@
 * before all passes, or before the named ones (`--print-before-all`, `--print-before NAME`);
 * after all passes, or after the named ones (`--print-after-all`, `--print-after NAME`);
 * only after passes that changed it, whole (`--print-changed`, `--print-after-change`) or as a unified
-  diff against the pass's input (`--print-changed=diff`); with `--print-after` names, only those passes;
+  diff against the pass's input (`--print-changed=diff`, coloured on a terminal unless NO_COLOR is set); with
+  `--print-after` names, only those passes;
 * restricted to some functions (`--filter-func NAME`, repeatable, shell-style patterns): the other
   functions are left out, a pass is "changed" only when a shown function changed, and nothing is
   printed for a pass when no function matches; a pattern that matched no function of any program the run
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any, Literal, TextIO
@@ -84,6 +86,11 @@ class PrintAfterInstrument(PassInstrument):
     def _selected_before(self, p: Any) -> bool:
         return self.before_all or self._named(p, self.before_names)
 
+    def _colour(self) -> bool:
+        """Colour a diff on a terminal, as `git diff` does; never in a file or pipe, nor with NO_COLOR set."""
+        stream = self.stream or sys.stderr
+        return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
+
     def _emit(self, text: str) -> None:
         stream = self.stream or sys.stderr
         stream.write(text)
@@ -134,9 +141,24 @@ class PrintAfterInstrument(PassInstrument):
             diff = difflib.unified_diff(_lines(before), _lines(text), fromfile=f"before {pass_label(p)}",
                                         tofile=f"after {pass_label(p)}")
             body = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+            if self._colour():
+                body = colour_diff(body)
             self._emit(f"# ---- IR diff after {header} ----\n{body}")
             return
         self._emit(f"# ---- IR after {header} ----\n{text}\n")
+
+
+_ANSI = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+_RESET = "\x1b[0m"
+
+
+def colour_diff(body: str) -> str:
+    """A unified diff with ANSI colours: added lines green, removed red, hunk headers cyan (file headers plain)."""
+    out = []
+    for line in body.splitlines(keepends=True):
+        colour = None if line.startswith(("+++", "---")) else _ANSI.get(line[:1])
+        out.append(f"{colour}{line.rstrip(chr(10))}{_RESET}\n" if colour else line)
+    return "".join(out)
 
 
 def _lines(text: str | None) -> list[str]:
