@@ -141,6 +141,10 @@ def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt], live_outs
         if idx is not None and idx in writable and isinstance(v.type, T.TensorType):
             outputs.append(_Output(params[idx], idx, [caller_side], info.inputs[idx]))
             by_param.setdefault(idx, outputs[-1])
+        elif idx is not None and isinstance(v.type, T.TensorType):
+            # The buffer of an In parameter, kept through copies and carries: the kernel returns the
+            # parameter; the caller binds the live-out's own name (nothing was written).
+            outputs.append(_Output(params[idx], idx, [caller_side], None))
         else:
             outputs.append(_Output(v, None, [caller_side], None))
     for idx in sorted(writable):
@@ -149,7 +153,7 @@ def _outputs(info: ScopeInfo, params: list[E.Var], body: list[S.Stmt], live_outs
             outputs.append(out)
             by_param[idx] = out
     indices = [o.param_index for o in outputs]
-    if indices and None not in indices and len(set(indices)) == len(indices):
+    if indices and all(i in writable for i in indices) and len(set(indices)) == len(indices):
         outputs.sort(key=lambda o: o.param_index)  # type: ignore[arg-type, return-value]
     return outputs
 

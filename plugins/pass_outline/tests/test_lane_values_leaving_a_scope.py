@@ -73,8 +73,8 @@ def test_a_per_lane_value_leaving_its_kernel_is_located(src: str, name: str, lin
 def test_a_slice_used_by_a_later_top_level_region_is_rejected_not_miscompiled() -> None:
     outcome = check_text(SLICE_USED_BY_A_LATER_TOP_LEVEL_REGION, "Ascend950")
     assert outcome.finding is None, outcome.finding
-    # The pipeline's input check reports the second region first (AivSplitValid (l): its only lane reference is
-    # the store's destination); the outline rule itself is tested on the passes directly above.
+    # Rejected before any pass could miscompile it (the outline rule itself is tested on the passes directly
+    # above; a region whose only lane reference is a store's destination is LowerAutoVectorSplit's error).
     assert outcome.status in ("pipeline-rejected", "input-rejected"), outcome
 
 

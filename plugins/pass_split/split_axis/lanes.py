@@ -72,9 +72,10 @@ def placeable(e0: int, e1: int) -> bool:
 
 
 def balanced_stride(box: int, valid: int) -> int | None:
-    """ceil(V / 2) when it is smaller than the lane box (only then the partitions differ)."""
+    """S = ceil(V / 2), chosen only when it helps: S > 0 (V = 0 keeps the box partition: both lanes empty),
+    V < B, and S differs from the lane box ceil(B / 2) (docs/passes/lower_auto_vector_split.md, lane extents)."""
     s = (valid + 1) // 2
-    return s if s < (box + 1) // 2 else None
+    return s if s > 0 and valid < box and s != (box + 1) // 2 else None
 
 
 def lane_one_may_be_empty(valid: E.Expr) -> bool:

@@ -66,6 +66,7 @@ class Splitter(BodyRewriter):
         self.dim = split_dimension(mode)
         self.partition = partition
         self.facts = SplitFacts()
+        self._renamed_result: tuple[E.Var, str] | None = None  # _whole_value_named_as_written -> define
 
     # -- SplitLowering ----------------------------------------------------------------------------
     def split_axis(self, operand: E.Expr) -> int | None:
@@ -127,7 +128,9 @@ class Splitter(BodyRewriter):
         self._absolute_index_gate(opdef, call, args, split)
         split_form = op_registry().implementation(SPLIT_FORM.name, opdef.name)
         if split_form is not None:
+            helpers = len(self.pending)
             new, axis = split_form(self, call, args)
+            new = self._whole_value_named_as_written(new, result, helpers)
             source = split[0] if split else None
             if self.partition.balanced_stride is not None and source is not None and axis not in (None, source):
                 raise self.reject(f"{call.op.name} moves the split axis from dim {source} to dim {axis}, but this "
@@ -148,6 +151,28 @@ class Splitter(BodyRewriter):
                                   f"or per lane with lane-local indices")
             return self.keep(call, args)
         return self._halve_tile(opdef, call, args, split, t, result)
+
+    def _whole_value_named_as_written(self, new: E.Expr, result: E.Var | None, helpers: int) -> E.Expr:
+        """A split form that bound the statement's whole value (a full-width view) and reads this lane's part
+        of it: the whole value keeps the statement's variable, the lane's part gets a fresh one of the same
+        name (`col = reshape(b, ...)`, `col_1 = slice(col, ...)`; docs/passes/lower_auto_vector_split.md)."""
+        if result is None or len(self.pending) != helpers + 1 or not isinstance(new, E.Call) or not new.args:
+            return new
+        helper = self.pending[-1]
+        if not (isinstance(helper, S.AssignStmt) and new.args[0] is helper.var
+                and structural_equal(helper.var.type, result.type)):
+            return new
+        self.pending[-1] = S.AssignStmt(result, helper.value, helper.span)
+        self._renamed_result = (result, self.fresh(user_base(result)))
+        return new.with_fields(args=(result, *new.args[1:]))
+
+    def define(self, var: E.Var, new_type: Type) -> E.Var:
+        renamed, self._renamed_result = self._renamed_result, None
+        if renamed is not None and renamed[0] is var:
+            new = E.Var(renamed[1], new_type, var.span)
+            self.subst[id(var)] = new
+            return new
+        return super().define(var, new_type)
 
     def _may_be_empty(self, t: TileType, axis: int) -> bool:
         return lane_one_may_be_empty(t.valid_shape[axis])
@@ -171,10 +196,11 @@ class Splitter(BodyRewriter):
 
     def _halve_tile(self, opdef: OpDef, call: E.Call, args: list[E.Expr], split: list[int | None],
                     t: TileType, result: E.Var | None = None) -> E.Expr:
+        self._no_reduction_over_the_split_axis(opdef, call, args, split)
         rank = len(t.shape)
         axis = self._result_axis(args, split, rank)
         any_split = any(s is not None for s in split)
-        if any_split and (axis is None or self._reduces(opdef, args, split)):
+        if any_split and axis is None:
             raise self.reject(f"{call.op.name} reduces on the split axis (dim {self.dim}) of '{describe_operand(args[0])}', "
                               f"which each lane holds only half of; reduce along the other axis, or keep this "
                               f"stage full width (a pl.split_aiv(2, mode=pl.SplitMode.NONE) region)")
@@ -201,9 +227,23 @@ class Splitter(BodyRewriter):
             return bound
         return new
 
-    def _reduces(self, opdef: OpDef, args: list[E.Expr], split: list[int | None]) -> bool:
+    def _no_reduction_over_the_split_axis(self, opdef: OpDef, call: E.Call, args: list[E.Expr],
+                                          split: list[int | None]) -> None:
+        """A reduction over the split axis is rejected, whatever its input (docs/passes/lower_auto_vector_split.md,
+        errors): the axis is the tracked input's split dim, else the function's split dim in the input's rank
+        (a full-width input would be reduced whole by each lane, then the halves of the result disagree)."""
         axes = opdef.traits.reduction_axes
-        return bool(axes) and any(s is not None and s in axes for s in split)
+        if not axes:
+            return
+        axis = next((s for s in split if s is not None), None)
+        if axis is None:
+            first = next((a for a in args if isinstance(a.type, TileType)), None)
+            axis = _axis_for_rank(self.dim, len(first.type.shape)) if first is not None else None  # type: ignore[union-attr]
+        if axis is not None and axis in axes:
+            raise UserError(f"SplitVectorKernel: reduce op '{call.op.name}' reduces on the split axis (dim {axis}); "
+                            f"partial reduction in a split kernel is not supported: each AIV lane would reduce only "
+                            f"its part; reduce along the other axis, or keep this stage full width (a "
+                            f"pl.split_aiv(2, mode=pl.SplitMode.NONE) region)", self.span)
 
     def _unseen_operands_declared_lane_invariant(self, opdef: OpDef, call: E.Call, args: list[E.Expr],
                                                  split: list[int | None], axis: int, rank: int) -> set[int]:

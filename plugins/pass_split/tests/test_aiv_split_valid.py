@@ -195,6 +195,46 @@ def test_c_near_miss_boundaries_in_a_none_region():
     """))
 
 
+def test_c_alone_for_a_shard_of_a_vec_tile_outside_every_region():
+    # (d) is the region's contract: outside every region only (c) fires, once.
+    found = messages(kernel("""
+        t = pl.tile.load(a, [0, 0], [128, 64])
+        h = pl.tile.aiv_shard(t, split=1)
+    """, attrs=""))
+    assert len(found) == 1 and "tile.aiv_shard must appear inside a pl.split_aiv region" in found[0], found
+
+
+def test_c_alone_for_a_gather_of_an_acc_tile_outside_the_region_of_a_manual_kernel():
+    found = messages(kernel(CUBE + """
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.tile.load(a, [aiv_id * 64, 0], [64, 64])
+            out = pl.tile.store(t, [aiv_id * 64, 0], out)
+        g = pl.tile.aic_gather(acc, split=1)
+    """))
+    assert len(found) == 1 and "tile.aic_gather must appear inside a pl.split_aiv region" in found[0], found
+
+
+def test_the_flat_lowered_form_is_checked_by_neither_c_nor_d():
+    # AivSplitLoweredValid: a split_aiv function without a region is the flat lowered form, whose boundary
+    # ops stand in the body; a shard of a Vec parameter there is accepted.
+    program = pl.parse("""import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, v: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec], out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": 1})
+        h = pl.tile.aiv_shard(v, split=1)
+        out = pl.tile.store(h, [0, 0], out)
+        return out
+""")
+    assert PropertyVerifierRegistry.verify(["AivSplitLoweredValid"], program) == []
+    # The same body is a misplaced boundary for the source contract: (c) only.
+    found = messages(program)
+    assert len(found) == 1 and "must appear inside a pl.split_aiv region" in found[0], found
+
+
 # -- (d) the memory contract of the boundary ---------------------------------------------------------------------
 
 def test_d_shard_of_a_vec_tile():
@@ -317,6 +357,31 @@ def test_g_near_miss_sharded_value_and_a_loaded_full_tile():
             s = pl.tile.add(whole, t)
             out = pl.tile.store(s, [0, 0], out)
     """))
+
+
+def test_f_g_one_report_per_consuming_call_and_value():
+    found = messages(kernel(CUBE + """
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            s = pl.tile.add(acc, acc)
+    """))
+    assert len(found) == 1 and "'acc' is produced by the cube (tile.matmul)" in found[0], found
+    found = messages(kernel("""
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.tile.load(a, [aiv_id * 64, 0], [64, 64])
+            e = pl.tile.exp(t)
+        m = pl.tile.matmul(e, e)
+    """))
+    assert len(found) == 1 and "'e' is computed in a pl.split_aiv region" in found[0], found
+
+
+def test_f_g_two_values_of_one_call_are_two_reports():
+    found = messages(kernel(CUBE + """
+        acc2 = pl.tile.matmul(al, br)
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            s = pl.tile.add(acc, acc2)
+            s2 = pl.tile.mul(acc, acc)
+    """))
+    assert sorted(m.split("'")[3] for m in found) == ["acc", "acc", "acc2"], found
 
 
 # -- (h) no region in a kernel declared InCore without split_aiv ---------------------------------------------------
@@ -505,21 +570,39 @@ def test_the_verifier_is_registered_for_the_property():
     assert PropertyVerifierRegistry.has_verifier("AivSplitValid")
 
 
-# -- (l) a lane index a data-parallel region does not trust ----------------------------------------------------
-# `pl.assemble(out, <full-width work>, [aiv * 32, 0])` in an UP_DOWN region with no per-lane read means "each
-# lane writes the whole value at its offset" as written, while LowerAutoVectorSplit halves the work of such a
-# region: half the rows would stay unwritten.
+# -- no check (l): PyPTO's checks stop at (h), so a lane-addressed store verifies clean -----------------------
+# A data-parallel region whose only aiv_id use is a store offset verifies clean, before and after outlining;
+# LowerAutoVectorSplit rejects it (test_region_path.py): as written each lane places the whole work, halved
+# each lane would place half of it.
 
-def test_l_a_lane_addressed_store_of_full_width_work():
-    assert_reports(kernel("""
+LANE_ADDRESSED_STORE = """
+    for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+        t = pl.load(a, [0, 0], [128, 64])
+        e = pl.exp(t)
+        out = pl.store(e, [aiv_id * 64, 0], out)
+"""
+
+
+def test_a_lane_addressed_store_of_full_width_work_verifies_clean():
+    assert_clean(kernel("""
         for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             t = pl.tile.load(a, [0, 0], [64, 64])
             out = pl.tile.store(pl.tile.exp(t), [aiv_id * 64, 0], out)
-    """), r"tile\.store uses the lane index \('aiv_id'\) of this UP_DOWN pl\.split_aiv region, whose reads are not "
-          r"addressed by it.*address each lane's part by its read offsets")
+    """))
 
 
-def test_l_a_lane_addressed_read_makes_the_lanes_explicit():
+@pytest.mark.parametrize("mode", ["UP_DOWN", "LEFT_RIGHT"])
+def test_a_lane_addressed_store_verifies_clean_before_and_after_outlining(mode: str):
+    body = textwrap.indent(textwrap.dedent(LANE_ADDRESSED_STORE.replace("UP_DOWN", mode)).strip("\n"), " " * 12)
+    src = OPAQUE.format(body="        with pl.at(level=pl.Level.CORE_GROUP):\n" + body)
+    program = pl.parse(src)
+    assert_clean(program)
+    outlined = passes.outline_incore_scopes()(passes.convert_to_ssa()(program))
+    assert_clean(outlined)
+    assert any(f.attrs.get("split_aiv") for f in outlined.functions.values())
+
+
+def test_a_lane_addressed_read_makes_the_lanes_explicit():
     assert_clean(kernel("""
         for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             t = pl.tile.load(a, [aiv_id * 64, 0], [64, 64])
@@ -527,7 +610,7 @@ def test_l_a_lane_addressed_read_makes_the_lanes_explicit():
     """))
 
 
-def test_l_a_region_without_lane_references_splits_its_work():
+def test_a_region_without_lane_references_splits_its_work():
     assert_clean(kernel("""
         for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             t = pl.tile.load(a, [0, 0], [128, 64])

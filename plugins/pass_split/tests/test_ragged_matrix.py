@@ -1,7 +1,8 @@
 """The ragged matrix (docs/passes/lower_auto_vector_split.md, lane extents): a cube -> vector
 boundary of box 16 and 17, every valid extent from 1 to the box, both modes, with and without a vector ->
 cube boundary after it. Every case is either the documented rejection or compiles and computes the same
-outputs before and after on the reference machine's two AIV lanes."""
+outputs before and after on the reference machine's two AIV lanes; extents a transfer cannot place are
+ExpandMixedKernel's rejection."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from pypto import ir
 from pypto_plugins.pass_split.split_axis.lanes import lane_extents, placeable
 
+from .emk_helpers import emk
 from .helpers import function, lavs
 
 ROWS = '''
@@ -47,14 +49,19 @@ def test_up_down_rows_ragged_vector_stage_always_compiles(box, valid):
 
 
 @pytest.mark.parametrize(("box", "valid"), CASES)
-def test_up_down_rows_ragged_then_back_to_the_cube_compiles_exactly_when_the_box_partition_places(box, valid):
+def test_up_down_rows_ragged_then_back_to_the_cube_expands_exactly_when_the_box_partition_places(box, valid):
+    # The gather declines the rebalance: LowerAutoVectorSplit lowers the box partition without complaint, and
+    # ExpandMixedKernel reports the extents a transfer cannot place.
     src = _program(ROWS, box, valid, "UP_DOWN", BACK_TO_CUBE)
     e0, e1 = lane_extents(valid, (box + 1) // 2)
+    lowered = lavs(src)
+    shard = ir.flatten_to_stmts(function(lowered, "k").body)[1].value
+    assert "lane_stride" not in shard.kwargs
     if placeable(e0, e1):
-        lavs(src)
+        emk(lowered)
     else:
-        with pytest.raises(ValueError, match=rf"leaves the two AIV lanes {e0} and {e1} \(box partition\)"):
-            lavs(src, run=False)
+        with pytest.raises(ValueError, match=rf"ExpandMixedKernel: .*leaves the two AIV lanes {e0} and {e1} cells"):
+            emk(lowered, run=False)
 
 
 @pytest.mark.parametrize(("box", "valid"), CASES)

@@ -457,3 +457,39 @@ def test_a_carry_given_back_a_full_width_value_is_named_with_where_it_starts():
         outline_then_lavs(LANE_ACC.replace("blk = pl.load(x, [ROWS, 0], [16, 32])",
                                            "lane = pl.load(x, [aiv_id * 16, 0], [16, 32])\n"
                                            "                    blk = pl.load(x, [i * 32, 0], [16, 32])"), run=False)
+
+
+# -- a lane index placing full-width work (AivSplitValid accepts it, as PyPTO's does) ----------------------
+
+LANE_PLACED_STORE = '''
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.MODE):
+                t = pl.load(a, [0, 0], [64, 64])
+                out = pl.store(pl.exp(t), OFFSETS, out)
+        return out
+'''
+
+
+@pytest.mark.parametrize(("mode", "offsets"), [("UP_DOWN", "[aiv_id * 64, 0]"), ("LEFT_RIGHT", "[0, aiv_id * 64]"),
+                                               ("UP_DOWN", "[aiv_id * 32 + 64, 64]")])
+def test_a_full_width_region_whose_lane_index_places_a_store_is_a_located_error(mode: str, offsets: str):
+    # As written each lane stores the whole tile at its own place; halved, each would store half of it there.
+    src = LANE_PLACED_STORE.replace("MODE", mode).replace("OFFSETS", offsets)
+    assert PropertyVerifierRegistry.verify(["AivSplitValid"], pl.parse(HEADER + src)) == []
+    with pytest.raises(ValueError, match=rf"LowerAutoVectorSplit: InCore function 'k': tile.store uses the lane index "
+                                         rf"\('aiv_id'\) of this {mode} pl.split_aiv region, whose reads are not "
+                                         r"addressed by it") as caught:
+        outline_then_lavs(src, run=False)
+    assert caught.value.span.begin_line == 11  # type: ignore[attr-defined]
+
+
+def test_a_lane_placed_store_of_per_lane_reads_is_lowered_as_written():
+    # The near miss: reads addressed by aiv_id make the body per lane, and the store keeps its lane offset.
+    after = outline_then_lavs(LANE_PLACED_STORE.replace("MODE", "UP_DOWN").replace("OFFSETS", "[aiv_id * 32, 0]")
+                              .replace("pl.load(a, [0, 0], [64, 64])", "pl.load(a, [aiv_id * 32, 0], [32, 64])"))
+    (region,) = regions(function(after, "k"))
+    assert region_ops(region) == ["tile.get_subblock_idx", "tile.load", "tile.store"]

@@ -32,9 +32,7 @@ from pypto_plugins.pass_split.split_axis.halving import with_valid_region
 from pypto_plugins.pass_split.split_axis.lanes import (
     LanePartition,
     balanced_stride,
-    lane_extents,
     lane_one_may_be_empty,
-    placeable,
 )
 from pypto_plugins.pass_split.split_axis.modes import mode_of_dimension, split_dimension
 from pypto_plugins.pass_split.split_axis.splitter import (
@@ -137,7 +135,6 @@ class AutoSplitter(Splitter):
         stride = self.partition.balanced_stride
         if stride is not None:
             kwargs["lane_stride"] = stride
-        self._check_placeable(full)
         shard = self.call("tile.aiv_shard", [src], kwargs)
         t = shard.type
         assert isinstance(t, TileType)
@@ -155,24 +152,6 @@ class AutoSplitter(Splitter):
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         return super().rewrite_call(call, with_lane_extent(self, call, args, self.facts, self.dim), result)
-
-    def _check_placeable(self, full: TileType) -> None:
-        """Lane 1's data sits where its own extent says (docs/passes/lower_auto_vector_split.md, lane extents)."""
-        v, box = static_int(full.valid_shape[self.dim]), static_int(full.shape[self.dim])
-        stride = static_int(self.partition.stride(full.shape[self.dim]))
-        if v is None or box is None or stride is None:
-            return
-        e0, e1 = lane_extents(v, stride)
-        if placeable(e0, e1):
-            return
-        balanced = (v + 1) // 2
-        b0, b1 = lane_extents(v, balanced)
-        raise self.reject(f"the cube -> vector boundary of a [{box}, ...] tile with {v} valid on the split axis "
-                          f"leaves the two AIV lanes {e0} and {e1} (box partition): a transfer needs equal extents "
-                          f"or lane 0 holding one more (or lane 1 none). Splitting the valid part evenly would give "
-                          f"{b0} and {b1}, which this function cannot use because it also has other tiles on the "
-                          f"split axis or a vector -> cube boundary; pad the axis to a valid extent of {2 * stride} "
-                          f"or {2 * stride - 1}, or keep every split tile derived from this boundary")
 
     def _gather(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         src = args[0]

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pypto_core.analysis.affinity import is_gm_transfer
-from pypto_core.analysis.region_lanes import body_calls, has_explicit_lanes, lane_var
+from pypto_core.analysis.region_lanes import body_calls, has_explicit_lanes, lane_values, lane_var, mentions
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -141,10 +141,30 @@ class RegionLowering:
             body = localize.body(region.body)
             # A value the region retyped (an exactly typed gather) is named by its new variable after the region.
             return region.with_fields(body=body), retyped_uses(self.func, localize.subst, following)
+        self._check_no_lane_placement(region, mode)
         check_transpose_hazard(body_calls(region.body), mode, f"{PASS}: InCore function '{self.func.name}'")
         region, following = self._take_stores(region, following)
         region = self._reload_inputs(region)
         return self._halve(region, mode, lane, halves), following
+
+    def _check_no_lane_placement(self, region: S.SplitAivScopeStmt, mode: SplitMode) -> None:
+        """A full-width region whose lane index places something (a store's destination, a shape) other than
+        a read: as written each lane does the whole work at its own place, halved each lane would do half
+        of it there, so the region means two things (AivSplitValid accepts it, as PyPTO's does; the
+        lowering cannot keep its meaning)."""
+        lane = lane_var(region)
+        lanes = lane_values(region)
+        if lane is None or not lanes:
+            return
+        name = user_base(lane)
+        for call in body_calls(region.body):
+            if any(mentions(a, lanes) for a in call.args):
+                raise UserError(f"{PASS}: InCore function '{self.func.name}': {call.op.name} uses the lane index "
+                                f"('{name}') of this {mode.name} pl.split_aiv region, whose reads are not "
+                                f"addressed by it: the region then splits its work by its mode, so each lane "
+                                f"computes half of what this call places by lane; address each lane's part by its "
+                                f"read offsets (e.g. pl.slice(x, [HALF, N], [{name} * HALF, 0])), or drop "
+                                f"the lane index and let the region split the work", call.span)
 
     # -- values halved by an earlier region ------------------------------------------------------
     def _carry_halves_in(self, region: S.SplitAivScopeStmt, mode: SplitMode,
@@ -310,11 +330,13 @@ class _Rescan(IRVisitor):
                                 f"lowered (regions are lowered in place and never across a scope); delete the extra "
                                 f"scope, or write the function as a plain @pl.function (Opaque) so that "
                                 f"OutlineIncoreScopes outlines it", s.span)
-            inner = [x for x in scopes_inside(s.body)]
+            # The region wrapper is kept (PyPTO erases it), so only other scopes count.
+            inner = [x for x in scopes_inside(s.body) if not isinstance(x, S.SplitAivScopeStmt)]
             if inner:
-                raise UserError(f"{PASS}: InCore function '{self.func.name}': this pl.split_aiv region's body still "
-                                f"contains a scope ({type(inner[0]).__name__}); its vector work would not be split "
-                                f"per lane: write the scope's body inline in the region", inner[0].span)
+                raise UserError(f"{PASS}: a scope survives inside a pl.split_aiv region body. Region lowering does "
+                                f"not cross a scope boundary, so the vector work of this {type(inner[0]).__name__} "
+                                f"(in InCore function '{self.func.name}') would not be split per lane; write the "
+                                f"scope's body inline in the region", inner[0].span)
             return
         self.depth.append(s)
         super().visit_scope_stmt(s)

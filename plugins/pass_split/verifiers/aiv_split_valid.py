@@ -45,7 +45,6 @@ from pypto_core.analysis.affinity import (
     needs_a_region,
 )
 from pypto_core.analysis.lane_dependence import CallSite, Carry, Definition, Region, base, lane_regions, scan
-from pypto_core.analysis.region_lanes import body_calls, has_explicit_lanes, lane_values, lane_var, mentions
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import KERNEL_TYPES, FunctionType, MemorySpace, SplitMode
@@ -211,29 +210,6 @@ class _Checker:
         self.check_region_uses()
         if self.rule == RULE:  # the lowered forms guard an empty lane's store with a lane-derived if
             self.check_lane_steering()
-            self.check_untrusted_lane_references()
-
-    # (l)
-    def check_untrusted_lane_references(self) -> None:
-        """A data-parallel region with no per-lane read (no lane-addressed load / slice, no boundary) splits its
-        work by its mode itself; a lane index elsewhere in it (a store's destination offset, a shape) would
-        then place a half that the author wrote as the whole (docs/passes/lower_auto_vector_split.md: only the
-        read offsets of address-carrying ops are trusted)."""
-        for region in self.facts.regions:
-            if not _is_data_parallel(region) or has_explicit_lanes(region):
-                continue
-            lanes = lane_values(region)
-            lane = lane_var(region)
-            for call in body_calls(region.body):
-                if lane is not None and any(mentions(a, lanes) for a in call.args):
-                    mode = _mode(region).name
-                    self.report(f"{call.op.name} uses the lane index ('{lane.name_hint}') of this {mode} "
-                                f"pl.split_aiv region, whose reads are not addressed by it: the region then splits "
-                                f"its work by its mode, so each lane computes half of what this call places by "
-                                f"lane; address each lane's part by its read offsets (e.g. pl.slice(x, [HALF, N], "
-                                f"[{lane.name_hint} * HALF, 0])), or drop the lane index and let the region split "
-                                f"the work", call.span)
-                    break
 
     # (k)
     def check_lane_steering(self) -> None:
@@ -324,13 +300,18 @@ class _Checker:
     def check_boundary(self, site: CallSite, crossing: Crossing) -> None:
         call = site.call
         op = call.op.name
-        if site.region is None and not (self.flat_lowered and not self.manual):
-            role = ("hands a cube tile to the region's AIV lanes" if crossing is Crossing.C2V
-                    else "hands the region's vector tile to the cube")
-            self.report(f"{op} must appear inside a pl.split_aiv region: it is the region's {crossing.value} "
-                        f"boundary (it {role}) and splits by the region's mode; move it into the region "
-                        f"whose vector work {'consumes' if crossing is Crossing.C2V else 'produces'} the tile",
-                        call.span)
+        if site.region is None:
+            # Outside every region only (c) applies: the memory contract (d) is the region's (a boundary op
+            # there is misplaced whatever its operand), and the flat lowered form of a split_aiv function,
+            # whose boundary ops stand in the body (docs/passes/lower_auto_vector_split.md), has neither.
+            if not (self.flat_lowered and not self.manual):
+                role = ("hands a cube tile to the region's AIV lanes" if crossing is Crossing.C2V
+                        else "hands the region's vector tile to the cube")
+                self.report(f"{op} must appear inside a pl.split_aiv region: it is the region's {crossing.value} "
+                            f"boundary (it {role}) and splits by the region's mode; move it into the region "
+                            f"whose vector work {'consumes' if crossing is Crossing.C2V else 'produces'} the tile",
+                            call.span)
+            return
         opdef = opdef_of(call)
         operand = call.args[0].type if call.args else None
         if opdef is None or not isinstance(operand, TileType):
@@ -338,7 +319,7 @@ class _Checker:
         wanted = boundary_operand_spaces(call)
         if self.rule != RULE and crossing is Crossing.C2V:
             # Lowered forms: the AUTO path turns any cube -> vector move into a shard (the example of docs/passes/lower_auto_vector_split.md shards
-            # a Mat tile), in the flat form or in a region it synthesised.
+            # a Mat tile), in a region it synthesised.
             wanted = tuple(m for m in MemorySpace if m.is_cube())
         if operand.memory_space is not None and operand.memory_space not in wanted:
             why = ("a shard hands the cube's accumulator to the AIV lanes, so shard the cube result itself"
@@ -358,7 +339,7 @@ class _Checker:
     # (f)
     def check_cube_operands(self, site: CallSite) -> None:
         call = site.call
-        for i, d in site.operands.items():
+        for i, d in _distinct_operands(site):
             if not isinstance(d.var.type, TileType) or base(d).region is None:
                 continue
             made = producer(d)
@@ -373,7 +354,7 @@ class _Checker:
     # (g)
     def check_vector_operands(self, site: CallSite) -> None:
         call = site.call
-        for i, d in site.operands.items():
+        for i, d in _distinct_operands(site):
             if not isinstance(d.var.type, TileType) or base(d).region is not None:
                 continue
             made = producer(d)
@@ -430,6 +411,18 @@ class _Checker:
                 f"depends on that region's lane index) and is used in this one: a per-lane value belongs to the "
                 f"region that made it; compute it again in the region that uses it, or do both parts of the "
                 f"work in one region")
+
+
+def _distinct_operands(site: CallSite) -> list[tuple[int, Definition]]:
+    """The call's operand definitions, each value once (at its first position): (f) and (g) report once
+    per consuming call and value."""
+    seen: set[int] = set()
+    out = []
+    for i, d in site.operands.items():
+        if id(d) not in seen:
+            seen.add(id(d))
+            out.append((i, d))
+    return out
 
 
 def _verify(program: Program | Function, rule: str) -> list[Diagnostic]:
