@@ -1259,8 +1259,8 @@ FIXED: list[Known] = [
     # than its source keeps it through LowerAutoVectorSplit (plugins/pass_split/tests/test_declared_valid_regions.py).
     Known("annotated-valid-shape-narrower-than-the-op", "mismatch", "changed what the program computes",
           _ANNOTATED_VALID_SHAPE_NARROWER_THAN_THE_OP, "Ascend950"),
-    # A store addressed by aiv_id of full-width work in a data-parallel region is AivSplitValid's
-    # check (l) (plugins/pass_split/tests/test_aiv_split_valid.py).
+    # A store addressed by aiv_id of full-width work in a data-parallel region: LowerAutoVectorSplit rejects it
+    # (plugins/pass_split/tests/test_region_path.py); AivSplitValid lets it through, as PyPTO's does.
     Known("lane-addressed-store-of-full-width-work", "mismatch", "changed what the program computes",
           _LANE_ADDRESSED_STORE_OF_FULL_WIDTH_WORK, "Ascend950"),
     Known("cast-of-gathered-matmul-outside-region", "verifier", "tile.cast is outside every", _GATHER_CAST),

@@ -24,7 +24,7 @@ from .test_tile_corpus import KERNELS, assert_same_results
 MODES = ("UP_DOWN", "LEFT_RIGHT")
 # (kernel, mode) -> the documented rejection.
 REJECTED = {
-    ("mm_attention_softmax", "LEFT_RIGHT"): r"tile.row_max reduces on the split axis \(dim 1\)",
+    ("mm_attention_softmax", "LEFT_RIGHT"): r"reduce op 'tile.row_max' reduces on the split axis \(dim 1\)",
 }
 MIN_SPLIT_KERNELS = 10
 

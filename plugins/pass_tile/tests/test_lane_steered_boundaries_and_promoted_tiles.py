@@ -54,9 +54,9 @@ class Ok:
 @pytest.mark.parametrize(("src", "words", "line"), [
     (LANE_STEERED_GATHER, ("tensor.aic_gather hands a value to the cube", "lane index", "'aiv10'",
                            "move the boundary out"), 11),
-    # The second region's only lane reference is its store's destination: the input check (AivSplitValid (l))
-    # reports it first (t6 is also per lane and a tile leaving its kernel, which the passes would report).
-    (TILE_ACROSS_REGIONS, ("tile.store uses the lane index ('aiv3')", "whose reads are not addressed by it"), 11),
+    # t6 is computed per lane in the first region and read by the second: outlining reports it where it is
+    # made.
+    (TILE_ACROSS_REGIONS, ("'t6' is computed per lane in the pl.split_aiv(", "region"), 9),
 ])
 def test_invalid_programs_are_located_value_errors(src: str, words: tuple[str, ...], line: int, backend: str) -> None:
     outcome = check_text(src, backend)
