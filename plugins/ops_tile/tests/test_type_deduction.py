@@ -3,6 +3,8 @@ docs/plugins.md, OpDef fields)."""
 
 from __future__ import annotations
 
+import pytest
+
 import pypto.language as pl
 from pypto import ir
 from pypto.ir.op import system_ops, tensor_ops
@@ -281,6 +283,46 @@ def test_transport_types():
     assert popped.type == ir.TileType([8, 128], pl.FP32, memory_space=Vec)
     assert T.tpop_from_aiv(shape=[16, 128], dtype=pl.FP16).type.memory_space is Mat
     assert T.get_subblock_idx().type == ir.ScalarType(pl.INDEX)
+
+
+def test_pop_shape_and_dtype_only_build_the_result_type():
+    """shape= / dtype= are never stored: the kwargs are exactly split, then lane_stride, then id."""
+    popped = T.tpop_from_aic(shape=[16, 64], dtype=pl.FP32, split=0)
+    assert dict(popped.kwargs) == {"split": 0}
+    assert popped.type == ir.TileType([16, 64], pl.FP32, memory_space=Vec)
+    ordered = T.tpop_from_aic(id=3, lane_stride=4, split=1, shape=[8, 64], dtype=pl.FP32)
+    assert list(ordered.kwargs) == ["split", "lane_stride", "id"]
+    assert list(T.tpop_from_aiv(id=2, shape=[16, 64], dtype=pl.BF16).kwargs.items()) == [("split", 0), ("id", 2)]
+    assert T.tpop_from_aiv(id=2, shape=[16, 64], dtype=pl.BF16).type == ir.TileType([16, 64], pl.BF16,
+                                                                                   memory_space=Mat)
+    given = ir.TileType([16, 64], pl.FP16, memory_space=Mat)
+    assert T.tpop_from_aiv(split=1, result_type=given).type is given
+    assert dict(T.tpop_from_aiv(split=1, result_type=given).kwargs) == {"split": 1}
+
+
+def test_pop_result_type_excludes_shape_and_dtype():
+    given = ir.TileType([16, 64], pl.FP32, memory_space=Vec)
+    with pytest.raises(ValueError, match="either result_type= or shape= and dtype="):
+        T.tpop_from_aic(split=0, shape=[16, 64], dtype=pl.FP32, result_type=given)
+    with pytest.raises(ValueError, match="give both shape= and dtype="):
+        T.tpop_from_aic(split=0, dtype=pl.FP32)
+    with pytest.raises(ValueError, match="give both shape= and dtype="):
+        T.tpop_from_aiv(split=0, shape=[16, 64])
+
+
+def test_pop_prints_its_type_on_the_assignment():
+    text = """
+
+@pl.function(type=pl.FunctionType.AIV)
+def k(out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    v = pl.tpop_from_aic(shape=[16, 64], dtype=pl.FP32, split=0)
+    pl.system.tfree_to_aic(v)
+    out = pl.store(v, [0, 0], out)
+    return out
+"""
+    printed = ir.python_print(pl.parse(text))
+    assert "v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)" in printed, printed
+    ir.assert_structural_equal(pl.parse(text), pl.parse(printed))
 
 
 def test_pipe_scaffolding():
