@@ -159,6 +159,15 @@ def test_slice_drop_dims_clamps_to_two_dims():
     assert shape_of(flat) == [1, 128]
 
 
+def test_slice_keeps_the_rank_of_its_shape():
+    """No clamp to 2-D without drop_dims: a 1-D slice of a 1-D tile is 1-D, an N-D one N-D."""
+    s = T.slice(tile([64]), [32], [0])
+    assert s.type == ir.TileType([32], pl.FP32, memory_space=Vec)
+    assert shape_of(T.slice(tile([64]), [16], [8], [10])) == [16] and valid_of(T.slice(tile([64]), [16], [8], [10])) == [10]
+    assert shape_of(T.slice(tile([4, 16, 128]), [1, 16, 128], [2, 0, 0])) == [1, 16, 128]
+    assert shape_of(T.slice(tile([4, 16, 128]), [1, 16, 128], [2, 0, 0], drop_dims=[])) == [1, 16, 128]
+
+
 def test_reshape_moves_unit_dims_with_their_valid_extent():
     call = T.reshape(tile([16, 1], valid=[10, 1]), [1, 16])
     assert shape_of(call) == [1, 16] and valid_of(call) == [1, 10]
