@@ -16,10 +16,11 @@ IR layouts (docs/reference/ops.md):
   type so that it can be rebound), `tensor.dim(t, axis)` -> Scalar[INDEX].
 
 Rules: a load reads only its valid window, clipped to the source's valid region (a window hanging off the
-end reads poison there); tile.move to Vec keeps the blayout / slayout of a source that carries a view
-(docs/passes/lower_auto_vector_split.md, example: a Mat tile with a valid region moved to Vec prints
-`blayout=col_major, slayout=row_major`), a source with the implicit view and any cube target take the
-target's implicit layout; tile.extract reads a window of a 2-D tile into the target space's implicit layout;
+end reads poison there); tile.move keeps the source's shape, valid region and pad and takes the
+destination's fractal; a cube destination (Mat, Left, Right, Acc, the scale spaces) takes its implicit layout
+(Right with blayout=row_major), a flat one (Vec, Bias) keeps the source's effective blayout / slayout, also an
+implicit one (`pl.tile.move(c_acc, target_memory=pl.Mem.Vec)` is `blayout=col_major, slayout=row_major`,
+docs/reference/ops.md), explicit blayout= / slayout= override (not into a scale space); tile.extract reads a window of a 2-D tile into the target space's implicit layout;
 tile.write writes one element in place (arg 0 ReadWrite: the rest of the tile is kept); a store whose tile,
 offsets and target ranks are not all equal (or that has a `shapes` operand) returns the target's type unchanged
 and is not bounds-checked by its type rule: on the machine a lower-rank tile that fits a window padded with
@@ -189,18 +190,27 @@ def store_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
     return {2: Effect.READ_WRITE if int(atomic) == int(AtomicType.Add) else Effect.WRITE}
 
 
+_SCALE_SPACES = (MemorySpace.LeftScale, MemorySpace.RightScale)
+
+
 def deduce_move(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    """Shape, valid region and pad of the source; fractal of the destination. Layout: the destination's
+    implicit one where it differs from the space-agnostic layout (Mat, Left, Right, Acc, the scale spaces),
+    else (Vec, Bias) the source's effective one, implicit or not; Right forces blayout=row_major; the
+    blayout / slayout kwargs override (not into a scale space)."""
     src = require_tile("tile.move", args[0], "the source")
     target = kwargs["target_memory"]
     blayout, slayout, fractal = implicit_layout(src.shape, target)
+    eff = src.effective_view()
+    if (blayout, slayout) == implicit_layout(src.shape, None)[:2]:
+        blayout, slayout = eff.blayout, eff.slayout  # a flat space keeps the source's layout
     if target is MemorySpace.Right:
         blayout = TileLayout.row_major
-    elif target is MemorySpace.Vec and src.tile_view is not None:
-        view = src.effective_view()
-        blayout, slayout = view.blayout, view.slayout
-    blayout = kwargs.get("blayout", blayout)
-    slayout = kwargs.get("slayout", slayout)
-    view = TileView(valid_shape=list(src.valid_shape), blayout=blayout, slayout=slayout, fractal=fractal)
+    if target not in _SCALE_SPACES:
+        blayout = kwargs.get("blayout", blayout)
+        slayout = kwargs.get("slayout", slayout)
+    view = TileView(valid_shape=list(src.valid_shape), blayout=blayout, slayout=slayout, fractal=fractal,
+                    pad=eff.pad)
     return TileType(src.shape, src.dtype, None, view, target)
 
 

@@ -63,6 +63,59 @@ def test_move_keeps_the_valid_region_and_takes_the_target_space():
     assert (override.type.tile_view.blayout, override.type.tile_view.slayout) == (row_major, none_box)
 
 
+def test_move_to_a_flat_space_keeps_the_source_effective_layout_even_implicit():
+    """Acc / Mat / Left implicit = col_major / row_major: a move into Vec (or Bias) keeps it, fractal of Vec."""
+    for space in (Acc, Mat, Left):
+        moved = T.move(tile([16, 16], mem=space), Vec)
+        view = moved.type.tile_view
+        assert (view.blayout, view.slayout, view.fractal) == (col_major, row_major, 512), space
+        assert not view.valid_shape
+    bias = T.move(tile([1, 16], mem=Acc), pl.Mem.Bias)
+    assert (bias.type.effective_view().blayout, bias.type.effective_view().slayout) == (col_major, row_major)
+    # A flat source stays flat; the elementwise result of a moved tile inherits its view.
+    assert T.move(tile([16, 16], mem=Vec), pl.Mem.Bias).type.tile_view is None
+    moved = T.move(tile([16, 16], mem=Acc), Vec)
+    assert T.add(moved, moved).type == moved.type and T.exp(moved).type == moved.type
+
+
+def test_move_into_a_cube_space_takes_its_implicit_layout():
+    src = tile([16, 32], mem=Vec, valid=[10, 32])
+    for space in (Mat, Left, Acc):
+        moved = T.move(src, space)
+        assert moved.type.tile_view.blayout is col_major and moved.type.tile_view.slayout is row_major
+        assert valid_of(moved) == [10, 32]
+    assert T.move(src, Acc).type.tile_view.fractal == 1024
+    right = T.move(tile([16, 1], mem=Mat), Right)  # a column vector's implicit Right blayout is col_major
+    assert (right.type.effective_view().blayout, right.type.effective_view().slayout) == (row_major, col_major)
+
+
+def test_move_keeps_the_source_pad_and_kwargs_override_except_into_scale_spaces():
+    padded = ir.Var("p", ir.TileType([16, 16], pl.FP32, tile_view=ir.TileView(valid_shape=[12, 16],
+                                                                                pad=pl.PadValue.max), memory_space=Vec))
+    assert T.move(padded, Mat).type.tile_view.pad is pl.PadValue.max
+    assert T.move(padded, Vec, blayout=col_major).type.tile_view.pad is pl.PadValue.max
+    flat = T.move(tile([16, 16], mem=Acc), Vec, blayout=row_major, slayout=none_box)
+    assert flat.type == ir.TileType([16, 16], pl.FP32, memory_space=Vec)  # the implicit Vec view
+    scale = T.move(tile([16, 2], pl.UINT8, Mat), pl.Mem.LeftScale, blayout=col_major, slayout=col_major)
+    assert (scale.type.effective_view().blayout, scale.type.effective_view().slayout) == (row_major, row_major)
+
+
+def test_a_move_prints_the_layout_it_keeps():
+    text = """
+@pl.function(type=pl.FunctionType.AIC)
+def k(c_acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    v = pl.tile.move(c_acc, target_memory=pl.Mem.Vec)
+    w = pl.tile.add(v, v)
+    out = pl.store(w, [0, 0], out)
+    return out
+"""
+    printed = ir.python_print(pl.parse(text))
+    view = "pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)"
+    assert f"v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, {view}] = pl.tile.move(c_acc, target_memory=pl.Mem.Vec)" \
+        in printed, printed
+    assert f"w: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, {view}] = pl.tile.add(v, v)" in printed, printed
+
+
 def test_extract_read_write():
     ext = T.extract(tile([64, 128], pl.FP16, Mat), 16, 0, [16, 64], target_memory=Left)
     assert shape_of(ext) == [16, 64] and ext.type.memory_space is Left
