@@ -2,41 +2,45 @@
 (`import pypto.language.distributed as pld`), as one op family.
 
 IR layouts:
-* `pld.system.notify(target, value[, indices])` kwarg `atomic` (1 = Add) only when set: writes `value` into
-  one element of the signal tensor `target` (element 0 without indices); the AtomicAdd form adds it. A
-  statement (UnknownType).
+* `pld.system.notify(target, peer, offsets, value)` kwarg `op` (required: 0 = `pld.NotifyOp.AtomicAdd`, 1 =
+  `pld.NotifyOp.Set`): sets (or atomically adds) `value` into the element `offsets` of the distributed signal
+  tensor `target` on device `peer`. `target` is a `pld.DistributedTensor`, `peer` and `value` scalars,
+  `offsets` one index per dimension of `target`. A statement (UnknownType).
 * `pld.system.defer_wait(signal, value[, indices])`: waits until that element reaches `value` (at least the
   awaited value: a flag set once, or a counter added to). A statement.
 * `pld.tile.put(tile, offsets, target)`: writes the tile's valid region into the window of the (remote) tensor
   `target` at `offsets`, like tile.store; returns the target's type so that it can be rebound.
 
 Registry facts (docs/passes/outline_incore_scopes.md, parameters; docs/passes/expand_mixed_kernel.md, regions):
-notify writes its target (Write; ReadWrite in the AtomicAdd form, which reads the word it adds to and so keeps
-the target InOut), is SHARED and no-duplicate (a region pins it to one AIV lane instead of copying it); the
-wait only reads its signal and is safe to duplicate; put writes its target and reads a Vec tile. The AtomicAdd
-form is the `atomic=pl.AtomicType.Add` kwarg tile.store uses; put takes no atomic form.
+notify writes its target (Write with `op=Set`; ReadWrite with `op=AtomicAdd`, which reads the word it adds to
+and so keeps the target InOut), is SHARED, no-duplicate (a region pins it to one AIV lane instead of copying it)
+and has no memory spec; the wait only reads its signal and is safe to duplicate; put writes its target and
+reads a Vec tile; put takes no atomic form.
 
 DSL: each function takes the op's IR operands in order and its kwargs by name, so the printed call
-(`system.notify(sig, 1)`, docs/dsl.md, the printed form) parses back to itself; an untyped literal value takes
-the signal's dtype (docs/plugins.md, OpDef fields), as tensor.write's value does.
+(`system.notify(sig, peer, [0, 1], 1, op=0)`, docs/dsl.md, the printed form) parses back to itself; notify's
+untyped literal value is an INDEX constant, defer_wait's takes the signal's dtype (docs/plugins.md, OpDef
+fields), as tensor.write's value does.
 
 Semantics: the machine runs one device: a peer's window is an ordinary tensor and a signal word an element of
-one. notify writes (or adds) the word in place; defer_wait reads it and, since nothing else can change it
+one, so notify writes (or adds) the word of the local tensor in place, whatever the peer (a negative peer is an
+error); defer_wait reads it and, since nothing else can change it
 while the program waits, reports a wait that could never be satisfied.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from pypto_core.interp.errors import MachineError
-from pypto_core.ir.enums import AtomicType, MemorySpace
-from pypto_core.ir.expr import Call, Expr
+from pypto_core.ir.enums import MemorySpace
+from pypto_core.ir.expr import Call, Expr, MakeTuple
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import ScalarType, Type, UnknownType
+from pypto_core.ir.types import DistributedTensorType, ScalarType, Type, UnknownType
 from pypto_core.ops.build import (
     check_window,
     dsl_entry,
@@ -45,7 +49,6 @@ from pypto_core.ops.build import (
     require_tensor,
     require_tile,
     retype_literal,
-    to_enum_int,
     to_expr,
     to_tuple,
     tuple_elements,
@@ -74,8 +77,34 @@ def _signal_word(op: str, args: Sequence[Expr]) -> None:
             raise TypeError(f"{op}: indices must be integer scalars, got {i.type}")
 
 
+class NotifyOp(enum.IntEnum):
+    """`op=` of pld.system.notify (`pld.NotifyOp`)."""
+
+    AtomicAdd = 0
+    Set = 1
+
+
 def deduce_notify(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-    _signal_word(NOTIFY, args)
+    if len(args) != 4:
+        raise ValueError(f"{NOTIFY} requires exactly 4 positional arguments (target, peer, offsets, value), but got "
+                         f"{len(args)}")
+    target, peer, offsets, value = args
+    if not isinstance(target.type, DistributedTensorType):
+        raise TypeError(f"{NOTIFY}: the target must be a distributed tensor (pld.DistributedTensor[[...], dtype]), "
+                        f"got {target.type}")
+    require_scalar(NOTIFY, peer, "the peer")
+    if not isinstance(offsets, MakeTuple):
+        raise TypeError(f"{NOTIFY}: the offsets must be a list of indices, got {offsets.type}")
+    rank = len(target.type.shape)
+    if len(offsets.elements) != rank:
+        raise ValueError(f"{NOTIFY} offsets rank ({len(offsets.elements)}) must match target tensor rank ({rank})")
+    for i in offsets.elements:
+        if not isinstance(i.type, ScalarType) or not i.type.dtype.is_int():
+            raise TypeError(f"{NOTIFY}: offsets must be integer scalars, got {i.type}")
+    require_scalar(NOTIFY, value, "the value")
+    op = kwargs.get("op")
+    if isinstance(op, bool) or not isinstance(op, int) or op not in (NotifyOp.AtomicAdd, NotifyOp.Set):
+        raise ValueError(f"{NOTIFY} op must be NotifyOp.AtomicAdd or NotifyOp.Set (got {type(op).__name__} {op})")
     return UnknownType()
 
 
@@ -85,9 +114,8 @@ def deduce_defer_wait(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 
 
 def notify_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
-    """The AtomicAdd form reads the word it adds to (it keeps the target InOut)."""
-    atomic = int(kwargs.get("atomic", 0)) == int(AtomicType.Add)
-    return {0: Effect.READ_WRITE if atomic else Effect.WRITE}
+    """Set writes the word; AtomicAdd reads the word it adds to (it keeps the target InOut)."""
+    return {0: Effect.WRITE if kwargs.get("op") == NotifyOp.Set else Effect.READ_WRITE}
 
 
 def deduce_put(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -108,10 +136,14 @@ def deduce_put(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
 # -- ops ----------------------------------------------------------------------------------------------------
 _SIGNAL_ARGS = (ArgSpec("signal"), ArgSpec("value"), ArgSpec("indices", optional=True))
 
-family.op(OpDef(NOTIFY, deduce_notify, args=_SIGNAL_ARGS, kwargs=(KwargSpec("atomic", (int,), 0, choices=(0, 1)),),
+# Every operand optional and the count open: the type rule says what a wrong count is.
+family.op(OpDef(NOTIFY, deduce_notify,
+                args=(ArgSpec("target", optional=True), ArgSpec("peer", optional=True),
+                      ArgSpec("offsets", optional=True), ArgSpec("value", optional=True)),
+                variadic=True, kwargs=(KwargSpec("op", (int,), required=True),),
                 effects=notify_effects, affinity=CoreAffinity.SHARED, no_duplicate=True,
                 traits=OpTraits(shape_args=(2,)),
-                doc="Write (or atomically add) a value into a signal word of a tensor."))
+                doc="Set (or atomically add) a value into a signal word of a peer's distributed tensor."))
 family.op(OpDef(DEFER_WAIT, deduce_defer_wait, args=_SIGNAL_ARGS, affinity=CoreAffinity.SHARED,
                 traits=OpTraits(shape_args=(2,)), doc="Wait until a signal word of a tensor reaches a value."))
 family.op(OpDef(PUT, deduce_put, args=(ArgSpec("tile"), ArgSpec("offsets"), ArgSpec("target")),
@@ -132,12 +164,17 @@ def _word(call: Any, args: list) -> tuple[int, ...]:
 
 @family.semantics(NOTIFY)
 def write_signal(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    """signal[index] = value, or += value in the AtomicAdd form; in place."""
-    signal, index = args[0], _word(call, args)
-    if int(kwargs.get("atomic") or 0) == 1:
-        signal[index] = signal[index] + args[1]
+    """target[offsets] = value (op=Set), or += value (op=AtomicAdd); in place. One device: the local tensor."""
+    signal, peer, index = args[0], int(args[1]), tuple(map(int, args[2]))
+    if peer < 0:
+        raise MachineError(f"{NOTIFY}: peer {peer} is not a device index", call.span)
+    if any(not 0 <= i < d for i, d in zip(index, signal.shape)):
+        raise MachineError(f"{NOTIFY}: signal offsets {list(index)} are outside shape {list(signal.shape)}",
+                           call.span)
+    if int(kwargs["op"]) == NotifyOp.Set:
+        signal[index] = args[3]
     else:
-        signal[index] = args[1]
+        signal[index] = signal[index] + args[3]
 
 
 @family.semantics(DEFER_WAIT)
@@ -182,13 +219,19 @@ def _signal_args(signal: Expr, value: Any, indices: Any, span: Span | None) -> l
 
 @family.dsl(NOTIFY, builder=False)
 @dsl_entry
-def notify(signal: Expr, value: Any, indices: Any = None, span: Span | None = None, *,
-           atomic: Any = AtomicType.None_) -> Call:
-    """Without indices the signal word is element 0; `atomic=pl.AtomicType.Add` adds instead of writing."""
-    kwargs = {}
-    if to_enum_int(atomic, AtomicType, "atomic") != 0:
-        kwargs["atomic"] = int(AtomicType.Add)
-    return create_op_call(NOTIFY, _signal_args(signal, value, indices, span), kwargs, span=span)
+def notify(target: Expr, peer: Any, offsets: Any, value: Any, span: Span | None = None, *, op: Any) -> Call:
+    """`op=pld.NotifyOp.Set` writes the word, `op=pld.NotifyOp.AtomicAdd` adds to it (recorded as 1 / 0)."""
+    args = [target, to_expr(peer, span), to_tuple(offsets, span), to_expr(value, span)]
+    kwargs = {"op": op if isinstance(op, bool) or not isinstance(op, (int, enum.Enum)) else _notify_op(op)}
+    return create_op_call(NOTIFY, args, kwargs, span=span)
+
+
+def _notify_op(op: Any) -> Any:
+    return int(op.value) if isinstance(op, enum.Enum) else int(op)
+
+
+# `pld.NotifyOp.Set` / `pld.NotifyOp.AtomicAdd` (the pld namespace finds it among the DSL names).
+family.dsl_function("pld.NotifyOp", NotifyOp, builder=False)
 
 
 @family.dsl(DEFER_WAIT, builder=False)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.errors import InternalError, UserError
+from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType, MemorySpace
+from pypto_core.ir.visitor import IRMutator
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
@@ -59,11 +61,27 @@ class InferTileMemorySpace(Pass):
         reject_misplaced_core_functions(program)
         funcs = [place_function(f) if f.func_type is FunctionType.InCore else f
                  for f in program.functions.values()]
+        funcs = [_StripMatBridgeMarker().visit_function(f) for f in funcs]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
             return program
         placed = program.with_functions(funcs)
         reject_narrowing_acc_stores(placed)
         return placed
+
+
+# The private marker ConvertTensorToTileOps may put on the GM -> Mat bridge loads it makes; once spaces are
+# inferred nothing reads it (docs/passes/infer_tile_memory_space.md, what it does).
+MAT_BRIDGE_MARKER = "__compiler_tensor_to_tile_mat_bridge"
+
+
+class _StripMatBridgeMarker(IRMutator):
+    """Every call of the function loses the marker attr; its other attrs stay, in order."""
+
+    def visit_call(self, call: E.Call) -> E.Expr:
+        call = super().visit_node(call)  # type: ignore[assignment]
+        if MAT_BRIDGE_MARKER not in call.attrs:
+            return call
+        return call.with_fields(attrs={k: v for k, v in call.attrs.items() if k != MAT_BRIDGE_MARKER})
 
 
 def reject_misplaced_core_functions(program: F.Program) -> None:

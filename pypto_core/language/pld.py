@@ -10,3 +10,15 @@ system = OpNamespace("pld.system")
 tile = OpNamespace("pld.tile")
 
 __all__ = ["DistributedTensor", "system", "tile"]
+
+
+def __getattr__(name: str) -> object:
+    """Other `pld.<name>` values (`pld.NotifyOp`) are DSL names a plugin registers."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from pypto_core.ops.registry import op_registry
+
+    entry = op_registry().dsl.get(f"pld.{name}")
+    if entry is None:
+        raise AttributeError(f"module 'pypto.language.distributed' has no attribute '{name}'")
+    return entry.function

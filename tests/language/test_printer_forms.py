@@ -184,9 +184,9 @@ def test_a_variable_named_like_an_unprefixed_pld_namespace_prints_under_another_
         @pl.program
         class P:
             @pl.function
-            def main(self, a: pl.Tensor[[16, 64], pl.FP32], sig: pl.InOut[pl.Tensor[[4], pl.INT32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            def main(self, a: pl.Tensor[[16, 64], pl.FP32], sig: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]) -> pl.Tensor[[16, 64], pl.FP32]:
                 system = pl.add(a, a)
-                pld.system.notify(sig, 7)
+                pld.system.notify(sig, 0, [0], 7, op=1)
                 return system
 
             @pl.function

@@ -8,8 +8,9 @@ IR layouts:
   `pl.aic_gather(x)` inside a pl.split_aiv region into these with the region's split; `pl.tile.aiv_shard` is
   the IR builder, which takes it explicitly.
 * `tile.tpush_to_aiv(x)` / `tile.tpush_to_aic(x)` kwargs `split` (pto-isa code 0..4: 1 / 3 up-down, 2 / 4
-  left-right, 0 none), `lane_stride`, `id`; `tile.tpop_from_aic()` / `tile.tpop_from_aiv()` kwargs `split`
-  (always recorded, 0 when not written), `lane_stride`, `id`, `shape`, `dtype`; `system.tfree_to_aic(x)` /
+  left-right, 0 none), `lane_stride`, `id`; `tile.tpop_from_aic()` / `tile.tpop_from_aiv()` kwargs exactly
+  `split` (always recorded, 0 when not written), then `lane_stride` (from_aic only) and `id` when given; the
+  builders' `shape=` / `dtype=` (or `result_type=`) only build the result type; `system.tfree_to_aic(x)` /
   `system.tfree_to_aiv(x)` kwargs `split`, `id`. The transfers are also `pl.system.*` and top-level names.
 
 aiv_shard halves the split axis ((n + 1) // 2, dynamic n // 2) and ceil-halves a static valid extent (a
@@ -19,8 +20,9 @@ extent; the pass retypes localized gathers exactly) and lands in Mat (docs/passe
 the consumer lane's space). Both, and a hand-written tpush_to_aiv, check the boundary valid-region contract
 (docs/passes/lower_auto_vector_split.md, lane extents): a runtime column extent, a narrowed column on the
 LEFT_RIGHT split axis, and rows narrowed per lane together with narrowed columns are rejected. lane_stride must
-be positive and at most the lane box. A pop with `shape` and `dtype` gets a TileType (Vec from the AIC, Mat
-from the AIV), otherwise UnknownType until an annotation gives it one.
+be positive and at most the lane box. A pop's registry type is UnknownType: the builder given `shape=` and
+`dtype=` attaches a TileType (Vec from the AIC, Mat from the AIV), `result_type=` attaches that type, otherwise
+an annotation of the assignment gives it one (the printed form is the annotated assignment).
 
 Semantics: the FIFO protocol and where each lane's rows / columns sit in a slot belong to the machine model
 (pypto_core/interp/fifo.py). aiv_shard gives lane L the window starting at L * S on the split axis (S =
@@ -192,16 +194,9 @@ def push_deducer(op: str, c2v: bool) -> Callable[..., Type]:
     return deduce
 
 
-def pop_deducer(op: str, space: MemorySpace) -> Callable[..., Type]:
+def pop_deducer(op: str) -> Callable[..., Type]:
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        shape, dtype = kwargs.get("shape"), kwargs.get("dtype")
-        if (shape is None) != (dtype is None):
-            raise TypeError(f"{op}: give both shape= and dtype= (or neither, and annotate the assignment)")
-        if shape is None:
-            return UnknownType()
-        if not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
-            raise ValueError(f"{op}: shape= must be a list of positive integers, got {list(shape)}")
-        return TileType(list(shape), dtype, None, None, space)
+        return UnknownType()  # the builder (shape= / dtype= or result_type=) or an annotation gives the type
 
     return deduce
 
@@ -221,7 +216,6 @@ def _kw_split(choices: tuple[int, ...], required: bool = True, default: Any = No
 
 _ID = KwargSpec("id", (int,))
 _LANE_STRIDE = KwargSpec("lane_stride", (int,))
-_POP_SHAPE = (KwargSpec("shape", (tuple, list)), KwargSpec("dtype", (DataType,)))
 _TILE = (ArgSpec("tile"),)
 
 family.op(OpDef("tile.aiv_shard", deduce_tile_aiv_shard, args=_TILE, kwargs=(_kw_split(_SPLIT_MODES), _LANE_STRIDE),
@@ -247,11 +241,11 @@ family.op(OpDef("tile.tpush_to_aic", push_deducer("tile.tpush_to_aic", c2v=False
                 kwargs=(_kw_split(_SPLIT_CODES), _ID), affinity=CoreAffinity.VECTOR,
                 cross_core_role=CrossCoreRole.PUSH, doc="Push a tile from a vector lane to the cube."),
           dsl="tile.tpush_to_aic")
-family.op(OpDef("tile.tpop_from_aic", pop_deducer("tile.tpop_from_aic", MemorySpace.Vec),
-                kwargs=(_kw_split(_SPLIT_CODES, False, 0), _LANE_STRIDE, _ID, *_POP_SHAPE), affinity=CoreAffinity.VECTOR,
+family.op(OpDef("tile.tpop_from_aic", pop_deducer("tile.tpop_from_aic"),
+                kwargs=(_kw_split(_SPLIT_CODES, False, 0), _LANE_STRIDE, _ID), affinity=CoreAffinity.VECTOR,
                 cross_core_role=CrossCoreRole.POP, doc="Pop the tile the cube pushed (on a vector lane)."))
-family.op(OpDef("tile.tpop_from_aiv", pop_deducer("tile.tpop_from_aiv", MemorySpace.Mat),
-                kwargs=(_kw_split(_SPLIT_CODES, False, 0), _ID, *_POP_SHAPE), affinity=CoreAffinity.CUBE,
+family.op(OpDef("tile.tpop_from_aiv", pop_deducer("tile.tpop_from_aiv"),
+                kwargs=(_kw_split(_SPLIT_CODES, False, 0), _ID), affinity=CoreAffinity.CUBE,
                 cross_core_role=CrossCoreRole.POP, doc="Pop the tile the vector lanes pushed (on the cube)."))
 family.op(OpDef("system.tfree_to_aic", free_deducer("system.tfree_to_aic"), args=_TILE,
                 kwargs=(_kw_split(_SPLIT_CODES, False), _ID), affinity=CoreAffinity.VECTOR,
@@ -387,30 +381,50 @@ def free_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------
-def _pop_kwargs(split: Any, lane_stride: Any, id: Any, shape: Any, dtype: Any) -> dict[str, Any]:
-    # `split=None` written out is the default, 0, as when left out: the two print and parse back alike.
-    kwargs = {k: to_int(v, k) for k, v in (("split", 0 if split is None else split), ("lane_stride", lane_stride),
-                                            ("id", id)) if v is not None}
+def _pop_kwargs(split: Any, lane_stride: Any, id: Any) -> dict[str, Any]:
+    """Exactly `split` (always), then `lane_stride` and `id` when given, in that order.
+
+    `split=None` written out is the default, 0, as when left out: the two print and parse back alike."""
+    return {k: to_int(v, k) for k, v in (("split", 0 if split is None else split), ("lane_stride", lane_stride),
+                                         ("id", id)) if v is not None}
+
+
+def _popped(op: str, kwargs: dict[str, Any], space: MemorySpace, shape: Any, dtype: Any, result_type: Any,
+            span: Span | None) -> Call:
+    """The pop with the type its builder states: `result_type=`, or a tile of `shape` x `dtype` in `space`
+    (never stored as kwargs); neither: UnknownType until an annotation of the assignment types it."""
+    if result_type is not None and (shape is not None or dtype is not None):
+        raise ValueError(f"{op}: give either result_type= or shape= and dtype=, not both")
+    if (shape is None) != (dtype is None):
+        raise ValueError(f"{op}: give both shape= and dtype= (or neither, and annotate the assignment)")
+    call = create_op_call(op, [], kwargs, span=span)
     if shape is not None:
-        kwargs["shape"] = int_list(shape, "shape")
-    if dtype is not None:
-        kwargs["dtype"] = to_dtype(dtype)
-    return kwargs
+        dims = int_list(shape, "shape")
+        if not dims or any(d <= 0 for d in dims):
+            raise ValueError(f"{op}: shape= must be a list of positive integers, got {dims}")
+        result_type = TileType(dims, to_dtype(dtype), None, None, space)
+    if result_type is None:
+        return call
+    if not isinstance(result_type, Type):
+        raise ValueError(f"{op}: result_type= must be an IR type, got {type(result_type).__name__}")
+    return call.with_fields(type=result_type)  # type: ignore[return-value]
 
 
 @family.dsl("tile.tpop_from_aic")
 @dsl_entry
 def tpop_from_aic(span: Span | None = None, *, split: Any = 0, lane_stride: Any = None, id: Any = None,
-                  shape: Any = None, dtype: DataType | None = None) -> Call:
-    """split is always recorded (0 when not written)."""
-    return create_op_call("tile.tpop_from_aic", [], _pop_kwargs(split, lane_stride, id, shape, dtype), span=span)
+                  shape: Any = None, dtype: DataType | None = None, result_type: Type | None = None) -> Call:
+    """split is always recorded (0 when not written); shape= / dtype= or result_type= give the result type."""
+    return _popped("tile.tpop_from_aic", _pop_kwargs(split, lane_stride, id), MemorySpace.Vec, shape, dtype,
+                   result_type, span)
 
 
 @family.dsl("tile.tpop_from_aiv")
 @dsl_entry
 def tpop_from_aiv(span: Span | None = None, *, split: Any = 0, id: Any = None, shape: Any = None,
-                  dtype: DataType | None = None) -> Call:
-    return create_op_call("tile.tpop_from_aiv", [], _pop_kwargs(split, None, id, shape, dtype), span=span)
+                  dtype: DataType | None = None, result_type: Type | None = None) -> Call:
+    return _popped("tile.tpop_from_aiv", _pop_kwargs(split, None, id), MemorySpace.Mat, shape, dtype,
+                   result_type, span)
 
 
 # The transfers are also system names and top-level names (docs/reference/ops.md lists them among the system

@@ -16,11 +16,16 @@ IR layouts (docs/reference/ops.md):
   type so that it can be rebound), `tensor.dim(t, axis)` -> Scalar[INDEX].
 
 Rules: a load reads only its valid window, clipped to the source's valid region (a window hanging off the
-end reads poison there); tile.move to Vec keeps the blayout / slayout of a source that carries a view
-(docs/passes/lower_auto_vector_split.md, example: a Mat tile with a valid region moved to Vec prints
-`blayout=col_major, slayout=row_major`), a source with the implicit view and any cube target take the
-target's implicit layout; tile.extract reads a window of a 2-D tile into the target space's implicit layout;
-tile.write writes one element in place (arg 0 ReadWrite: the rest of the tile is kept); tile.store requires
+end reads poison there); tile.move keeps the source's shape, valid region and pad and takes the
+destination's fractal; a cube destination (Mat, Left, Right, Acc, the scale spaces) takes its implicit layout
+(Right with blayout=row_major), a flat one (Vec, Bias) keeps the source's effective blayout / slayout, also an
+implicit one (`pl.tile.move(c_acc, target_memory=pl.Mem.Vec)` is `blayout=col_major, slayout=row_major`,
+docs/reference/ops.md), explicit blayout= / slayout= override (not into a scale space); tile.extract reads a window of a 2-D tile into the target space's implicit layout;
+tile.write writes one element in place (arg 0 ReadWrite: the rest of the tile is kept); a store whose tile,
+offsets and target ranks are not all equal (or that has a `shapes` operand) returns the target's type unchanged
+and is not bounds-checked by its type rule: on the machine a lower-rank tile that fits a window padded with
+leading unit dims writes that window, any other writes its valid region row-major to consecutive row-major
+elements of the target from the element the offsets name (past the end: a located error); tile.store requires
 the tile's dtype to be the target's, except from Acc (the fixpipe converts), and an atomic add needs FP32 /
 BF16 / FP16 / INT32 / INT16 / INT8 elements. A store whose stored extent is 0 on some axis is an error on the
 machine: the hardware store asserts a positive valid row count (TSTORE), so an empty lane's store must be
@@ -95,6 +100,7 @@ from pypto_plugins.ops_tile.common.semantics import (
     specialized_by,
     static_type_dtype,
     valid_of,
+    wide,
     write_window,
 )
 from pypto_plugins.ops_tile.common.shapes import (
@@ -166,14 +172,16 @@ def deduce_store(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         raise TypeError(f"tile.store: the tile is {tile.dtype.name} but the target is {out.dtype.name}; "
                         f"cast the tile first (pl.cast)")
     offsets = tuple_elements(args[1])
-    if len(offsets) != len(out.shape):
-        raise TypeError(f"tile.store: {len(offsets)} offsets for a {len(out.shape)}-D target")
-    extents = tuple_elements(args[3]) if len(args) > 3 else tile.valid_shape
-    if len(extents) > len(out.shape):
-        raise TypeError(f"tile.store: a {len(extents)}-D window does not fit a {len(out.shape)}-D target")
-    check_window("tile.store", "writes", offsets, extents, out.shape, "target")
+    if len(args) > 3 and len(tuple_elements(args[3])) != len(offsets):
+        raise TypeError(f"tile.store: the shapes operand ({len(tuple_elements(args[3]))}-D) and the offsets "
+                        f"({len(offsets)}-D) must have the same rank")
     check_atomic_dtype("tile.store", kwargs.get("atomic", 0), out.dtype)
-    grown = None if len(args) > 3 else wunion(out.shape, tensor_valid(out), tile.valid_shape, offsets)
+    if len(args) > 3 or not len(tile.shape) == len(offsets) == len(out.shape):
+        # A flattened tile's N-D window, or ranks that differ (a row-major flat copy on the machine): the
+        # target's type unchanged, no window check.
+        return out
+    check_window("tile.store", "writes", offsets, tile.valid_shape, out.shape, "target")
+    grown = wunion(out.shape, tensor_valid(out), tile.valid_shape, offsets)
     return out if grown is None else with_view_valid(out, grown)
 
 
@@ -182,18 +190,27 @@ def store_effects(kwargs: Mapping[str, Any]) -> Mapping[int, Effect]:
     return {2: Effect.READ_WRITE if int(atomic) == int(AtomicType.Add) else Effect.WRITE}
 
 
+_SCALE_SPACES = (MemorySpace.LeftScale, MemorySpace.RightScale)
+
+
 def deduce_move(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    """Shape, valid region and pad of the source; fractal of the destination. Layout: the destination's
+    implicit one where it differs from the space-agnostic layout (Mat, Left, Right, Acc, the scale spaces),
+    else (Vec, Bias) the source's effective one, implicit or not; Right forces blayout=row_major; the
+    blayout / slayout kwargs override (not into a scale space)."""
     src = require_tile("tile.move", args[0], "the source")
     target = kwargs["target_memory"]
     blayout, slayout, fractal = implicit_layout(src.shape, target)
+    eff = src.effective_view()
+    if (blayout, slayout) == implicit_layout(src.shape, None)[:2]:
+        blayout, slayout = eff.blayout, eff.slayout  # a flat space keeps the source's layout
     if target is MemorySpace.Right:
         blayout = TileLayout.row_major
-    elif target is MemorySpace.Vec and src.tile_view is not None:
-        view = src.effective_view()
-        blayout, slayout = view.blayout, view.slayout
-    blayout = kwargs.get("blayout", blayout)
-    slayout = kwargs.get("slayout", slayout)
-    view = TileView(valid_shape=list(src.valid_shape), blayout=blayout, slayout=slayout, fractal=fractal)
+    if target not in _SCALE_SPACES:
+        blayout = kwargs.get("blayout", blayout)
+        slayout = kwargs.get("slayout", slayout)
+    view = TileView(valid_shape=list(src.valid_shape), blayout=blayout, slayout=slayout, fractal=fractal,
+                    pad=eff.pad)
     return TileType(src.shape, src.dtype, None, view, target)
 
 
@@ -377,13 +394,53 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     extents = as_ints(args[3]) if len(args) > 3 else valid_of(ctx, call, 0)
     if 0 in extents:
         raise MachineError(_empty_store_message(ctx, call, extents), call.span)
+    atomic = int(kwargs.get("atomic") or 0) == 1
+    if len(args) <= 3 and not tile.ndim == len(offsets) == out.ndim and not _fits_leading_ones(offsets, extents, out):
+        return _store_flat(ctx, call, tile, offsets, extents, out, atomic)
     if tile.ndim == 2 < len(extents):
         # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
         tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
-    atomic = int(kwargs.get("atomic") or 0) == 1
     write_window(out, offsets, tile, extents, "tile.store", accumulate=atomic)
     if ctx.race is not None:
         note_written(ctx, call, 2, out, offsets, extents, atomic)
+    return out
+
+
+def _fits_leading_ones(offsets: tuple, extents: tuple, out: np.ndarray) -> bool:
+    """A lower-rank tile that fits the target's window padded with leading unit dims (a row of a matrix)."""
+    lead = out.ndim - len(extents)
+    full = (1,) * lead + tuple(extents)
+    return lead >= 0 and len(offsets) == out.ndim and all(
+        0 <= o and o + e <= d for o, e, d in zip(offsets, full, out.shape))
+
+
+def _store_flat(ctx: Any, call: Any, tile: np.ndarray, offsets: tuple, extents: tuple, out: np.ndarray,
+                atomic: bool) -> np.ndarray:
+    """Ranks that differ (docs/dsl.md, tiles): the tile's valid region, row-major, written to
+    consecutive row-major elements of the target from the element at `offsets`."""
+    where = call.span.to_string() if hasattr(call.span, "to_string") else str(call.span)
+    if len(offsets) != out.ndim:
+        raise MachineError(f"tile.store at {where} ({ctx.where()}): {len(offsets)} offset(s) for a {out.ndim}-D "
+                           f"target; a store whose tile rank differs from the target's copies row-major from "
+                           f"the element the offsets name, so give one offset per target dimension", call.span)
+    if any(not 0 <= o < d for o, d in zip(offsets, out.shape)):
+        raise MachineError(f"tile.store at {where} ({ctx.where()}): offsets {list(offsets)} are outside the "
+                           f"target {list(out.shape)}", call.span)
+    values = tile[tuple(slice(0, e) for e in extents)].reshape(-1)
+    start = int(np.ravel_multi_index(offsets, out.shape))
+    if start + values.size > out.size:
+        raise MachineError(f"tile.store at {where} ({ctx.where()}): the {values.size} valid elements of a "
+                           f"{list(tile.shape)} tile copied row-major from {list(offsets)} run past the end of "
+                           f"the {list(out.shape)} target ({out.size - start} elements left); store a smaller "
+                           f"tile or reshape it to the target's rank", call.span)
+    span = slice(start, start + values.size)
+    if atomic:
+        out.flat[span] = (wide(out.flat[span]) + wide(values)).astype(out.dtype)
+    else:
+        out.flat[span] = values.astype(out.dtype, copy=False)
+    if ctx.race is not None:
+        flat = out.reshape(-1) if out.flags.c_contiguous else None  # a view: the exact elements written
+        note(ctx, call, 2, WRITE, flat[span] if flat is not None else out, atomic)
     return out
 
 
@@ -556,8 +613,8 @@ def flatten_load(call: Call, args: Sequence[Expr]) -> Call:
 def flatten_store(call: Call, args: Sequence[Expr]) -> Call:
     """A flattened tile gets the N-D extents it writes as its `shapes` operand."""
     src = tile_type(call.args[0])
-    if len(src.shape) <= 2 or len(args) > 3:
-        return rebuild(call, args)
+    if len(src.shape) <= 2 or len(args) > 3 or len(src.shape) != len(tuple_elements(args[1])):
+        return rebuild(call, args)  # a store of another rank stays a row-major copy
     return rebuild(call, [*args[:3], MakeTuple(list(src.valid_shape))])
 
 

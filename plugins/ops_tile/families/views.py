@@ -14,8 +14,9 @@ IR layouts (docs/reference/ops.md):
 Rules:
 * slice: the valid region is the requested one (or the shape) clipped to the source's valid region from the
   offset, for static dims; a window past the source's end is an error (tensor.slice: unless `clamp=True`,
-  which narrows the valid region instead); drop_dims must name extent-1 dims; a tile result is clamped to
-  >= 2-D by prepending 1s (docs/passes/lower_auto_vector_split.md, ops that describe a shape or an address).
+  which narrows the valid region instead); drop_dims must name extent-1 dims; the result has the rank of the
+  shape operand, and only a slice whose drop_dims removed axes is clamped back to >= 2-D by prepending 1s
+  (docs/passes/lower_auto_vector_split.md, ops that describe a shape or an address).
 * reshape: a partially valid tile may only insert / remove unit dims ([N, 1] <-> [1, N]), the valid extents
   moving with their dims (else: reshape the full tile, then set_validshape); a tensor's valid region is mapped
   through a row-major reshape that only merges / splits whole trailing dims or adds / removes unit dims, or is
@@ -132,7 +133,8 @@ def deduce_tile_slice(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
             raise ValueError(f"{op}: drop_dims can only drop extent-1 dims; dim {axis} of {shape_text(shape)} "
                              f"is not 1")
         drop.append(axis)
-    out_shape, out_valid = drop_axes(shape, drop), drop_axes(valid, drop)
+    # The rank of the shape operand; the >= 2-D clamp only when drop_dims removed axes.
+    out_shape, out_valid = (drop_axes(shape, drop), drop_axes(valid, drop)) if drop else (list(shape), list(valid))
     view = relayout_view(src, out_valid, out_shape)
     if "pad_value" in kwargs:
         view = (view or TileView()).with_fields(pad=kwargs["pad_value"])  # type: ignore[assignment]

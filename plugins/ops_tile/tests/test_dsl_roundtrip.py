@@ -231,7 +231,7 @@ CASES.update({
     "tile.tpush_to_aic": ("pl.tile.tpush_to_aic(v, split=2)", "pl.tile.tpush_to_aic(v, split=2)"),
     "tile.tpop_from_aic": ("x: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)\n"
                            "y = pl.tile.tpop_from_aic(shape=[8, 32], dtype=pl.FP32, id=2)",
-                           "pl.tile.tpop_from_aic(split=0, id=2, shape=[8, 32], dtype=pl.FP32)"),
+                           "y: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0, id=2)"),
     "tile.tpop_from_aiv": ("x: pl.Tile[[16, 128], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aiv(split=2)",
                            "pl.tile.tpop_from_aiv(split=2)"),
     "system.tfree_to_aic": ("pl.system.tfree_to_aic(v)", "pl.system.tfree_to_aic(v)"),

@@ -3,6 +3,8 @@ docs/plugins.md, OpDef fields)."""
 
 from __future__ import annotations
 
+import pytest
+
 import pypto.language as pl
 from pypto import ir
 from pypto.ir.op import system_ops, tensor_ops
@@ -59,6 +61,59 @@ def test_move_keeps_the_valid_region_and_takes_the_target_space():
     assert right.type.effective_view().blayout is row_major and right.type.memory_space is Right
     override = T.move(src, Vec, blayout=row_major, slayout=none_box)
     assert (override.type.tile_view.blayout, override.type.tile_view.slayout) == (row_major, none_box)
+
+
+def test_move_to_a_flat_space_keeps_the_source_effective_layout_even_implicit():
+    """Acc / Mat / Left implicit = col_major / row_major: a move into Vec (or Bias) keeps it, fractal of Vec."""
+    for space in (Acc, Mat, Left):
+        moved = T.move(tile([16, 16], mem=space), Vec)
+        view = moved.type.tile_view
+        assert (view.blayout, view.slayout, view.fractal) == (col_major, row_major, 512), space
+        assert not view.valid_shape
+    bias = T.move(tile([1, 16], mem=Acc), pl.Mem.Bias)
+    assert (bias.type.effective_view().blayout, bias.type.effective_view().slayout) == (col_major, row_major)
+    # A flat source stays flat; the elementwise result of a moved tile inherits its view.
+    assert T.move(tile([16, 16], mem=Vec), pl.Mem.Bias).type.tile_view is None
+    moved = T.move(tile([16, 16], mem=Acc), Vec)
+    assert T.add(moved, moved).type == moved.type and T.exp(moved).type == moved.type
+
+
+def test_move_into_a_cube_space_takes_its_implicit_layout():
+    src = tile([16, 32], mem=Vec, valid=[10, 32])
+    for space in (Mat, Left, Acc):
+        moved = T.move(src, space)
+        assert moved.type.tile_view.blayout is col_major and moved.type.tile_view.slayout is row_major
+        assert valid_of(moved) == [10, 32]
+    assert T.move(src, Acc).type.tile_view.fractal == 1024
+    right = T.move(tile([16, 1], mem=Mat), Right)  # a column vector's implicit Right blayout is col_major
+    assert (right.type.effective_view().blayout, right.type.effective_view().slayout) == (row_major, col_major)
+
+
+def test_move_keeps_the_source_pad_and_kwargs_override_except_into_scale_spaces():
+    padded = ir.Var("p", ir.TileType([16, 16], pl.FP32, tile_view=ir.TileView(valid_shape=[12, 16],
+                                                                                pad=pl.PadValue.max), memory_space=Vec))
+    assert T.move(padded, Mat).type.tile_view.pad is pl.PadValue.max
+    assert T.move(padded, Vec, blayout=col_major).type.tile_view.pad is pl.PadValue.max
+    flat = T.move(tile([16, 16], mem=Acc), Vec, blayout=row_major, slayout=none_box)
+    assert flat.type == ir.TileType([16, 16], pl.FP32, memory_space=Vec)  # the implicit Vec view
+    scale = T.move(tile([16, 2], pl.UINT8, Mat), pl.Mem.LeftScale, blayout=col_major, slayout=col_major)
+    assert (scale.type.effective_view().blayout, scale.type.effective_view().slayout) == (row_major, row_major)
+
+
+def test_a_move_prints_the_layout_it_keeps():
+    text = """
+@pl.function(type=pl.FunctionType.AIC)
+def k(c_acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    v = pl.tile.move(c_acc, target_memory=pl.Mem.Vec)
+    w = pl.tile.add(v, v)
+    out = pl.store(w, [0, 0], out)
+    return out
+"""
+    printed = ir.python_print(pl.parse(text))
+    view = "pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)"
+    assert f"v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, {view}] = pl.tile.move(c_acc, target_memory=pl.Mem.Vec)" \
+        in printed, printed
+    assert f"w: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, {view}] = pl.tile.add(v, v)" in printed, printed
 
 
 def test_extract_read_write():
@@ -155,6 +210,15 @@ def test_slice_drop_dims_clamps_to_two_dims():
     assert dims(call.args[3].elements) == []  # the skipped valid_shape placeholder
     flat = T.slice(src, [1, 1, 128], [0, 3, 0], drop_dims=[0, 1])
     assert shape_of(flat) == [1, 128]
+
+
+def test_slice_keeps_the_rank_of_its_shape():
+    """No clamp to 2-D without drop_dims: a 1-D slice of a 1-D tile is 1-D, an N-D one N-D."""
+    s = T.slice(tile([64]), [32], [0])
+    assert s.type == ir.TileType([32], pl.FP32, memory_space=Vec)
+    assert shape_of(T.slice(tile([64]), [16], [8], [10])) == [16] and valid_of(T.slice(tile([64]), [16], [8], [10])) == [10]
+    assert shape_of(T.slice(tile([4, 16, 128]), [1, 16, 128], [2, 0, 0])) == [1, 16, 128]
+    assert shape_of(T.slice(tile([4, 16, 128]), [1, 16, 128], [2, 0, 0], drop_dims=[])) == [1, 16, 128]
 
 
 def test_reshape_moves_unit_dims_with_their_valid_extent():
@@ -281,6 +345,46 @@ def test_transport_types():
     assert popped.type == ir.TileType([8, 128], pl.FP32, memory_space=Vec)
     assert T.tpop_from_aiv(shape=[16, 128], dtype=pl.FP16).type.memory_space is Mat
     assert T.get_subblock_idx().type == ir.ScalarType(pl.INDEX)
+
+
+def test_pop_shape_and_dtype_only_build_the_result_type():
+    """shape= / dtype= are never stored: the kwargs are exactly split, then lane_stride, then id."""
+    popped = T.tpop_from_aic(shape=[16, 64], dtype=pl.FP32, split=0)
+    assert dict(popped.kwargs) == {"split": 0}
+    assert popped.type == ir.TileType([16, 64], pl.FP32, memory_space=Vec)
+    ordered = T.tpop_from_aic(id=3, lane_stride=4, split=1, shape=[8, 64], dtype=pl.FP32)
+    assert list(ordered.kwargs) == ["split", "lane_stride", "id"]
+    assert list(T.tpop_from_aiv(id=2, shape=[16, 64], dtype=pl.BF16).kwargs.items()) == [("split", 0), ("id", 2)]
+    assert T.tpop_from_aiv(id=2, shape=[16, 64], dtype=pl.BF16).type == ir.TileType([16, 64], pl.BF16,
+                                                                                   memory_space=Mat)
+    given = ir.TileType([16, 64], pl.FP16, memory_space=Mat)
+    assert T.tpop_from_aiv(split=1, result_type=given).type is given
+    assert dict(T.tpop_from_aiv(split=1, result_type=given).kwargs) == {"split": 1}
+
+
+def test_pop_result_type_excludes_shape_and_dtype():
+    given = ir.TileType([16, 64], pl.FP32, memory_space=Vec)
+    with pytest.raises(ValueError, match="either result_type= or shape= and dtype="):
+        T.tpop_from_aic(split=0, shape=[16, 64], dtype=pl.FP32, result_type=given)
+    with pytest.raises(ValueError, match="give both shape= and dtype="):
+        T.tpop_from_aic(split=0, dtype=pl.FP32)
+    with pytest.raises(ValueError, match="give both shape= and dtype="):
+        T.tpop_from_aiv(split=0, shape=[16, 64])
+
+
+def test_pop_prints_its_type_on_the_assignment():
+    text = """
+
+@pl.function(type=pl.FunctionType.AIV)
+def k(out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    v = pl.tpop_from_aic(shape=[16, 64], dtype=pl.FP32, split=0)
+    pl.system.tfree_to_aic(v)
+    out = pl.store(v, [0, 0], out)
+    return out
+"""
+    printed = ir.python_print(pl.parse(text))
+    assert "v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)" in printed, printed
+    ir.assert_structural_equal(pl.parse(text), pl.parse(printed))
 
 
 def test_pipe_scaffolding():

@@ -107,7 +107,7 @@ def test_the_gather_of_a_shard_of_an_odd_extent_is_typed_with_the_source_extent(
     assert [d.value for d in gather.var.type.shape] == [box, 32]
     assert _valid_rows(gather) == str(rows), ir.python_print(after)
     # The cube-side uses after the region follow the exact type.
-    assert _valid_rows(stmts["g_Left"]) == str(rows)
+    assert _valid_rows(stmts["g__ssa_v0_Left"]) == str(rows)
     assert _valid_rows(stmts["y__ssa_v0"]) == str(rows)
 
 

@@ -80,8 +80,8 @@ UNSPLIT_AIV_910B = '''
         s: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.add(x, y)
         pl.tile.tpush_to_aic(s, split=0)
         pl.tile.tpush_to_aic(y, split=0)
-        c_v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)
-        e: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c_v)
+        c_v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aic(split=0)
+        e: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.exp(c_v)
         pl.system.tfree_to_aic(c_v)
         o: pl.Tensor[[32, 32], pl.FP32] = pl.store(e, [0, 0], out)
         return o

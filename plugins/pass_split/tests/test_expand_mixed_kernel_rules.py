@@ -376,12 +376,12 @@ import pypto.language.distributed as pld
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(qk: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat], sig: pl.InOut[pl.Tensor[[2], pl.INT32]], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def k(qk: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat], sig: pl.InOut[pld.DistributedTensor[[2], pl.INT32]], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         pl.func_attr({"split_aiv": True})
         for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
             h: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard(qk)
             n: pl.Scalar[pl.INDEX] = aiv_id + 1
-            pld.system.notify(sig, 1, [0])
+            pld.system.notify(sig, 0, [0], 1, op=1)
             pld.system.defer_wait(sig, 1, [0])
             pl.system.syncall()
             o: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(pl.tile.exp(h), [0, 0], out)
@@ -401,9 +401,9 @@ def test_a_region_places_notify_on_the_aiv_a_wait_and_a_stated_shared_lane_on_bo
 
 
 def test_outside_every_region_a_notify_is_copied_to_both_cores():
-    src = PLACED.replace("            pld.system.notify(sig, 1, [0])\n", "").replace(
+    src = PLACED.replace("            pld.system.notify(sig, 0, [0], 1, op=1)\n", "").replace(
         '        pl.func_attr({"split_aiv": True})\n',
-        '        pl.func_attr({"split_aiv": True})\n        pld.system.notify(sig, 1, [0])\n')
+        '        pl.func_attr({"split_aiv": True})\n        pld.system.notify(sig, 0, [0], 1, op=1)\n')
     after = emk(src)
     for side in ("k_aic", "k_aiv"):
         assert "pld.system.notify" in op_names(function(after, side))  # deliberately: no-duplicate is a rule of regions only

@@ -80,7 +80,7 @@ class P:
         d_r: pl.Tile[[32, 32], pl.FP32, pl.Mem.Right] = pl.move(d_r_mat, target_memory=pl.Mem.Right)
         c: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(s_l, d_r)
         c_v: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.aiv_shard(c, split=1)
-        e: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c_v)
+        e: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.exp(c_v)
         out_1: pl.Tensor[[32, 32], pl.FP32] = pl.store(e, [0 + sb * 16, 0], out)
         return out_1
 ''')

@@ -139,7 +139,7 @@ class P:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, qk: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
         pl.func_attr({"split": pl.SplitMode.UP_DOWN})
-        p = pl.move(qk, target_memory=pl.Mem.Vec)
+        p = pl.move(qk, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.none_box)
         wide = pl.tile.create([32, 32], dtype=pl.FP32, target_memory=pl.Mem.Vec)
         if n > 1:
             a = pl.tile.exp(p)

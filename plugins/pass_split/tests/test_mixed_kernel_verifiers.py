@@ -53,8 +53,10 @@ BROKEN = [
     ("pl.system.aic_initialize_pipe(k_c2v_slot_buffer_import, k_v2c_slot_buffer, dir_mask=3,",
      "pl.system.aic_initialize_pipe(k_c2v_slot_buffer_import, k_v2c_slot_buffer, dir_mask=2,",
      r"tile.tpush_to_aiv uses the C2V direction of pipe 0, which no initialize_pipe of this function sets up"),
-    ("c_v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)",
-     "c_v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aic(split=0)",
+    ("c_v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, "
+     "slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aic(split=0)",
+     "c_v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.col_major, "
+     "slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aic(split=0)",
      r"pops 'c_v' into Mat, but a C2V transfer lands in Vec"),
     ("        pl.tile.tpush_to_aiv(c, split=0)\n",
      "        pl.tile.tpush_to_aiv(c, split=0)\n        w: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([32, 32], "

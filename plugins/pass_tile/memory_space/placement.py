@@ -42,6 +42,8 @@ from pypto_core.ops.registry import create_op_call, opdef_of
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
 
 PASS = "InferTileMemorySpace"
+# Call attrs holding variable lists that follow a retyped variable (docs/passes/infer_tile_memory_space.md).
+_VAR_LIST_ATTRS = ("manual_dep_edges", "compiler_manual_dep_edges", "arg_direction_overrides_vars")
 
 
 def in_space(t: TileType, space: MemorySpace | None) -> TileType:
@@ -87,22 +89,34 @@ class Placement(BodyRewriter):
     def exit_block(self) -> None:
         self.moves.pop()
 
+    def _cached(self, key: tuple[int, MemorySpace]) -> E.Var | None:
+        """A move made earlier in this block or an enclosing one (sibling blocks never see each other's)."""
+        for scope in reversed(self.moves):
+            cached = scope.get(key)
+            if cached is not None:
+                return cached
+        return None
+
     def _moved(self, operand: E.Expr, target: MemorySpace) -> E.Expr:
         key = (id(operand), target)
-        cached = self.moves[-1].get(key)
+        cached = self._cached(key)
         if cached is not None:
             return cached
         src = operand.type
         assert isinstance(src, TileType)
         kwargs: dict[str, Any] = {"target_memory": target}
-        if src.memory_space is MemorySpace.Acc and target is MemorySpace.Vec:
-            kwargs.update(blayout=TileLayout.row_major, slayout=TileLayout.none_box)
+        flat = implicit_layout(src.shape, target)
+        if flat[1] is TileLayout.none_box:
+            # A flat space (Vec) consumer gets a flat tile, whatever layout the source has.
+            eff = src.effective_view()
+            if (eff.blayout, eff.slayout) != flat[:2]:
+                kwargs.update(blayout=flat[0], slayout=flat[1])
         move = create_op_call("tile.move", [operand], kwargs, span=self.span)
         if not isinstance(operand, E.Var):
             return move  # an operand written inline stays inline
         if self.region_depth == 0 and id(operand) in self.made_in and is_vector_work(move):
             return self._moved_in_region(operand, target, move)
-        var = self.bind(move, f"{user_base(operand)}_{target.name}")
+        var = self.bind(move, f"{operand.name_hint}_{target.name}")
         self.moves[-1][key] = var
         return var
 
@@ -111,7 +125,7 @@ class Placement(BodyRewriter):
         key = (id(operand), target)
         var = self.region_moves.get(key)
         if var is None:
-            var = E.Var(self.fresh(f"{user_base(operand)}_{target.name}"), move.type, self.span)
+            var = E.Var(self.fresh(f"{operand.name_hint}_{target.name}"), move.type, self.span)
             self.hoisted.append((operand, S.AssignStmt(var, move, self.span)))
             self.region_moves[key] = var
         return var
@@ -139,12 +153,14 @@ class Placement(BodyRewriter):
         """The call with substituted, placed operands, typed again; its result space decided."""
         opdef = opdef_of(call)
         if opdef is None:  # a call of a function
-            return super().rewrite_call(call, args, result)
+            return self._with_attrs(super().rewrite_call(call, args, result), call, {})
+        replaced: dict[int, list[E.Expr]] = {}  # operand -> its moves, in argument order
         for i, a in enumerate(args):
             allowed = opdef.accepted_spaces(i)
             t = a.type
             if allowed and isinstance(t, TileType) and t.memory_space is not None and t.memory_space not in allowed:
                 args[i] = self._moved(a, allowed[0])
+                replaced.setdefault(id(a), []).append(args[i])
         kwargs = dict(call.kwargs)
         retarget = opdef.retarget_kwarg
         if retarget is not None:
@@ -156,7 +172,34 @@ class Placement(BodyRewriter):
                 kwargs[retarget.name] = clamp(demand, retarget.choices) if demand is not None else MemorySpace.Vec
         same = all(a is b for a, b in zip(args, call.args)) and kwargs == dict(call.kwargs)
         rebuilt = call if same else self._typed(call, args, kwargs)
-        return self._result_space(rebuilt, args)
+        placed = self._result_space(self._with_attrs(rebuilt, call, replaced), args)
+        forced = self.forced.get(id(result)) if result is not None and retarget is None else None
+        t = placed.type
+        if forced is not None and isinstance(t, TileType) and t.memory_space is not forced:
+            # A loop init whose producer has no space kwarg (tile.full, ...): the carry's space is its type.
+            return placed.with_fields(type=in_space(t, forced))
+        return placed
+
+    def _with_attrs(self, rebuilt: E.Expr, call: E.Call, replaced: dict[int, list[E.Expr]]) -> E.Expr:
+        """The call's variable-naming attrs follow its operands: a `dump_vars` entry naming a moved operand
+        becomes all its moves (in argument order); the dependence lists and `device` follow retyped variables."""
+        if not call.attrs or not isinstance(rebuilt, E.Call):
+            return rebuilt
+        attrs = dict(call.attrs)
+        for key in (*_VAR_LIST_ATTRS, "dump_vars"):
+            entries = attrs.get(key)
+            if not isinstance(entries, (list, tuple)):
+                continue
+            out: list[Any] = []
+            for entry in entries:
+                new = self.exprs.visit_expr(entry) if isinstance(entry, E.Expr) else entry
+                out.extend(replaced.get(id(new), [new]) if key == "dump_vars" else [new])
+            attrs[key] = tuple(out) if isinstance(entries, tuple) else out
+        if isinstance(attrs.get("device"), E.Expr):
+            attrs["device"] = self.exprs.visit_expr(attrs["device"])
+        if all(_same(attrs[k], v) for k, v in call.attrs.items()):
+            return rebuilt
+        return rebuilt.with_fields(attrs=attrs)
 
     def _typed(self, call: E.Call, args: list[E.Expr], kwargs: dict[str, Any]) -> E.Call:
         try:
@@ -222,6 +265,13 @@ class Placement(BodyRewriter):
         if not all(isinstance(t, TileType) for t in types) or not isinstance(first, TileType):
             return first
         return first if len({t.memory_space for t in types}) == 1 else in_space(first, None)  # type: ignore[union-attr]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    return isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) and \
+        all(x is y for x, y in zip(a, b))
 
 
 def check_params(params: Sequence[E.Var], func_name: str) -> None:

@@ -137,7 +137,7 @@ class P:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
         a_t = pl.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
-        a_t_Vec = pl.move(a_t, target_memory=pl.Mem.Vec)
+        a_t_Vec = pl.move(a_t, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.none_box)
         e = pl.tile.exp(a_t_Vec)
         a_t_Left = pl.move(a_t, target_memory=pl.Mem.Left)
         a_t_Right = pl.move(a_t, target_memory=pl.Mem.Right)
@@ -168,7 +168,7 @@ class P:
     assert kw["slayout"] is ir.TileLayout.none_box
 
 
-def test_moves_are_reused_within_a_block_but_each_loop_body_makes_its_own():
+def test_a_move_made_before_a_loop_is_reused_in_its_body():
     after = infer('''
 @pl.program
 class P:
@@ -188,7 +188,8 @@ class P:
     top_moves = [s for s in top if isinstance(s, ir.AssignStmt) and s.value.op.name == "tile.move"]
     (loop,) = [s for s in top if isinstance(s, ir.ForStmt)]
     loop_moves = [s for s in ir.flatten_to_stmts(loop.body) if isinstance(s, ir.AssignStmt) and s.value.op.name == "tile.move"]
-    assert len(top_moves) == 1 and len(loop_moves) == 1
+    # The move made for `x` (before the loop) serves the loop body and `z` (docs/passes/infer_tile_memory_space.md).
+    assert len(top_moves) == 1 and not loop_moves
 
 
 def test_a_vec_accumulator_that_matmul_acc_updates_in_a_loop_becomes_acc():

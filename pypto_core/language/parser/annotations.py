@@ -45,6 +45,8 @@ class TypeParser(OutsideValueParser):
     def _annotation_head(self, node: ast.AST) -> tuple[str | None, list[ast.AST]]:
         if isinstance(node, ast.Subscript):
             path = self.pl_path(node.value)
+            if path == "pld.DistributedTensor":  # `import pypto.language.distributed as pld` spells it so
+                path = "DistributedTensor"
             if path in _HEADS:
                 sl = node.slice
                 if path == "Tuple" and isinstance(sl, ast.Tuple):
