@@ -352,7 +352,8 @@ class P:
     def k(self, qk: pl.Tile[[16, 128], pl.FP32, pl.Mem.Mat], src: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec],
           out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
         pl.func_attr({"split": pl.SplitMode.MODE})
-        popped = pl.tile.move(qk, target_memory=pl.Mem.Vec)
+        popped = pl.tile.move(qk, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.row_major,
+                               slayout=pl.TileLayout.none_box)  # row ops take a flat tile
         BODY
         o = pl.tile.store(popped, [0, 0], out)
         return o
