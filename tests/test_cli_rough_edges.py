@@ -299,10 +299,15 @@ def test_pypto_run_shows_its_progress_when_asked(capsys):
     example = str(Path(__file__).resolve().parents[1] / "examples" / "mixed_matmul_bias.py")
     code, _, err = run(capsys, "run", "--progress", example)
     assert code == 0
-    stages = [line for line in err.splitlines() if line.startswith("pypto run: ")]
-    assert [s.split(" ...")[0] for s in stages] == ["pypto run: compiling with 9 passes",
-                                                    "pypto run: running main as written",
-                                                    "pypto run: running main compiled"]
+    lines = err.splitlines()
+    stages = [line for line in lines if line.startswith("pypto run: ") and not line.endswith(" ...")]
+    assert [s.rsplit(": ", 1)[0] for s in stages] == ["pypto run: compiling with 9 passes",
+                                                      "pypto run: running main as written",
+                                                      "pypto run: running main compiled"]
     assert all(s.endswith(" s") for s in stages)
+    # The compile stage shows each pass between its start and end lines.
+    start, end = lines.index("pypto run: compiling with 9 passes ..."), lines.index(stages[0])
+    assert [line for line in lines[start + 1:end] if line.startswith("pypto: [")][:2] == [
+        "pypto: [1/9] convert_to_ssa", "pypto: [2/9] normalize_stmt_structure"]
     code, _, err = run(capsys, "run", "--no-progress", example)
-    assert code == 0 and "pypto run: " not in err
+    assert code == 0 and "pypto run: " not in err and "pypto: [" not in err

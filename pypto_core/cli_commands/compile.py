@@ -32,7 +32,12 @@ def register(subparsers: Any) -> None:
     add_pipeline_options(parser)
     parser.add_argument("--dump-dir", metavar="D", help="write the program before and after every pass to D")
     add_print_options(parser)
-    parser.add_argument("--timing", action="store_true", help="print a per-pass timing table")
+    parser.add_argument("--timing", action="store_true",
+                        help="print a timing table: each pass, then verification, round trip, check-run and "
+                             "printing as their own rows, the total and the wall time")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show each pass and each check-run execution on stderr as it starts (default: a "
+                             "status line when stderr is a terminal)")
     parser.add_argument("--reproducer", metavar="PATH",
                         help="when a pass fails (crash, broken IR, check-run mismatch), write the reproducer "
                              "here (default: ./pypto-reproducer.py; a file that is not a reproducer is never "
@@ -95,7 +100,7 @@ def run_compile(args: argparse.Namespace) -> int:
     program = parse(source, filename)
     if isinstance(program, Function):  # passes transform programs; one function is a program of one
         program = Program([program], program.name, program.span)
-    manager = build_pass_manager(resolved, stream=sys.stderr)
+    manager = build_pass_manager(resolved, stream=sys.stderr, progress=args.progress)
     try:
         result = manager.run(program)
     except Exception as exc:

@@ -40,7 +40,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--save", metavar="OUT.npz", help="write the inputs, expected and actual outputs here")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="one line per stage (compile, run as written, run compiled) with its time on "
-                             "stderr (default: when stderr is a terminal)")
+                             "stderr, and each pass and check-run execution of the compile (default: when "
+                             "stderr is a terminal)")
     add_plugin_blocking(parser)
     parser.set_defaults(handler=run_command)
 
@@ -70,7 +71,7 @@ def run_command(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr.isatty() if args.progress is None else args.progress)
     program = as_program(parse(read_program_source(args.file), args.file))
     with progress.stage(f"compiling with {len(resolved.passes)} passes"):
-        compiled = build_pass_manager(resolved, stream=sys.stderr).run(program)
+        compiled = build_pass_manager(resolved, stream=sys.stderr, progress=progress.enabled).run(program)
 
     shape = shape_from_backend(resolved.backend)
     entry = Machine(program, shape=shape).entry_function(args.entry)
@@ -131,9 +132,10 @@ class Progress:
         if not self.enabled:
             yield
             return
-        print(f"pypto run: {what} ...", end="", file=sys.stderr, flush=True)
+        # Whole lines: the compile stage's passes report their own lines in between.
+        print(f"pypto run: {what} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
             yield
         finally:
-            print(f" {time.perf_counter() - start:.2f} s", file=sys.stderr, flush=True)
+            print(f"pypto run: {what}: {time.perf_counter() - start:.2f} s", file=sys.stderr, flush=True)

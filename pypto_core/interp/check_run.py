@@ -24,6 +24,7 @@ from pypto_core.passes.naming import describe_pass, pass_class_name, pass_label,
 
 class CheckRunInstrument(PassInstrument):
     name = "CheckRunInstrument"
+    timing_label = "check-run (the machine)"
 
     def __init__(self, inputs: Mapping[str, Any] | None = None, seed: int = 0, entry: str | None = None,
                  shape: CoreGroupShape | None = None) -> None:
@@ -39,7 +40,7 @@ class CheckRunInstrument(PassInstrument):
         if self._program is program:
             return
         try:
-            self._outputs = self._run(program)
+            self._outputs = self._run(program, f"given to {pass_label(p)}")
         except MachineError as exc:
             # the program as given is at fault here, not the pass: named as before, by class
             raise CheckRunError(f"check-run: the program given to pass '{pass_class_name(p)}' cannot be run on the "
@@ -51,7 +52,7 @@ class CheckRunInstrument(PassInstrument):
             return  # unchanged
         name = pass_label(p)
         try:
-            actual = self._run(program)
+            actual = self._run(program, f"after {name}")
         except MachineError as exc:
             raise PassCheckRunError(f"check-run: after pass {describe_pass(p)} the program no longer runs on the "
                                     f"reference machine: {exc}", name, pass_origin(p)[0]) from exc
@@ -64,7 +65,12 @@ class CheckRunInstrument(PassInstrument):
                                         index=c.first_index)
         self._program, self._outputs = program, actual
 
-    def _run(self, program: Any) -> dict[str, Any]:
+    def _run(self, program: Any, which: str = "") -> dict[str, Any]:
+        from pypto_core.passes.context import PassContext
+
+        ctx = PassContext.current()
+        if ctx is not None and which:
+            ctx.report(f"check-run: running the program {which} on the machine")
         if self.entry is None:
             self.entry = Machine(program, shape=self.shape).default_entry().name
         entry = Machine(program, shape=self.shape).entry_function(self.entry)

@@ -60,6 +60,8 @@ class PassContext:
         self.runtime = runtime
         self.backend_name = _backend_name(backend)
         self.last_run_seconds = 0.0  # duration of the latest transform, for the timing instrument
+        # Seconds spent in instruments' and pipeline checks' hooks, by their `timing_label` (`--timing`).
+        self.instrument_seconds: dict[str, float] = {}
 
     def extended(self, instruments: Sequence[Any], verification_level: VerificationLevel | None = None,
                  backend: Any = None) -> PassContext:
@@ -70,6 +72,19 @@ class PassContext:
                            self.diagnostic_phase, self.disabled_diagnostics, self.memory_planner,
                            self.enable_pypto_l0c_double_buffer, self.runtime,
                            backend if backend is not None else self.backend_name)
+
+    def account(self, label: str | None, seconds: float) -> None:
+        """Add `seconds` to the `--timing` row `label` (None: not shown)."""
+        if label is not None:
+            self.instrument_seconds[label] = self.instrument_seconds.get(label, 0.0) + seconds
+
+    def report(self, message: str) -> None:
+        """Tell the instruments what long work is under way (a check-run execution): the progress display
+        shows it."""
+        for inst in self.instruments:
+            hook = getattr(inst, "on_progress", None)
+            if hook is not None:
+                hook(message)
 
     def get_memory_planner(self) -> Any:
         return self.memory_planner
@@ -125,10 +140,19 @@ def run_pass(p: Pass, program: Program) -> Program:
     ctx = PassContext.current()
     run_ctx = ctx if ctx is not None else PassContext()
     for inst in run_ctx.instruments:
-        inst.before_pass(p, program)
+        _timed(run_ctx, inst, inst.before_pass, p, program)
     start = time.perf_counter()
     result = p.run(program, run_ctx)
     run_ctx.last_run_seconds = time.perf_counter() - start
     for inst in run_ctx.instruments:
-        inst.after_pass(p, result)
+        _timed(run_ctx, inst, inst.after_pass, p, result)
     return result
+
+
+def _timed(ctx: PassContext, inst: Any, hook: Any, *args: Any) -> None:
+    """Run an instrument hook, adding its time to the instrument's `--timing` row."""
+    start = time.perf_counter()
+    try:
+        hook(*args)
+    finally:
+        ctx.account(getattr(inst, "timing_label", "other instruments"), time.perf_counter() - start)

@@ -10,6 +10,7 @@ pass, the round trip at `roundtrip`, the reference machine at `check-run`.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -54,14 +55,24 @@ class PassManager:
         return check_pipeline(self.passes, program_input(program))
 
     def run(self, program: Any) -> Any:
-        assembly = assemble(self.level, outputs=self.outputs, extra=self.instruments)
+        extra = list(self.instruments)
+        progress = self.outputs.progress
+        if progress or (progress is None and sys.stderr.isatty()):
+            from pypto_core.passes.instruments.progress import ProgressInstrument
+
+            extra.insert(0, ProgressInstrument(len(self.passes)))
+        assembly = assemble(self.level, outputs=self.outputs, extra=extra)
         outer = PassContext.current() or PassContext()
-        with outer.extended(assembly.context, self.level, self.backend):
-            program = run_pipeline(self.passes, program, assembly.checks)
-            for inst in assembly.context:
-                inst.finish_run(program)
+        start = time.perf_counter()
+        with outer.extended(assembly.context, self.level, self.backend) as ctx:
+            try:
+                program = run_pipeline(self.passes, program, assembly.checks)
+            finally:  # a progress display is closed when a pass fails too
+                for inst in assembly.context:
+                    inst.finish_run(program)
         if assembly.timing is not None:
             from rich.console import Console
 
-            Console(file=self.outputs.stream or sys.stderr).print(assembly.timing.table())
+            table = assembly.timing.table(ctx.instrument_seconds, time.perf_counter() - start)
+            Console(file=self.outputs.stream or sys.stderr).print(table)
         return program

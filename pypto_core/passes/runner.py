@@ -9,6 +9,7 @@ was doing is noted on the exception (`failed_step(exc)`) for the crash reproduce
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,16 @@ def run_guarded(p: Any, program: Any) -> Any:
                             f"failed: {type(exc).__name__}: {exc}") from exc
 
 
+def _timed_check(ctx: PassContext | None, check: Any, hook: Any, *args: Any) -> None:
+    """Run a pipeline check's hook, adding its time to the check's `--timing` row."""
+    start = time.perf_counter()
+    try:
+        hook(*args)
+    finally:
+        if ctx is not None:
+            ctx.account(getattr(check, "timing_label", "verification"), time.perf_counter() - start)
+
+
 def run_pipeline(passes: Sequence[Any], program: Any,
                  checks: Sequence[PipelineInstrument] = ()) -> Any:
     """Run `passes` in order in the active PassContext; `checks` see the input and every step."""
@@ -73,13 +84,13 @@ def run_pipeline(passes: Sequence[Any], program: Any,
     passes = list(passes)
     ctx = PassContext.current()
     for check in checks:
-        check.enter(passes, program)
+        _timed_check(ctx, check, check.enter, passes, program)
     for step, p in enumerate(passes):
         given = program
         try:
             program = run_guarded(p, given)
             for check in checks:
-                check.after_step(step, p, given, program)
+                _timed_check(ctx, check, check.after_step, step, p, given, program)
         except Exception as exc:
             level = ctx.get_verification_level().text if ctx is not None else "basic"
             _note_failed_step(exc, FailedStep(step, p, given, passes, ctx.backend_name if ctx else None, level))

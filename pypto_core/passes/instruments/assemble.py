@@ -40,6 +40,8 @@ class OutputOptions:
     filter_func: Sequence[str] = ()
     timing: bool = False
     stream: TextIO | None = None  # prints and the timing table (default: stderr)
+    # Show each pass and each check-run execution on stderr (None: only when stderr is a terminal).
+    progress: bool | None = False
 
     @property
     def prints(self) -> bool:

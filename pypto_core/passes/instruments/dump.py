@@ -23,6 +23,7 @@ HEADER = "# pypto.program"
 
 class IRDumpInstrument(PassInstrument):
     name = "IRDumpInstrument"
+    timing_label = "dumps"
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)

@@ -53,6 +53,8 @@ class PassVerificationError(VerificationError):
 class PipelineInstrument:
     """Hooks around a whole pipeline run; subclasses override the ones they need."""
 
+    timing_label = "verification"  # the `--timing` row its hooks' time is added to
+
     def enter(self, passes: Sequence[Any], program: Any) -> None:
         """Before the first pass, with the pipeline and its input."""
 
@@ -148,6 +150,8 @@ class VerifiedSetVerification(PipelineInstrument):
 
 class RoundtripCheck(PipelineInstrument):
     """Print -> parse -> structural equality after each pass (instruments/roundtrip.py)."""
+
+    timing_label = "round trip (print, parse, compare)"
 
     def after_step(self, step: int, p: Any, given: Any, result: Any) -> None:
         from pypto_core.passes.instruments.roundtrip import check_roundtrip

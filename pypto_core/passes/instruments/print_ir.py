@@ -56,6 +56,7 @@ class PrintAfterInstrument(PassInstrument):
     `--print-after-change` flag (the same as `changed="full"`)."""
 
     name = "PrintAfterInstrument"
+    timing_label = "printing"
 
     def __init__(self, print_all: bool = False, pass_names: Iterable[str] = (), only_changed: bool = False,
                  stream: TextIO | None = None, *, changed: ChangedMode | None = None,

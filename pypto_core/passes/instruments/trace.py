@@ -68,6 +68,7 @@ class TraceInstrument(PassInstrument):
     progress: Callable[[PassRecord, int | None], None] | None = None
     render: Callable[[Any], str] = _default_render
     name: str = "TraceInstrument"
+    timing_label: str | None = "trace"
     input_text: str | None = None
     records: list[PassRecord] = field(default_factory=list)
     check_run_active: bool = False

@@ -20,6 +20,7 @@ class VerificationMode(enum.Enum):
 
 class VerificationInstrument(PassInstrument):
     name = "VerificationInstrument"
+    timing_label = "verification"
 
     def __init__(self, mode: VerificationMode = VerificationMode.BEFORE_AND_AFTER) -> None:
         self.mode = mode
