@@ -11,16 +11,36 @@ Op semantics come only from each OpDef's `evaluate`; its signature is documented
 pypto_core/interp/context.py (EvalContext). Tolerances per dtype: pypto_core/interp/tolerance.py.
 """
 
-from pypto_core.interp.context import EvalContext
-from pypto_core.interp.errors import CheckRunError, DeadlockError, MachineError, PassCheckRunError
-from pypto_core.interp.inputs import bind_arguments, copy_inputs, make_inputs
-from pypto_core.interp.machine import Machine
-from pypto_core.interp.outputs import OutputCheck, collect_outputs, compare_outputs, run_program
-from pypto_core.interp.shape import CoreGroupShape, shape_from_backend
-from pypto_core.interp.tolerance import Comparison, compare_values, tolerance_for
+from __future__ import annotations
 
-__all__ = [
-    "EvalContext", "CheckRunError", "PassCheckRunError", "DeadlockError", "MachineError", "bind_arguments", "copy_inputs",
-    "make_inputs", "Machine", "OutputCheck", "collect_outputs", "compare_outputs", "run_program",
-    "CoreGroupShape", "shape_from_backend", "Comparison", "compare_values", "tolerance_for",
-]
+import importlib
+from typing import Any
+
+# Each public name and the module defining it. Loaded on first use (PEP 562): a plugin that imports
+# `pypto_core.interp.errors` to raise a MachineError must not load the machine, numpy's dtypes extension and
+# greenlet into a process that only compiles.
+_EXPORTS = {
+    "EvalContext": "context",
+    "CheckRunError": "errors", "DeadlockError": "errors", "MachineError": "errors", "PassCheckRunError": "errors",
+    "bind_arguments": "inputs", "copy_inputs": "inputs", "make_inputs": "inputs",
+    "Machine": "machine",
+    "OutputCheck": "outputs", "collect_outputs": "outputs", "compare_outputs": "outputs", "run_program": "outputs",
+    "CoreGroupShape": "shape", "shape_from_backend": "shape",
+    "Comparison": "tolerance", "compare_values": "tolerance", "tolerance_for": "tolerance",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pypto_core.interp' has no attribute '{name}'")
+    value = getattr(importlib.import_module(f"pypto_core.interp.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+__all__ = sorted(_EXPORTS)

@@ -76,7 +76,8 @@ def test_a_mismatch_exits_non_zero_and_names_the_output(tmp_path, capsys, monkey
         def run(self, program):
             return _Swap().visit_program(self.manager.run(program))
 
-    monkeypatch.setattr(config, "build_pass_manager", lambda resolved, stream=None: Wrong(real(resolved, stream)))
+    monkeypatch.setattr(config, "build_pass_manager",
+                        lambda resolved, stream=None, progress=False: Wrong(real(resolved, stream, progress)))
     src = tmp_path / "sub.py"
     src.write_text(SUB)
     assert cli.main(["run", str(src)]) == 1
