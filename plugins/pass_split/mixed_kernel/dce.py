@@ -117,7 +117,7 @@ class DeadCode:
         self.changed = self.changed or trial.changed or len(slots) < n
         keep = sorted(slots)
         body = list(new_stmts)
-        if yielded is not None:
+        if yielded is not None and keep:  # a loop carrying nothing ends without a yield (no `pl.yield_()`)
             body.append(yielded.with_fields(value=tuple(yielded.value[i] for i in keep)))
         iter_args = [s.iter_args[i] for i in keep]
         return_vars = [s.return_vars[i] for i in keep]
@@ -148,7 +148,7 @@ class DeadCode:
                 add_uses(inner, *(yielded.value[i] for i in slots))
             new_stmts = self.block(stmts, inner)
             empty = empty and not new_stmts
-            if yielded is not None:
+            if yielded is not None and slots:  # an if merging nothing has no yields
                 new_stmts.append(yielded.with_fields(value=tuple(yielded.value[i] for i in slots)))
             if not new_stmts and body is s.else_body:
                 branches.append(None)  # an empty else is no else

@@ -20,8 +20,10 @@ def _trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
 
 
 def _with_yield(body: S.Stmt, values: list[E.Expr]) -> S.Stmt:
+    """The body with its trailing yield passing `values`; none left: no yield at all (no `pl.yield_()`)."""
     stmts = flatten_to_stmts(body)
-    return make_body(stmts[:-1] + [stmts[-1].with_fields(value=tuple(values))], body.span)
+    tail = [stmts[-1].with_fields(value=tuple(values))] if values else []
+    return make_body(stmts[:-1] + tail, body.span)
 
 
 class _Defined(IRVisitor):
