@@ -15,8 +15,9 @@ from typing import Any
 
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
-from pypto_core.ir.fresh_names import user_base
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.span import Span
+from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_plugins.pass_split.mixed_kernel import transfers as T
 from pypto_plugins.pass_split.mixed_kernel.aliases import written_tensor
@@ -98,16 +99,33 @@ class CoreBody:
             self.foreign[id(b.result)] = (f"the {b.direction.upper()} boundary", b.span)
             source, pre = b.source, []
             if b.direction == T.V2C and self.plan.backend.requires_vtoc_fractal_adapt and not T.is_nz(b.source.type):
-                adapter = T.fractal_adapter(b.source, self.plan.fresh(f"{_base(b.source)}_nz"), b.span)
+                adapter = T.fractal_adapter(b.source, self.plan.fresh(f"{_name(b.source)}_nz"), b.span)
                 source, pre = adapter.var, [adapter]
             return pre + [T.push(b.direction, source, b.code, b.lane_stride, b.span)]
         var = b.result
+        if b.direction == T.V2C:
+            return self.cube_pop(b)
         new_type = T.popped_type(var.type, self.plan.backend)
         if new_type is not var.type:
             new_var = E.Var(var.name_hint, new_type, var.span)
             self.retyped[id(var)] = (var, new_var)
             var = new_var
         return [T.pop(b.direction, var, b.code, b.lane_stride, b.span)]
+
+    def cube_pop(self, b: T.Boundary) -> list[S.Stmt]:
+        """V->C on the AIC: the pop always lands in Mat (docs/passes/expand_mixed_kernel.md, transfers). A Mat
+        destination is popped into directly (retyped Mat when it was declared elsewhere: a gather bound to a Vec
+        annotation); any other cube space pops into `<dst>_mat`, then moves it to the destination with the
+        destination's layouts (its tfree follows that move)."""
+        var = b.result
+        t = var.type
+        if not isinstance(t, TileType) or t.memory_space is MemorySpace.Mat:
+            return [T.pop(T.V2C, var, b.code, None, b.span)]
+        mat = E.Var(self.plan.fresh(f"{var.name_hint}_mat"), T.mat_type(t), b.span)
+        if t.memory_space is MemorySpace.Vec:  # a gather annotated Vec: the pop is the gather's own Var, in Mat
+            self.retyped[id(var)] = (var, mat)
+            return [T.pop(T.V2C, mat, b.code, None, b.span)]
+        return [T.pop(T.V2C, mat, b.code, None, b.span), T.move_out_of_mat(mat, var, b.span)]
 
     def substitution(self) -> dict[E.Var, E.Expr]:
         """Retyped pops, and every foreign store result mapped to the tensor it aliases (transitively)."""
@@ -122,8 +140,8 @@ class CoreBody:
         return mapping
 
 
-def _base(e: E.Expr) -> str:
-    return user_base(e) if isinstance(e, E.Var) else "tile"
+def _name(e: E.Expr) -> str:
+    return e.name_hint if isinstance(e, E.Var) else "tile"
 
 
 def _what(value: E.Expr) -> str:

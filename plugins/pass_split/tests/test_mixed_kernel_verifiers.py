@@ -42,8 +42,8 @@ def test_an_incore_kernel_still_mixing_cores_is_reported():
 
 
 def test_a_pop_without_tfree_is_a_warning(expanded_text: str):
-    broken = pl.parse(expanded_text.replace("        pl.system.tfree_to_aiv(s_l)\n", "", 1))
-    assert any("popped into 's_l' is never released" in m for m in findings(broken, "MixedKernelExpanded", "Warning"))
+    broken = pl.parse(expanded_text.replace("        pl.system.tfree_to_aiv(s_l_mat)\n", "", 1))
+    assert any("popped into 's_l_mat' is never released" in m for m in findings(broken, "MixedKernelExpanded", "Warning"))
     assert findings(broken, "MixedKernelExpanded") == []
 
 
