@@ -33,7 +33,7 @@ class SplitPlan:
     placement: dict[int, Sides]
     boundaries: dict[int, T.Boundary]
     fences_after: dict[int, Fence]  # id(cube store) -> its fence
-    fences_before: dict[int, Fence]  # id(vector load) -> its fence
+    fences_before: dict[int, list[Fence]]  # id(statement) -> the fences popped right before it
     backend: Any
     fresh: Any  # FreshNames of the function
     adapters: dict[int, str] = field(default_factory=dict)  # id(V->C boundary) -> the NZ adapter's name
@@ -61,6 +61,10 @@ class CoreBody:
         return out
 
     def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        fences = self.plan.fences_before.get(id(s), []) if self.side is Side.AIV else []
+        return [f.pop_stmt() for f in fences] + self.placed(s)
+
+    def placed(self, s: S.Stmt) -> list[S.Stmt]:
         if isinstance(s, (S.AssignStmt, S.EvalStmt)):
             return self.simple(s)
         if isinstance(s, S.ReturnStmt):
@@ -78,9 +82,6 @@ class CoreBody:
         if boundary is not None:
             return self.transfer(boundary)
         out: list[S.Stmt] = []
-        before = self.plan.fences_before.get(id(s))
-        if before is not None and self.side is Side.AIV:
-            out.append(before.pop_stmt())
         if self.side in self.plan.sides(s):
             out.append(s)
         elif isinstance(s, S.AssignStmt):
