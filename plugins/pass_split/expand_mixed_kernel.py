@@ -24,7 +24,7 @@ from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
-from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_function, check_groups, facts_of
+from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_groups, facts_of, misplaced_work
 
 PASS = "ExpandMixedKernel"
 
@@ -77,7 +77,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     for func in program.functions.values():
         if func.func_type not in CORE_KERNEL_TYPES:
             continue
-        errors = errors_only(check_function(func, facts_of(func)))
+        errors = errors_only(misplaced_work(func, facts_of(func)))  # its pipe setup: the verifier's
         if errors:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "
