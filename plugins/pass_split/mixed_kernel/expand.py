@@ -1,7 +1,7 @@
 """One InCore function through ExpandMixedKernel (docs/passes/expand_mixed_kernel.md, what it does).
 
 * not mixed: it becomes an AIC (a CUBE rollup) or an AIV function; a pure-vector function that is not
-  split_aiv drops its function-level split (docs/passes/lower_auto_vector_split.md, scope: it keeps its unsplit behaviour);
+  split_aiv drops its function-level split, and so does a pure-cube one (docs/passes/expand_mixed_kernel.md);
 * mixed: `F_aic` (no return value) and `F_aiv` built from the same body, each keeping its own side's
   statements, with transfers, fences, tfrees and the pipe setup; the caller builds the Group.
 """
@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pypto_core.analysis.affinity import classify_call_affinity
-from pypto_core.analysis.region_lanes import body_calls
+from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, SplitMode
 from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body, substitute_stmt
 from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.build import static_int
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel import pipe_setup
@@ -27,11 +27,11 @@ from pypto_plugins.pass_split.mixed_kernel.cross_uses import check_no_cross_core
 from pypto_plugins.pass_split.mixed_kernel.dce import remove_dead_code
 from pypto_plugins.pass_split.mixed_kernel.fences import find_fences
 from pypto_plugins.pass_split.mixed_kernel.loop_repair import fold_identity_carries
-from pypto_plugins.pass_split.mixed_kernel.placement import ConsumedBody, consume_regions
+from pypto_plugins.pass_split.mixed_kernel.placement import consume_regions
 from pypto_plugins.pass_split.mixed_kernel.sides import Side
 from pypto_plugins.pass_split.mixed_kernel.tfree import place_tfrees
 from pypto_plugins.pass_split.mixed_kernel.transfers import Boundary, boundary_of
-from pypto_plugins.pass_split.split_axis.regions import check_transpose_hazard
+from pypto_plugins.pass_split.split_axis.modes import split_dimension
 
 PASS = "ExpandMixedKernel"
 CLEANUP_ROUNDS = 64  # each round removes something; a body has far fewer statements nested this deep
@@ -47,8 +47,8 @@ def retyped_single_core(func: F.Function, affinity: CoreAffinity) -> F.Function:
     consumed = consume_regions(func)
     kind = FunctionType.AIC if affinity is CoreAffinity.CUBE else FunctionType.AIV
     attrs = dict(func.attrs)
-    if kind is FunctionType.AIV and not attrs.get("split_aiv"):
-        attrs.pop("split", None)  # a pure-vector pl.split function keeps its unsplit behaviour (docs/passes/lower_auto_vector_split.md)
+    if kind is FunctionType.AIC or not attrs.get("split_aiv"):
+        attrs.pop("split", None)  # a non-mixed function keeps its unsplit behaviour (docs/passes/expand_mixed_kernel.md)
     return F.Function(func.name, func.param_items(), func.return_types, consumed.body, func.span, kind,
                       attrs=attrs, requires_runtime_binding=func.requires_runtime_binding)
 
@@ -80,13 +80,53 @@ class _Boundaries(IRVisitor):
         super().visit_assign_stmt(s)
 
 
-def _check_function_split_hazard(func: F.Function, consumed: ConsumedBody) -> None:
-    """The function-level split's transpose hazard, over the vector side's calls (docs/passes/lower_auto_vector_split.md)."""
+class _Transposes(IRVisitor):
+    """The axis-swapping calls of a body in order (registry trait `swapped_axes_args`), each with the variable
+    its statement binds when it is that statement's value."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[E.Call, E.Var | None]] = []
+        self._bound: dict[int, E.Var] = {}
+
+    def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+        self._bound[id(s.value)] = s.var
+        super().visit_assign_stmt(s)
+
+    def visit_call(self, call: E.Call) -> None:
+        opdef = opdef_of(call) if type(call.op) is E.Op else None
+        if opdef is not None and opdef.traits.swapped_axes_args:
+            self.found.append((call, self._bound.get(id(call))))
+        super().visit_call(call)
+
+
+def _check_function_split_hazard(func: F.Function) -> None:
+    """A mixed kernel with a function-level split (and no `split_aiv_region_validated`): its first transpose whose
+    axes include the split dim (a runtime axis may) and whose source is not 1 wide on it is rejected
+    (docs/passes/expand_mixed_kernel.md, transpose hazard)."""
     mode = func.split
-    if mode is None or mode is SplitMode.NONE or consumed.region_modes:
+    if mode is None or mode is SplitMode.NONE or func.attrs.get("split_aiv_region_validated"):
         return
-    vector = [c for c in body_calls(consumed.body) if classify_call_affinity(c) is CoreAffinity.VECTOR]
-    check_transpose_hazard(vector, mode, f"{PASS}: InCore function '{func.name}' (function-level {mode.name} split)")
+    dim = split_dimension(mode)
+    walker = _Transposes()
+    walker.visit_stmt(func.body)
+    for call, var in walker.found:
+        opdef = opdef_of(call)
+        source = call.args[0].type if call.args else None
+        shape = getattr(source, "shape", ())
+        rank = len(shape) or 2
+        axes = [static_int(call.args[i]) for i in opdef.traits.swapped_axes_args if i < len(call.args)]
+        if not any(a is None or a % rank == dim for a in axes):
+            continue
+        if dim < len(shape) and static_int(shape[dim]) == 1:
+            continue
+        result = f" (result '{var.name_hint}')" if var is not None else ""
+        raise UserError(f"{PASS}: kernel '{func.name}' requests pl.split({mode.name}) but contains a {call.op.name}"
+                        f"{result} that swaps the split axis (dim {dim}). SplitVectorKernel halves the split axis "
+                        f"while the transpose moves that data to the other dimension, so the split cannot be applied "
+                        f"correctly. Fix it one of two ways: (1) drop the split \u2014 set attrs={{\"split\": "
+                        f"pl.SplitMode.NONE}} (or remove the pl.split optimization); or (2) eliminate this transpose, "
+                        f"e.g. replace a transpose-then-row-index with a direct column slice such as pre[:, h:h+1].",
+                        call.span)
 
 
 def cleaned(stmts: list[S.Stmt]) -> list[S.Stmt]:
@@ -101,7 +141,7 @@ def cleaned(stmts: list[S.Stmt]) -> list[S.Stmt]:
 
 def expand_mixed(func: F.Function, backend: Any) -> Expanded:
     consumed = consume_regions(func)
-    _check_function_split_hazard(func, consumed)
+    _check_function_split_hazard(func)
     where = f"{PASS}: InCore function '{func.name}'"
     finder = _Boundaries(where, _lane_ids(consumed.body))
     finder.visit_stmt(consumed.body)

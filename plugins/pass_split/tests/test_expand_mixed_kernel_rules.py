@@ -324,7 +324,8 @@ class P:
 
 
 def test_a_vector_transpose_swapping_the_function_split_axis_is_rejected():
-    with pytest.raises(ValueError, match=r"function-level UP_DOWN split.*tile.transpose swaps the split axis"):
+    with pytest.raises(ValueError, match=r"kernel 'k' requests pl.split\(UP_DOWN\) but contains a tile.transpose "
+                                         r"\(result 't'\) that swaps the split axis \(dim 0\)"):
         emk(HAZARD, run=False)
 
 
