@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.errors import UserError
+from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
+from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import errors_only
@@ -27,6 +29,7 @@ from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, laun
 from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_groups, facts_of, misplaced_work
 
 PASS = "ExpandMixedKernel"
+PLACEMENT = "core_placement"  # a call attr: "aiv" places the call on the vector core
 
 
 class ExpandMixedKernel(Pass):
@@ -68,7 +71,24 @@ class ExpandMixedKernel(Pass):
             funcs[expanded.aiv.name] = expanded.aiv
             if len(group_callers) < len(callers.get(func.name, ())) or not group_callers:
                 funcs[func.name] = group_function(func, expanded.aic, expanded.aiv)
-        return program.with_functions(funcs.values()) if changed else program
+        if not changed:
+            return program
+        return program.with_functions(strip_placement(f) for f in funcs.values())
+
+
+class _StripPlacement(IRMutator):
+    def visit_call(self, call: E.Call) -> E.Expr:
+        call = super().visit_call(call)  # type: ignore[assignment]
+        if isinstance(call, E.Call) and PLACEMENT in call.attrs:
+            return call.with_fields(attrs={k: v for k, v in call.attrs.items() if k != PLACEMENT})
+        return call
+
+
+def strip_placement(func: F.Function) -> F.Function:
+    """Every call of an emitted function without its `core_placement` stamp: the split placed it
+    (docs/passes/expand_mixed_kernel.md, placement)."""
+    body = _StripPlacement().visit_stmt(func.body)
+    return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
 
 
 def reject_misplaced_hand_written_work(program: F.Program) -> None:
