@@ -23,6 +23,7 @@ from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
+from pypto_plugins.pass_split.mixed_kernel.adapters import adapt_vtoc_pushes
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
@@ -53,7 +54,8 @@ class ExpandMixedKernel(Pass):
         launchers = launcher_names(funcs, rollups)
         for name in launchers:  # first, so that the kernels they call see Group callers
             funcs[name] = as_launcher(funcs[name])
-        changed = bool(launchers)
+        changed = bool(launchers) or (backend.requires_vtoc_fractal_adapt and any(
+            f.func_type is FunctionType.AIV for f in funcs.values()))
         for func in list(funcs.values()):
             if func.func_type is not FunctionType.InCore:
                 continue
@@ -73,6 +75,10 @@ class ExpandMixedKernel(Pass):
                 funcs[func.name] = group_function(func, expanded.aic, expanded.aiv)
         if not changed:
             return program
+        if backend.requires_vtoc_fractal_adapt:
+            for name, func in funcs.items():
+                if func.func_type is FunctionType.AIV:
+                    funcs[name] = adapt_vtoc_pushes(func)
         return program.with_functions(strip_placement(f) for f in funcs.values())
 
 
