@@ -122,10 +122,11 @@ class CoreBody:
         t = var.type
         if not isinstance(t, TileType) or t.memory_space is MemorySpace.Mat:
             return [T.pop(T.V2C, var, b.code, None, b.span)]
-        mat = E.Var(self.plan.fresh(f"{var.name_hint}_mat"), T.mat_type(t), b.span)
         if t.memory_space is MemorySpace.Vec:  # a gather annotated Vec: the pop is the gather's own Var, in Mat
-            self.retyped[id(var)] = (var, mat)
-            return [T.pop(T.V2C, mat, b.code, None, b.span)]
+            own = E.Var(var.name_hint, T.mat_type(t), var.span)
+            self.retyped[id(var)] = (var, own)
+            return [T.pop(T.V2C, own, b.code, None, b.span)]
+        mat = E.Var(self.plan.fresh(f"{var.name_hint}_mat"), T.mat_type(t), b.span)
         return [T.pop(T.V2C, mat, b.code, None, b.span), T.move_out_of_mat(mat, var, b.span)]
 
     def substitution(self) -> dict[E.Var, E.Expr]:

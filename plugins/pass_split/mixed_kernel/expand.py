@@ -15,7 +15,8 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import FunctionType, SplitMode
+from pypto_core.ir.enums import FunctionType, MemorySpace, SplitMode
+from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import deep_clone, flatten_to_stmts, make_body, substitute_stmt
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.build import static_int
@@ -28,7 +29,7 @@ from pypto_plugins.pass_split.mixed_kernel.dce import remove_dead_code
 from pypto_plugins.pass_split.mixed_kernel.fences import find_fences
 from pypto_plugins.pass_split.mixed_kernel.loop_repair import fold_identity_carries
 from pypto_plugins.pass_split.mixed_kernel.placement import consume_regions
-from pypto_plugins.pass_split.mixed_kernel.sides import Side
+from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, Side
 from pypto_plugins.pass_split.mixed_kernel.tfree import place_tfrees
 from pypto_plugins.pass_split.mixed_kernel.transfers import Boundary, boundary_of
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
@@ -73,11 +74,22 @@ class _Boundaries(IRVisitor):
         self.where, self.lanes = where, lanes
         self.found: dict[int, Boundary] = {}
 
+        self.gathered: set[int] = set()  # V->C boundary results declared in Vec: the AIC holds them in Mat
+        self.on_cube: set[int] = set()  # id(statement): a move out of such a result, AIC work (no crossing)
+
     def visit_assign_stmt(self, s: S.AssignStmt) -> None:
         b = boundary_of(s, self.where, self.lanes)
-        if b is not None:
+        if b is not None and b.direction == "v2c" and isinstance(b.source, E.Var) and id(b.source) in self.gathered:
+            self.on_cube.add(id(s))  # the gather's own Var, popped in Mat, moved on the cube
+        elif b is not None:
             self.found[id(s)] = b
+            if b.direction == "v2c" and _in_vec(b.result):
+                self.gathered.add(id(b.result))
         super().visit_assign_stmt(s)
+
+
+def _in_vec(var: E.Var) -> bool:
+    return isinstance(var.type, TileType) and var.type.memory_space is MemorySpace.Vec
 
 
 class _Transposes(IRVisitor):
@@ -147,7 +159,9 @@ def expand_mixed(func: F.Function, backend: Any) -> Expanded:
     finder.visit_stmt(consumed.body)
     fresh = consumed.fresh
     after, before = find_fences(consumed.body, fresh)
-    plan = SplitPlan(consumed.placement, finder.found, after, before, backend, fresh)
+    placement = dict(consumed.placement)
+    placement.update({i: AIC_ONLY for i in finder.on_cube})
+    plan = SplitPlan(placement, finder.found, after, before, backend, fresh)
     bodies: dict[Side, list[S.Stmt]] = {}
     for side in (Side.AIC, Side.AIV):
         builder = CoreBody(side, plan)
