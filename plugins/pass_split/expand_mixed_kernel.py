@@ -26,6 +26,7 @@ from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.adapters import adapt_vtoc_pushes
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
+from pypto_plugins.pass_split.mixed_kernel.hand_groups import mark_dual_dispatch, rebuild_hand_written_groups
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
 from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_groups, facts_of, misplaced_work
 
@@ -49,12 +50,16 @@ class ExpandMixedKernel(Pass):
         backend = ctx.backend
         reject_misplaced_hand_written_work(program)
         funcs = {f.name: f for f in program.functions.values()}
+        rebuilt = rebuild_hand_written_groups(funcs)  # Groups you wrote: members take the Group's parameters
+        rebuilt = mark_dual_dispatch(funcs, backend) or rebuilt
+        if rebuilt:
+            program = program.with_functions(funcs.values())
         callers = callers_by_callee(program)  # one walk: rewriting must not rescan every function per kernel
         rollups = {f.name: rollup_affinity(f) for f in funcs.values() if f.func_type is FunctionType.InCore}
         launchers = launcher_names(funcs, rollups)
         for name in launchers:  # first, so that the kernels they call see Group callers
             funcs[name] = as_launcher(funcs[name])
-        changed = bool(launchers) or (backend.requires_vtoc_fractal_adapt and any(
+        changed = rebuilt or bool(launchers) or (backend.requires_vtoc_fractal_adapt and any(
             f.func_type is FunctionType.AIV for f in funcs.values()))
         for func in list(funcs.values()):
             if func.func_type is not FunctionType.InCore:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -106,7 +107,9 @@ class _Transposes(IRVisitor):
 
     def visit_call(self, call: E.Call) -> None:
         opdef = opdef_of(call) if type(call.op) is E.Op else None
-        if opdef is not None and opdef.traits.swapped_axes_args:
+        # A cube transpose (the Mat operand of a transposed matmul) is not in the split vector work.
+        if opdef is not None and opdef.traits.swapped_axes_args and \
+                classify_call_affinity(call) is not CoreAffinity.CUBE:
             self.found.append((call, self._bound.get(id(call))))
         super().visit_call(call)
 
