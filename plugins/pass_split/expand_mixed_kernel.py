@@ -108,7 +108,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     for func in program.functions.values():
         if func.func_type not in CORE_KERNEL_TYPES:
             continue
-        errors = errors_only(misplaced_work(func, facts_of(func)))  # its pipe setup: the verifier's
+        errors = errors_only(misplaced_work(func, facts_of(func), strict=True))  # its pipe setup: the verifier's
         if errors:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "

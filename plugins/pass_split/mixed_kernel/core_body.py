@@ -53,6 +53,7 @@ class CoreBody:
         self.foreign: dict[int, tuple[str, Span]] = {}  # id(var) -> (what defines it on the other side, where)
         self.aliases: dict[int, tuple[E.Var, E.Expr]] = {}  # foreign store results -> the tensor written
         self.retyped: dict[int, tuple[E.Var, E.Var]] = {}  # pops whose type the transfer view changed
+        self.carriers: dict[int, E.Var] = {}  # id(value a loop's trailing yield carries) -> its iter arg
 
     def block(self, stmt: S.Stmt) -> list[S.Stmt]:
         out: list[S.Stmt] = []
@@ -69,13 +70,32 @@ class CoreBody:
             return self.simple(s)
         if isinstance(s, S.ReturnStmt):
             return [] if self.side is Side.AIC else [s]  # the AIC function returns nothing (docs/passes/expand_mixed_kernel.md, example)
-        if isinstance(s, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
+        if isinstance(s, (S.ForStmt, S.WhileStmt)):
+            self.carriers.update(carriers_of(s))
+            return [s.with_fields(body=make_body(self.block(s.body), s.body.span))]
+        if isinstance(s, S.ScopeStmt):
             return [s.with_fields(body=make_body(self.block(s.body), s.body.span))]
         if isinstance(s, S.IfStmt):
-            then_body = make_body(self.block(s.then_body), s.then_body.span)
-            else_body = None if s.else_body is None else make_body(self.block(s.else_body), s.else_body.span)
+            then_body = make_body(self.carried(s, self.block(s.then_body)), s.then_body.span)
+            else_body = None if s.else_body is None else make_body(self.carried(s, self.block(s.else_body)),
+                                                                   s.else_body.span)
             return [s.with_fields(then_body=then_body, else_body=else_body)]
         return [s]  # yield, break, continue
+
+    def carried(self, s: S.IfStmt, stmts: list[S.Stmt]) -> list[S.Stmt]:
+        """A branch yield of a value the other core computes, for a merge its loop carries, becomes the identity
+        yield of that carry (docs/passes/expand_mixed_kernel.md, placement): the carry stays on this side."""
+        if not stmts or not isinstance(stmts[-1], S.YieldStmt):
+            return stmts
+        values = list(stmts[-1].value)
+        for k, (rv, value) in enumerate(zip(s.return_vars, values)):
+            carrier = self.carriers.get(id(rv))
+            if carrier is not None and isinstance(value, E.Var) and id(value) in self.foreign \
+                    and id(value) not in self.aliases:
+                values[k] = carrier
+        if all(a is b for a, b in zip(values, stmts[-1].value)):
+            return stmts
+        return stmts[:-1] + [stmts[-1].with_fields(value=tuple(values))]
 
     def simple(self, s: S.AssignStmt | S.EvalStmt) -> list[S.Stmt]:
         boundary = self.plan.boundaries.get(id(s))
@@ -140,6 +160,14 @@ class CoreBody:
         for var, _ in self.aliases.values():
             mapping[var] = resolve(var)
         return mapping
+
+
+def carriers_of(loop: S.ForStmt | S.WhileStmt) -> dict[int, E.Var]:
+    """id(variable the loop's trailing yield passes on) -> the iter arg carrying it."""
+    stmts = flatten_to_stmts(loop.body)
+    if not stmts or not isinstance(stmts[-1], S.YieldStmt):
+        return {}
+    return {id(v): ia for v, ia in zip(stmts[-1].value, loop.iter_args) if isinstance(v, E.Var)}
 
 
 def _name(e: E.Expr) -> str:

@@ -26,11 +26,11 @@ from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel import pipe_setup
 from pypto_plugins.pass_split.mixed_kernel.core_body import CoreBody, SplitPlan
 from pypto_plugins.pass_split.mixed_kernel.cross_uses import check_no_cross_core_use
-from pypto_plugins.pass_split.mixed_kernel.dce import remove_dead_code
+from pypto_plugins.pass_split.mixed_kernel.dce import add_uses, has_side_effect, remove_dead_code
 from pypto_plugins.pass_split.mixed_kernel.fences import find_fences
 from pypto_plugins.pass_split.mixed_kernel.loop_repair import fold_identity_carries
 from pypto_plugins.pass_split.mixed_kernel.placement import consume_regions
-from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, Side
+from pypto_plugins.pass_split.mixed_kernel.sides import AIC_ONLY, BOTH, Side
 from pypto_plugins.pass_split.mixed_kernel.tfree import place_tfrees
 from pypto_plugins.pass_split.mixed_kernel.transfers import Boundary, boundary_of
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
@@ -144,6 +144,55 @@ def _check_function_split_hazard(func: F.Function) -> None:
                         call.span)
 
 
+def _definitions(body: S.Stmt) -> dict[int, S.AssignStmt]:
+    """id(variable) -> the plain statement defining it (no boundary, no side effect)."""
+    found: dict[int, S.AssignStmt] = {}
+
+    class Walk(IRVisitor):
+        def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+            if not has_side_effect(s.value) and not (isinstance(s.value, E.Call) and type(s.value.op) is E.Op
+                                                     and classify_call_affinity(s.value) is CoreAffinity.MIXED):
+                found[id(s.var)] = s
+            super().visit_assign_stmt(s)
+
+    Walk().visit_stmt(body)
+    return found
+
+
+def _foreign_init_chain(stmts: list[S.Stmt], foreign: dict[int, object]) -> set[int]:
+    """The other side's variables a loop carry's initial value is computed from on this side (through the
+    copies and plain statements of this side): pulled onto this side, the carry keeps its init."""
+    defs: dict[int, E.Expr] = {}
+    inits: list[E.Expr] = []
+
+    class Walk(IRVisitor):
+        def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+            defs[id(s.var)] = s.value
+            super().visit_assign_stmt(s)
+
+        def visit_for_stmt(self, s: S.ForStmt) -> None:
+            inits.extend(ia.initValue for ia in s.iter_args)
+            super().visit_for_stmt(s)
+
+        def visit_while_stmt(self, s: S.WhileStmt) -> None:
+            inits.extend(ia.initValue for ia in s.iter_args)
+            super().visit_while_stmt(s)
+
+    walker = Walk()
+    for s in stmts:
+        walker.visit_stmt(s)
+    needed: set[int] = set()
+    todo = list(add_uses(set(), *inits))
+    while todo:
+        v = todo.pop()
+        if v in needed:
+            continue
+        needed.add(v)
+        if v in defs:
+            todo.extend(add_uses(set(), defs[v]))
+    return {v for v in needed if v in foreign}
+
+
 def cleaned(stmts: list[S.Stmt]) -> list[S.Stmt]:
     """Loop repair and dead code, repeated until nothing changes."""
     for _ in range(CLEANUP_ROUNDS):
@@ -166,11 +215,18 @@ def expand_mixed(func: F.Function, backend: Any) -> Expanded:
     placement.update({i: AIC_ONLY for i in finder.on_cube})
     plan = SplitPlan(placement, finder.found, after, before, backend, fresh)
     bodies: dict[Side, list[S.Stmt]] = {}
+    defs = _definitions(consumed.body)
     for side in (Side.AIC, Side.AIV):
-        builder = CoreBody(side, plan)
-        stmts = builder.block(consumed.body)
-        stmts = flatten_to_stmts(substitute_stmt(make_body(stmts, func.body.span), builder.substitution()))
-        stmts = cleaned(stmts)
+        for _ in range(CLEANUP_ROUNDS):
+            builder = CoreBody(side, plan)
+            stmts = builder.block(consumed.body)
+            stmts = flatten_to_stmts(substitute_stmt(make_body(stmts, func.body.span), builder.substitution()))
+            stmts = cleaned(stmts)
+            pulled = [defs[i] for i in _foreign_init_chain(stmts, builder.foreign) if i in defs]
+            if not pulled:
+                break
+            for d in pulled:  # a carry's init chain runs on both sides (docs/passes/expand_mixed_kernel.md)
+                plan.placement[id(d)] = BOTH
         check_no_cross_core_use(func.name, side, stmts, builder.foreign)
         bodies[side] = place_tfrees(func.name, stmts)
     use = pipe_setup.pipe_use(func.name, bodies[Side.AIC], bodies[Side.AIV])

@@ -58,13 +58,13 @@ BROKEN = [
      r"AIV function 'k_aiv' requires tile.tpop_from_aic result in MemorySpace::Vec, got MemorySpace::Mat"),
     ("        pl.tile.tpush_to_aiv(c, split=0)\n",
      "        pl.tile.tpush_to_aiv(c, split=0)\n        w: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([32, 32], "
-     "dtype=pl.FP32, value=0.0)\n",
-     r"AIC function 'k_aic' holds vector work \(tile.full\)"),
+     "dtype=pl.FP32, value=0.0)\n        pl.tile.tpush_to_aic(w, split=0)\n",
+     r"AIC function 'k_aic' holds vector work \(tile.tpush_to_aic\)"),
 ]
 
 
 @pytest.mark.parametrize("old, new, message", BROKEN, ids=["setups-differ", "push-without-setup",
-                                                            "pop-in-wrong-space", "vector-op-on-aic"])
+                                                            "pop-in-wrong-space", "vector-transfer-on-aic"])
 def test_a_broken_expansion_is_reported(expanded_text: str, old: str, new: str, message: str):
     assert old in expanded_text, old
     broken = pl.parse(expanded_text.replace(old, new, 1))

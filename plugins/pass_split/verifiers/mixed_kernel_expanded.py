@@ -1,7 +1,8 @@
 """MixedKernelExpanded (docs/architecture.md, properties and verifiers; docs/passes/expand_mixed_kernel.md, the
 verifier): after ExpandMixedKernel, all Error:
 
-* no InCore function mixes cube and vector work, and no AIC (AIV) function holds vector (cube) work;
+* no InCore function mixes cube and vector work; no AIC / AIV function holds a boundary or the other core's
+  transfer op (a carry's init chain may run on both cores);
 * pops land where a transfer writes: an AIC `tile.tpop_from_aiv` in Mat only, an AIV `tile.tpop_from_aic` in
   Vec only;
 * setup presence: a function using cross-core ops calls its `*_initialize_pipe`, and the buffer op of each
@@ -102,8 +103,11 @@ def _pipe(call: E.Call) -> int:
     return int(call.kwargs.get("id") or 0)
 
 
-def misplaced_work(func: Function, facts: _Facts) -> list[Diagnostic]:
-    """Work of the other core in an AIC / AIV function; an InCore function still mixing both."""
+def misplaced_work(func: Function, facts: _Facts, strict: bool = False) -> list[Diagnostic]:
+    """An InCore function still mixing both cores; a boundary or the other core's transfer op in an AIC / AIV
+    function. `strict` (ExpandMixedKernel's check of the functions you wrote): any work of the other core. The
+    verifier is not strict: a loop carry's init chain may run on both cores (docs/passes/expand_mixed_kernel.md,
+    placement)."""
     where = f"{func.func_type.name} function '{func.name}'"
     if func.func_type is FunctionType.InCore:
         if combine_all(classify_call_affinity(c) for c in facts.calls) is CoreAffinity.MIXED:
@@ -114,7 +118,8 @@ def misplaced_work(func: Function, facts: _Facts) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for call in facts.calls:
         a = classify_call_affinity(call)
-        if a is CoreAffinity.MIXED or (a is not core and a is not CoreAffinity.SHARED):
+        other = a is not core and a is not CoreAffinity.SHARED and (strict or _role(call) is not None)
+        if a is CoreAffinity.MIXED or other:
             out.append(error(RULE, f"{where} holds {a.name.lower()} work ({call.op.name}), which belongs on the "
                                    f"other core: a cube <-> vector hand-over must be a tpush / tpop pair", call.span))
     return out
