@@ -174,3 +174,11 @@ def test_a_tfree_of_an_alias_of_a_popped_tile_frees_the_popped_variable_with_its
     aic = printed(after, "k_aic")
     assert "pl.system.tfree_to_aiv(got__ssa_v0, id=0)" in aic, aic
     assert "tfree_to_aiv(same" not in aic
+
+
+def test_the_repointed_tfree_keeps_its_own_id_even_when_the_pop_has_another():
+    src = REPOINT.replace("pl.tpop_from_aiv(split=0)", "pl.tpop_from_aiv(split=0, id=1)").replace(
+        "pl.tpush_to_aic(x, split=0)", "pl.tpush_to_aic(x, split=0, id=1)")
+    after = ssa_emk(src, "Ascend910B", run=False)  # structural: the pipe ids are the program's own business
+    aic = printed(after, "k_aic")
+    assert "pl.tile.tpop_from_aiv(split=0, id=1)" in aic and "pl.system.tfree_to_aiv(got__ssa_v0, id=0)" in aic, aic
