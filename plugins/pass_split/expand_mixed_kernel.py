@@ -15,18 +15,23 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.errors import UserError
+from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
+from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.opdef import CoreAffinity
 from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
+from pypto_plugins.pass_split.mixed_kernel.adapters import adapt_vtoc_pushes
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
+from pypto_plugins.pass_split.mixed_kernel.hand_groups import mark_dual_dispatch, rebuild_hand_written_groups
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
-from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_function, check_groups, facts_of
+from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_groups, facts_of, misplaced_work
 
 PASS = "ExpandMixedKernel"
+PLACEMENT = "core_placement"  # a call attr: "aiv" places the call on the vector core
 
 
 class ExpandMixedKernel(Pass):
@@ -45,12 +50,17 @@ class ExpandMixedKernel(Pass):
         backend = ctx.backend
         reject_misplaced_hand_written_work(program)
         funcs = {f.name: f for f in program.functions.values()}
+        rebuilt = rebuild_hand_written_groups(funcs)  # Groups you wrote: members take the Group's parameters
+        rebuilt = mark_dual_dispatch(funcs, backend) or rebuilt
+        if rebuilt:
+            program = program.with_functions(funcs.values())
         callers = callers_by_callee(program)  # one walk: rewriting must not rescan every function per kernel
         rollups = {f.name: rollup_affinity(f) for f in funcs.values() if f.func_type is FunctionType.InCore}
         launchers = launcher_names(funcs, rollups)
         for name in launchers:  # first, so that the kernels they call see Group callers
             funcs[name] = as_launcher(funcs[name])
-        changed = bool(launchers)
+        changed = rebuilt or bool(launchers) or (backend.requires_vtoc_fractal_adapt and any(
+            f.func_type is FunctionType.AIV for f in funcs.values()))
         for func in list(funcs.values()):
             if func.func_type is not FunctionType.InCore:
                 continue
@@ -68,7 +78,28 @@ class ExpandMixedKernel(Pass):
             funcs[expanded.aiv.name] = expanded.aiv
             if len(group_callers) < len(callers.get(func.name, ())) or not group_callers:
                 funcs[func.name] = group_function(func, expanded.aic, expanded.aiv)
-        return program.with_functions(funcs.values()) if changed else program
+        if not changed:
+            return program
+        if backend.requires_vtoc_fractal_adapt:
+            for name, func in funcs.items():
+                if func.func_type is FunctionType.AIV:
+                    funcs[name] = adapt_vtoc_pushes(func)
+        return program.with_functions(strip_placement(f) for f in funcs.values())
+
+
+class _StripPlacement(IRMutator):
+    def visit_call(self, call: E.Call) -> E.Expr:
+        call = super().visit_call(call)  # type: ignore[assignment]
+        if isinstance(call, E.Call) and PLACEMENT in call.attrs:
+            return call.with_fields(attrs={k: v for k, v in call.attrs.items() if k != PLACEMENT})
+        return call
+
+
+def strip_placement(func: F.Function) -> F.Function:
+    """Every call of an emitted function without its `core_placement` stamp: the split placed it
+    (docs/passes/expand_mixed_kernel.md, placement)."""
+    body = _StripPlacement().visit_stmt(func.body)
+    return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
 
 
 def reject_misplaced_hand_written_work(program: F.Program) -> None:
@@ -77,7 +108,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     for func in program.functions.values():
         if func.func_type not in CORE_KERNEL_TYPES:
             continue
-        errors = errors_only(check_function(func, facts_of(func)))
+        errors = errors_only(misplaced_work(func, facts_of(func), strict=True))  # its pipe setup: the verifier's
         if errors:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "

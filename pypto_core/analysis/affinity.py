@@ -53,12 +53,11 @@ def stated_lane(call: Expr) -> CoreAffinity | None:
 
 
 def classify_call_affinity(call: Expr) -> CoreAffinity:
-    """Intrinsic affinity, with the region override: `core_placement="aiv"` pins VECTOR/SHARED calls."""
-    affinity = intrinsic_affinity(call)
-    if (isinstance(call, Call) and call.attrs.get("core_placement") == "aiv"
-            and affinity in (CoreAffinity.VECTOR, CoreAffinity.SHARED)):
+    """Intrinsic affinity, with the placement stamp: a call with attr `core_placement="aiv"` is VECTOR, whatever
+    its op (docs/passes/expand_mixed_kernel.md, placement)."""
+    if isinstance(call, Call) and call.attrs.get("core_placement") == "aiv":
         return CoreAffinity.VECTOR
-    return affinity
+    return intrinsic_affinity(call)
 
 
 def combine_affinity(a: CoreAffinity, b: CoreAffinity) -> CoreAffinity:

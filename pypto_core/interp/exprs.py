@@ -16,7 +16,7 @@ import numpy as np
 from pypto_core.interp.context import alias_target, bind_alias
 from pypto_core.interp.dtypes import np_scalar_type
 from pypto_core.interp.errors import MachineError
-from pypto_core.interp.frame import UNSET
+from pypto_core.interp.frame import UNSET, Released
 from pypto_core.ir import expr as E
 from pypto_core.ir.types import ScalarType, TileType
 
@@ -121,7 +121,9 @@ def _compile_tuple(code: FunctionCode, e: E.MakeTuple) -> Closure:
     return lambda fr: tuple([p(fr) for p in parts])
 
 
-def compile_var(code: FunctionCode, var: E.Var) -> Closure:
+def compile_var(code: FunctionCode, var: E.Var, handle: bool = False) -> Closure:
+    """A variable's value. `handle`: the value is only passed on (a yield, a copy `h = v`), not read, so a
+    released popped tile (frame.Released) passes as it is."""
     slot = code.slots.lookup(var) if code.frozen else code.slots(var)
     name = var.name_hint
     if slot is None:  # only reachable from types compiled after the body: a var never bound here
@@ -135,9 +137,22 @@ def compile_var(code: FunctionCode, var: E.Var) -> Closure:
         if value is UNSET:
             raise MachineError(f"variable '{name}' is read before it is assigned (in {code.func.name})",
                                var.span)
+        if value.__class__ is Released and not handle:
+            raise MachineError(f"'{name}' is read after the popped tile it holds was released by {value.op} at "
+                               f"{_where(value.span)} (in {fr[0].where()}): the FIFO slot belongs to the producer "
+                               f"again, which may overwrite it; the tfree must follow the tile's last use", var.span)
         return value
 
     return read
+
+
+def compile_handle(code: FunctionCode, e: E.Expr) -> Closure:
+    """An expression whose value is passed on unread (a yield's value, the right side of `h = v`)."""
+    return compile_var(code, e, handle=True) if isinstance(e, E.Var) else compile_expr(code, e)
+
+
+def _where(span: Any) -> str:
+    return span.to_string() if hasattr(span, "to_string") else str(span)
 
 
 def _compile_binary(code: FunctionCode, e: E.BinaryExpr) -> Closure:

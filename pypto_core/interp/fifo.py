@@ -19,6 +19,12 @@ Checks. Before moving anything an op checks the pipe setup of its side (pipes.py
 set up, the tile fits a slot); when the group's run ends a popped tile never freed is an error (the
 hardware ring would stay held); a no-split V2C pop of lanes that pushed different data is an error
 (the cube would get one of them). Every push, pop and free is also a happens-before edge (gm_race.py).
+
+Released tiles. A tfree gives the slot back to the producer, which may overwrite it: the freed tile, and every
+variable of the frame holding it or a view of it in the same memory space (a copy `h = v`, an if's merge of
+it, a reshape or slice), then holds a `frame.Released` marker, and reading one is an error naming the tfree.
+A move into another memory space is a copy on the device (its result stays readable), as in
+ExpandMixedKernel's tfree placement (docs/passes/expand_mixed_kernel.md, frees).
 """
 
 from __future__ import annotations
@@ -31,9 +37,12 @@ import numpy as np
 
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.frame import Released
 from pypto_core.interp.gm_race import Clock, GmRaceTracker
 from pypto_core.interp.pipes import AIC, AIV, C2V, DIR_MASK_BITS, V2C, PipeSetup, PipeTable, check_fits
 from pypto_core.interp.same_values import bytes_differ
+from pypto_core.ir.expr import Var
+from pypto_core.ir.types import TileType
 
 
 def split_axis(code: int) -> int | None:
@@ -256,6 +265,31 @@ def pop_c2v(ctx: Any, call: Any, pipe: int, nbytes: int) -> Slot:
 def free_c2v(ctx: Any, call: Any, pipe: int) -> None:
     group = require_group(ctx, call.op.name, AIV)
     group.fifo(C2V, pipe, ctx.lane).free(call.op.name, group.race.release(ctx.task), call.span)
+    release_popped(ctx, call)
+
+
+def release_popped(ctx: Any, call: Any) -> None:
+    """After a tfree: the frame's variables holding the freed tile (or a view of it) in its memory space hold
+    a Released marker, so that a later read is an error (the module docstring)."""
+    var = call.args[0] if call.args else None
+    code, frame = ctx.code, ctx.frame
+    slot = code.slots.lookup(var) if isinstance(var, Var) and code is not None else None
+    if slot is None or not isinstance(frame[slot], np.ndarray):
+        return
+    freed = frame[slot]
+    space = _space(var)
+    marker = Released(call.op.name, call.span)
+    names = code.slots.vars
+    for i in range(1, len(frame)):
+        value = frame[i]
+        if value is freed or (value.__class__ is np.ndarray and value.base is freed):
+            if i == slot or _space(names[i]) is space:
+                frame[i] = marker
+
+
+def _space(var: Any) -> Any:
+    t = getattr(var, "type", None)
+    return t.memory_space if isinstance(t, TileType) else None
 
 
 def push_v2c(ctx: Any, call: Any, data: np.ndarray, valid: tuple[int, ...], pipe: int, nbytes: int) -> None:
@@ -291,6 +325,7 @@ def free_v2c(ctx: Any, call: Any, pipe: int) -> None:
     clock = group.race.release(ctx.task)
     for f in group.lane_fifos(V2C, pipe, group.lanes):
         f.free(call.op.name, clock, call.span)
+    release_popped(ctx, call)
 
 
 def check_no_split_lanes_agree(ctx: Any, call: Any, slots: list[Slot], code: int) -> None:

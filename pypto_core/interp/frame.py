@@ -20,6 +20,18 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
+
+
+class Released:
+    """What a slot holds once the popped tile it held was released by a tfree (fifo.release_popped): the FIFO
+    slot is the producer's again, so reading the tile is an error. Passing the handle on (a yield, a copy
+    `h = v`) is not a read: the marker travels with it."""
+
+    __slots__ = ("op", "span")
+
+    def __init__(self, op: str, span: Any) -> None:
+        self.op = op
+        self.span = span
 BREAK: Any = object()
 CONTINUE: Any = object()
 

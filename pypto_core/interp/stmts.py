@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pypto_core.interp.errors import MachineError
-from pypto_core.interp.exprs import compile_expr
+from pypto_core.interp.exprs import compile_expr, compile_handle
 from pypto_core.interp.frame import BREAK, CONTINUE, Return
 from pypto_core.interp.kernel_results import owned
 from pypto_core.ir import expr as E
@@ -60,7 +60,7 @@ def _seq(code: FunctionCode, stmt: S.SeqStmts, target: YieldTarget) -> Runner:
 
 
 def _assign(code: FunctionCode, stmt: S.AssignStmt, target: YieldTarget) -> Runner:
-    value, slot = compile_expr(code, stmt.value), code.slots(stmt.var)
+    value, slot = compile_handle(code, stmt.value), code.slots(stmt.var)
 
     def run(fr: list[Any]) -> None:
         fr[slot] = value(fr)
@@ -108,9 +108,10 @@ def _return(code: FunctionCode, stmt: S.ReturnStmt, target: YieldTarget) -> Runn
 
 
 def _yield(code: FunctionCode, stmt: S.YieldStmt, target: YieldTarget) -> Runner:
-    values = [compile_expr(code, v) for v in stmt.value]
     if target is None:  # a yield directly in a function body is its return (docs/dsl.md, the printed form)
+        values = [compile_expr(code, v) for v in stmt.value]
         return lambda fr: Return(tuple(v(fr) for v in values))
+    values = [compile_handle(code, v) for v in stmt.value]  # a yield passes the values on (a released tile too)
     if len(values) != len(target):
         raise MachineError(f"yield of {len(values)} value(s) in a construct that carries {len(target)}",
                            stmt.span)

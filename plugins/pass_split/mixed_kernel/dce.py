@@ -54,6 +54,21 @@ def _split_yield(body: S.Stmt) -> tuple[list[S.Stmt], S.YieldStmt | None]:
     return stmts, None
 
 
+def _branch_yielded(stmts: list[S.Stmt]) -> set[int]:
+    """Ids of the variables the trailing yields of if branches in `stmts` pass on (not inside nested loops)."""
+    found: set[int] = set()
+    for s in stmts:
+        if isinstance(s, S.IfStmt):
+            for body in (s.then_body, s.else_body):
+                inner, yielded = _split_yield(body) if body is not None else ([], None)
+                if yielded is not None:
+                    found.update(id(v) for v in yielded.value if isinstance(v, E.Var))
+                found |= _branch_yielded(inner)
+        elif isinstance(s, S.ScopeStmt):
+            found |= _branch_yielded(flatten_to_stmts(s.body))
+    return found
+
+
 class DeadCode:
     def __init__(self) -> None:
         self.changed = False
@@ -97,6 +112,8 @@ class DeadCode:
         stmts, yielded = _split_yield(s.body)
         n = len(s.iter_args)
         slots = {i for i in range(n) if id(s.return_vars[i]) in live}
+        branch_yields = _branch_yielded(stmts)  # a carry an if branch yields is used in the body: it stays
+        slots |= {i for i in range(n) if id(s.iter_args[i]) in branch_yields}
         if isinstance(s, S.WhileStmt):
             cond = add_uses(set(), s.condition)
             slots |= {i for i in range(n) if id(s.iter_args[i]) in cond}
@@ -117,7 +134,7 @@ class DeadCode:
         self.changed = self.changed or trial.changed or len(slots) < n
         keep = sorted(slots)
         body = list(new_stmts)
-        if yielded is not None:
+        if yielded is not None and keep:  # a loop carrying nothing ends without a yield (no `pl.yield_()`)
             body.append(yielded.with_fields(value=tuple(yielded.value[i] for i in keep)))
         iter_args = [s.iter_args[i] for i in keep]
         return_vars = [s.return_vars[i] for i in keep]
@@ -148,7 +165,7 @@ class DeadCode:
                 add_uses(inner, *(yielded.value[i] for i in slots))
             new_stmts = self.block(stmts, inner)
             empty = empty and not new_stmts
-            if yielded is not None:
+            if yielded is not None and slots:  # an if merging nothing has no yields
                 new_stmts.append(yielded.with_fields(value=tuple(yielded.value[i] for i in slots)))
             if not new_stmts and body is s.else_body:
                 branches.append(None)  # an empty else is no else

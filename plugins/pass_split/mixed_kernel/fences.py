@@ -1,10 +1,10 @@
-"""GM fences (docs/passes/expand_mixed_kernel.md, GM fences): a cube store and a later vector load of the same GM origin run on different
-cores after the split, with nothing ordering them. When the store is that origin's only store, both sit in
-the same structural body and the store comes first, the AIC pushes a token right after the store and the
-AIV pops (and frees) it right before the load: the load then happens after the store.
-
-The token is the smallest Acc tile, one 16 x 16 FP32 fractal (1 KiB); it counts toward the pipe's slot_size
-like any transfer.
+"""GM fences (docs/passes/expand_mixed_kernel.md, GM fences): a cube store and a later vector load of the same GM
+origin run on different cores after the split, with nothing ordering them. When the store is that origin's only
+store and the load sits in the store's body (the same block, or nested in a later statement of it), the AIC
+pushes the stored tile right after the store and the AIV pops it into `<origin>_gm_sync` (a Vec tile of the
+stored shape and dtype) and frees it, right before the load when they share a block, else right before the
+statement of the store's block that holds the load (never once per iteration of a loop around the load).
+Several fences may stand before one statement. A vector store read by the cube is never fenced.
 """
 
 from __future__ import annotations
@@ -14,38 +14,33 @@ from dataclasses import dataclass
 from pypto_core.analysis.affinity import classify_call_affinity
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
-from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
-from pypto_core.ir.fresh_names import FreshNames, user_base
+from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ir.utils import flatten_to_stmts
 from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.build import to_tuple
 from pypto_core.ops.opdef import CoreAffinity
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_split.mixed_kernel import transfers as T
 from pypto_plugins.pass_split.mixed_kernel.aliases import gm_origin, written_tensor
-
-TOKEN_SHAPE = (16, 16)
-TOKEN_DTYPE = DataType.FP32
 
 
 @dataclass(frozen=True, eq=False)
 class Fence:
     name: str
+    stored: E.Expr  # the tile the cube store wrote: pushed as the token
     span: Span
 
     def push_stmts(self) -> list[S.Stmt]:
-        """AIC: a token tile, pushed to the AIV lanes."""
-        create = create_op_call("tile.create", [to_tuple(list(TOKEN_SHAPE))],
-                                {"dtype": TOKEN_DTYPE, "target_memory": MemorySpace.Acc}, span=self.span)
-        token = E.Var(self.name, create.type, self.span)
-        return [S.AssignStmt(token, create, self.span), T.push(T.C2V, token, 0, None, self.span)]
+        """AIC: the stored tile, pushed to the AIV lanes right after the store."""
+        return [T.push(T.C2V, self.stored, 0, None, self.span)]
 
     def pop_stmt(self) -> S.AssignStmt:
         """AIV: the token popped (its tfree follows: a pop without uses is freed at once)."""
-        token = E.Var(self.name, TileType(list(TOKEN_SHAPE), TOKEN_DTYPE, memory_space=MemorySpace.Vec), self.span)
+        t = self.stored.type
+        assert isinstance(t, TileType)
+        token = E.Var(self.name, TileType(t.shape, t.dtype, None, None, MemorySpace.Vec), self.span)
         return T.pop(T.C2V, token, 0, None, self.span)
 
 
@@ -87,8 +82,27 @@ class _Defs(IRVisitor):
         super().visit_assign_stmt(s)
 
 
-def find_fences(body: S.Stmt, fresh: FreshNames) -> tuple[dict[int, Fence], dict[int, Fence]]:
-    """(id(cube store) -> fence, id(vector load) -> fence) of a body whose regions are consumed."""
+class _Loads(IRVisitor):
+    """The vector loads of a statement (any depth), in order."""
+
+    def __init__(self) -> None:
+        self.found: list[E.Call] = []
+
+    def visit_call(self, call: E.Call) -> None:
+        if _gm_load(call) is not None and classify_call_affinity(call) is CoreAffinity.VECTOR:
+            self.found.append(call)
+        super().visit_call(call)
+
+
+def _vector_loads(s: S.Stmt) -> list[E.Call]:
+    walker = _Loads()
+    walker.visit_stmt(s)
+    return walker.found
+
+
+def find_fences(body: S.Stmt, fresh: FreshNames) -> tuple[dict[int, Fence], dict[int, list[Fence]]]:
+    """(id(cube store) -> its fence, id(statement) -> the fences popped right before it) of a body whose
+    regions are consumed."""
     walker = _Defs()
     walker.blocks.append(flatten_to_stmts(body))
     walker.visit_stmt(body)
@@ -96,14 +110,18 @@ def find_fences(body: S.Stmt, fresh: FreshNames) -> tuple[dict[int, Fence], dict
     for block in walker.blocks:  # the body itself is listed twice (flattened, and as its SeqStmts)
         blocks.setdefault(tuple(id(s) for s in block), block)
     origin_stores: dict[int, int] = {}
-    for block in blocks.values():
-        for s in block:
-            target = _gm_store(_value(s))
+
+    class Stores(IRVisitor):
+        def visit_call(self, call: E.Call) -> None:
+            target = _gm_store(call)
             if target is not None:
                 key = id(gm_origin(target, walker.defs))
                 origin_stores[key] = origin_stores.get(key, 0) + 1
+            super().visit_call(call)
+
+    Stores().visit_stmt(body)
     after: dict[int, Fence] = {}
-    before: dict[int, Fence] = {}
+    before: dict[int, list[Fence]] = {}
     for block in blocks.values():
         for i, s in enumerate(block):
             value = _value(s)
@@ -111,17 +129,17 @@ def find_fences(body: S.Stmt, fresh: FreshNames) -> tuple[dict[int, Fence], dict
             if target is None or classify_call_affinity(value) is not CoreAffinity.CUBE:  # type: ignore[arg-type]
                 continue
             origin = gm_origin(target, walker.defs)
-            if origin_stores.get(id(origin)) != 1 or id(s) in after:
+            stored = value.args[0]  # type: ignore[union-attr]
+            if origin_stores.get(id(origin)) != 1 or id(s) in after or not isinstance(stored.type, TileType):
                 continue
             for later in block[i + 1:]:
-                read = _gm_load(_value(later))
-                if (read is not None and classify_call_affinity(_value(later)) is CoreAffinity.VECTOR  # type: ignore[arg-type]
-                        and gm_origin(read, walker.defs) is origin):
-                    fence = Fence(fresh(f"{_origin_name(origin)}_fence"), s.span)
-                    after[id(s)] = before[id(later)] = fence
+                if any(gm_origin(_gm_load(c), walker.defs) is origin for c in _vector_loads(later)):  # type: ignore[arg-type]
+                    fence = Fence(fresh(f"{_origin_name(origin)}_gm_sync"), stored, s.span)
+                    after[id(s)] = fence
+                    before.setdefault(id(later), []).append(fence)
                     break
     return after, before
 
 
 def _origin_name(origin: E.Expr) -> str:
-    return user_base(origin) if isinstance(origin, E.Var) else "gm"
+    return origin.name_hint if isinstance(origin, E.Var) else "gm"

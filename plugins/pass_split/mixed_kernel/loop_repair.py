@@ -20,8 +20,10 @@ def _trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
 
 
 def _with_yield(body: S.Stmt, values: list[E.Expr]) -> S.Stmt:
+    """The body with its trailing yield passing `values`; none left: no yield at all (no `pl.yield_()`)."""
     stmts = flatten_to_stmts(body)
-    return make_body(stmts[:-1] + [stmts[-1].with_fields(value=tuple(values))], body.span)
+    tail = [stmts[-1].with_fields(value=tuple(values))] if values else []
+    return make_body(stmts[:-1] + tail, body.span)
 
 
 class _Defined(IRVisitor):
@@ -56,12 +58,16 @@ def _defined_in(*bodies: S.Stmt | None) -> set[int]:
 class _Folder:
     def __init__(self) -> None:
         self.mapping: dict[E.Var, E.Expr] = {}
+        self.carriers: dict[int, E.Var] = {}  # id(merged value a loop yield passes on) -> its iter arg
 
     def block(self, stmt: S.Stmt) -> S.Stmt:
         return make_body([self.stmt(s) for s in flatten_to_stmts(stmt)], stmt.span)
 
     def stmt(self, s: S.Stmt) -> S.Stmt:
         if isinstance(s, (S.ForStmt, S.WhileStmt)):
+            yielded = _trailing_yield(s.body)
+            if yielded is not None:  # a merge this loop carries keeps identity yields of its carrier
+                self.carriers.update({id(v): ia for v, ia in zip(yielded.value, s.iter_args) if isinstance(v, E.Var)})
             return self.loop(s.with_fields(body=self.block(s.body)))
         if isinstance(s, S.IfStmt):
             then_body = self.block(s.then_body)
@@ -94,7 +100,9 @@ class _Folder:
         keep: list[int] = []
         for i, rv in enumerate(s.return_vars):
             a, b = then_yield.value[i], else_yield.value[i]
-            if a is b and isinstance(a, E.Var) and id(a) not in inside:
+            if a is b and a is self.carriers.get(id(rv)):
+                keep.append(i)  # both branches yield the carry that carries this merge: it stays (a use of it)
+            elif a is b and isinstance(a, E.Var) and id(a) not in inside:
                 self.mapping[rv] = a
             else:
                 keep.append(i)

@@ -7,7 +7,7 @@ For each direction the kernel uses, its consumer reserves the slot buffer and it
   peer_func='F_aiv')`;
 * V2C: the same with the roles swapped (`F_v2c_slot_buffer`, peer `F_aic`);
 
-then each side declares the pipe: `system.aic_initialize_pipe(c2v, v2c, dir_mask=1|2|3, slot_size=S,
+the V2C statement before the C2V one on both sides; then each side declares the pipe: `system.aic_initialize_pipe(c2v, v2c, dir_mask=1|2|3, slot_size=S,
 slot_num=N)` (`aiv_` on the AIV), `pl.const(0, pl.INT32)` standing for a direction not used. S is the
 largest tile pushed or popped (bytes of its physical shape); N is the function's `slot_num` attr
 (pl.cross_core_slot), else 2. On the AIV the setup follows a leading `tile.get_subblock_idx()`.
@@ -101,7 +101,7 @@ def setup_stmts(side: Side, func_name: str, use: PipeUse, slot_num: int, fresh: 
     """The side's buffer reservations / imports and its initialize_pipe."""
     stmts: list[S.Stmt] = []
     args: dict[str, E.Expr] = {}
-    for direction in ("c2v", "v2c"):
+    for direction in ("v2c", "c2v"):  # V2C's buffer statement first, on both sides
         if direction not in use.directions:
             continue
         buffer = f"{func_name}_{direction}_slot_buffer"

@@ -21,7 +21,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace, TileLayout
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import TileType, Type
+from pypto_core.ir.types import TileType, TileView, Type, dims_equal, implicit_layout
 from pypto_core.ops.registry import create_op_call, get_op, opdef_of
 from pypto_plugins.pass_split.mixed_kernel.split_codes import gather_code, shard_code
 from pypto_plugins.pass_split.vector_split.auto_path import crossing
@@ -87,6 +87,28 @@ def popped_type(t: Type, backend: Any) -> Type:
         return t
     view = backend.cross_core_transfer_view(t, t.memory_space)
     return TileType(t.shape, t.dtype, t.memref, view, t.memory_space)
+
+
+def mat_type(t: TileType) -> TileType:
+    """The Mat tile a V->C pop lands in: the destination's shape and dtype, its valid region, no layout."""
+    valid = t.tile_view.valid_shape if t.tile_view is not None else ()
+    view = TileView(valid_shape=valid) if valid and not dims_equal(valid, t.shape) else None
+    return TileType(t.shape, t.dtype, None, view, MemorySpace.Mat)
+
+
+def move_out_of_mat(mat: E.Var, dst: E.Var, span: Span) -> S.AssignStmt:
+    """`dst = tile.move(mat, target_memory=S, blayout=..., slayout=...)`: the layouts of dst's effective view."""
+    t = dst.type
+    assert isinstance(t, TileType)
+    view = t.effective_view()
+    if t.tile_view is not None and t.tile_view.blayout is TileLayout.row_major and \
+            t.tile_view.slayout is TileLayout.none_box:  # a view that only narrows the valid region
+        blayout, slayout, _ = implicit_layout(t.shape, t.memory_space)
+    else:
+        blayout, slayout = view.blayout, view.slayout
+    call = create_op_call("tile.move", [mat], {"target_memory": t.memory_space, "blayout": blayout,
+                                               "slayout": slayout}, span=span)
+    return S.AssignStmt(dst, call, span)
 
 
 def is_nz(t: Type) -> bool:

@@ -81,3 +81,31 @@ def compile_user_program(src: str, backend_name: str = "Ascend950", run: bool = 
         if run:
             same_results(source, program)
     return program
+
+
+def ssa_emk(src: str, backend_name: str = "Ascend950", run: bool = True) -> ir.Program:
+    """parse -> convert_to_ssa -> expand_mixed_kernel (the chain PyPTO's examples go through); outputs checked
+    before and after unless `run` is False."""
+    return emk(passes.convert_to_ssa()(parse(src)), backend_name, run)
+
+
+def printed(program: ir.Program, name: str) -> str:
+    """One function of the program as printed (format=False), to compare against expected IR lines."""
+    return ir.python_print(program.get_function(name), format=False)
+
+
+def has_lines(text: str, expected: str) -> bool:
+    """Whether `expected` (lines, dedented and stripped of the blank first / last line) appears in `text`
+    as consecutive lines, whatever the indentation of the block."""
+    want = [line.strip() for line in expected.strip("\n").splitlines()]
+    got = [line.strip() for line in text.splitlines()]
+    return any(got[i:i + len(want)] == want for i in range(len(got) - len(want) + 1))
+
+
+def run_text(text: str, entry: str = "k") -> dict:
+    """Run a printed (possibly hand-edited) program on the reference machine."""
+    import pypto.language as pl
+    from pypto_core.interp import make_inputs, run_program
+
+    program = pl.parse(text)
+    return run_program(program, make_inputs(program.get_function(entry), seed=0), entry)

@@ -57,14 +57,16 @@ class P:
 UNSPLIT_AIC_910B = '''
     @pl.function(type=pl.FunctionType.AIC)
     def k_aic(self, a: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
-        k_c2v_slot_buffer_import: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name='k_c2v_slot_buffer', peer_func='k_aiv')
         k_v2c_slot_buffer: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='k_v2c_slot_buffer', size=8192, base=-1)
+        k_c2v_slot_buffer_import: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name='k_c2v_slot_buffer', peer_func='k_aiv')
         pl.system.aic_initialize_pipe(k_c2v_slot_buffer_import, k_v2c_slot_buffer, dir_mask=3, slot_size=4096, slot_num=2)
-        s_l: pl.Tile[[32, 32], pl.FP32, pl.Mem.Left] = pl.tile.tpop_from_aiv(split=0)
-        y_r: pl.Tile[[32, 32], pl.FP32, pl.Mem.Right, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aiv(split=0)
+        s_l_mat: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aiv(split=0)
+        s_l: pl.Tile[[32, 32], pl.FP32, pl.Mem.Left] = pl.tile.move(s_l_mat, target_memory=pl.Mem.Left, blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)
+        pl.system.tfree_to_aiv(s_l_mat)
+        y_r_mat: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aiv(split=0)
+        y_r: pl.Tile[[32, 32], pl.FP32, pl.Mem.Right] = pl.tile.move(y_r_mat, target_memory=pl.Mem.Right, blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)
+        pl.system.tfree_to_aiv(y_r_mat)
         c: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(s_l, y_r)
-        pl.system.tfree_to_aiv(s_l)
-        pl.system.tfree_to_aiv(y_r)
         pl.tile.tpush_to_aiv(c, split=0)
 '''
 
@@ -72,8 +74,8 @@ UNSPLIT_AIV_910B = '''
     @pl.function(type=pl.FunctionType.AIV)
     def k_aiv(self, a: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
         pl.func_attr({"dual_aiv_dispatch": True})
-        k_c2v_slot_buffer: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='k_c2v_slot_buffer', size=8192, base=-1)
         k_v2c_slot_buffer_import: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name='k_v2c_slot_buffer', peer_func='k_aic')
+        k_c2v_slot_buffer: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='k_c2v_slot_buffer', size=8192, base=-1)
         pl.system.aiv_initialize_pipe(k_c2v_slot_buffer, k_v2c_slot_buffer_import, dir_mask=3, slot_size=4096, slot_num=2)
         x: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [32, 32])
         y: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.load(b, [0, 0], [32, 32])

@@ -32,17 +32,19 @@ class P:
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)
-def test_a_cube_store_then_a_vector_load_of_the_same_gm_gets_a_token_fence(backend_name: str):
+def test_a_cube_store_then_a_vector_load_of_the_same_gm_gets_a_fence(backend_name: str):
     after = emk(FENCED, backend_name)  # and computes the same: the load waits for the store
     aic, aiv = function(after, "k_aic"), function(after, "k_aiv")
     (push,) = calls_of(aic, "tile.tpush_to_aiv")
-    assert push.args[0].name_hint == "tmp_fence" and push.kwargs["split"] == 0
+    assert push.args[0].name_hint == "c" and push.kwargs == {"split": 0}  # the stored tile is the token
     names = [s.var.name_hint if isinstance(s, ir.AssignStmt) else s.expr.op.name
              for s in ir.flatten_to_stmts(aiv.body) if isinstance(s, (ir.AssignStmt, ir.EvalStmt))]
-    assert names.index("tmp_fence") + 2 == names.index("x")  # pop, tfree, then the load
+    assert names.index("tmp_gm_sync") + 2 == names.index("x")  # pop, tfree, then the load
+    (pop,) = calls_of(aiv, "tile.tpop_from_aic")
+    assert str(pop.type) == str(ir.TileType([16, 16], ir.DataType.FP32, memory_space=ir.MemorySpace.Vec))
     aic_names = [s.var.name_hint if isinstance(s, ir.AssignStmt) else s.expr.op.name
                  for s in ir.flatten_to_stmts(aic.body) if isinstance(s, (ir.AssignStmt, ir.EvalStmt))]
-    assert aic_names[aic_names.index("t2") + 1:] == ["tmp_fence", "tile.tpush_to_aiv"]
+    assert aic_names[aic_names.index("t2") + 1:] == ["tile.tpush_to_aiv"]
 
 
 def test_a_gm_origin_stored_twice_gets_no_fence():
@@ -74,11 +76,9 @@ def unsplit_text() -> str:
 
 def test_a_removed_fence_is_found_as_a_gm_race(fenced_text: str):
     broken = fenced_text
-    for line in ("        tmp_fence: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.create([16, 16], dtype=pl.FP32, "
-                 "target_memory=pl.Mem.Acc)\n",
-                 "        pl.tile.tpush_to_aiv(tmp_fence, split=0)\n",
-                 "        tmp_fence: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)\n",
-                 "        pl.system.tfree_to_aic(tmp_fence)\n"):
+    for line in ("        pl.tile.tpush_to_aiv(c, split=0)\n",
+                 "        tmp_gm_sync: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)\n",
+                 "        pl.system.tfree_to_aic(tmp_gm_sync)\n"):
         assert line in broken, line
         broken = broken.replace(line, "")
     _run_broken(fenced_text)  # the fenced program runs

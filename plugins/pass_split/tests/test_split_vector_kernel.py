@@ -54,7 +54,7 @@ EXAMPLE_2_BEFORE = '''
 class P:
     @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
     def main_aiv(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        slot_buf = pl.reserve_buffer(name="v2c_slot_buffer", size=4096, base=0x1000)
+        slot_buf = pl.system.import_peer_buffer(name="v2c_slot_buffer", peer_func="main_aic")  # the AIV produces V2C: it imports
         pl.aiv_initialize_pipe(dir_mask=2, slot_size=512, v2c_consumer_buf=slot_buf)
         a_tile = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
         b_tile = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
@@ -70,7 +70,7 @@ class P:
     @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
     def main_aiv(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         subblock_idx: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
-        slot_buf = pl.reserve_buffer(name="v2c_slot_buffer", size=4096, base=0x1000)
+        slot_buf = pl.system.import_peer_buffer(name="v2c_slot_buffer", peer_func="main_aic")  # the AIV produces V2C: it imports
         pl.aiv_initialize_pipe(dir_mask=2, slot_size=512, v2c_consumer_buf=slot_buf)
         if subblock_idx == 0:
             a_tile = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
