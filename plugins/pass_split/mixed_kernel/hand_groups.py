@@ -12,7 +12,9 @@ at run time cannot be rebuilt: a ValueError.
 
 Independently, on a backend with `requires_no_split_dual_aiv_dispatch` the AIV member gets
 `dual_aiv_dispatch=True` when it is not bound at run time, has no split (or NONE), lacks the flag and moves
-tiles across the cores (a push, pop or free) with no `split` other than 0: both AIV lanes run it.
+tiles across the cores (a push, pop or free) with no `split` other than 0: both AIV lanes run it. A member
+holding a `pl.split_aiv` region is left alone: pypto keeps regions (docs/passes/lower_auto_vector_split.md),
+and a region already divides the body's work between the two lanes, which a replay on lane 1 would break.
 """
 
 from __future__ import annotations
@@ -140,6 +142,11 @@ class _Transfers(IRVisitor):
     def __init__(self) -> None:
         self.any = False
         self.split = False
+        self.lane_region = False  # a pl.split_aiv region: the body already divides its work between the lanes
+
+    def visit_split_aiv_scope_stmt(self, s: Any) -> None:
+        self.lane_region = True
+        super().visit_split_aiv_scope_stmt(s)
 
     def visit_call(self, call: E.Call) -> None:
         opdef = opdef_of(call) if type(call.op) is E.Op else None
@@ -163,7 +170,7 @@ def mark_dual_dispatch(funcs: dict[str, F.Function], backend: Any) -> bool:
             continue
         walker = _Transfers()
         walker.visit_stmt(member.body)
-        if not walker.any or walker.split:
+        if not walker.any or walker.split or walker.lane_region:
             continue
         funcs[member.name] = member.with_fields(attrs={**member.attrs, "dual_aiv_dispatch": True})
         changed = True

@@ -16,9 +16,11 @@ import pypto.language.distributed as pld
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(qk: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat], sig: pl.InOut[pl.Tensor[[2], pl.INT32]], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        pld.system.notify(sig, 1, [0], attrs={"core_placement": "aiv"})
-        pld.system.notify(sig, 1, [1])
+    def k(qk: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat], sig: pl.InOut[pld.DistributedTensor[[2], pl.INT32]], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        # op=1 (Set): on Ascend910B both AIV lanes run the expanded kernel until SplitVectorKernel gives lane 1 its
+        # replay, so an AtomicAdd would count twice in this pass-alone check
+        pld.system.notify(sig, 1, [0], 1, op=1, attrs={"core_placement": "aiv"})
+        pld.system.notify(sig, 1, [1], 1, op=1)
         v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.move(qk, target_memory=pl.Mem.Vec)
         z: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec, attrs={"core_placement": "aiv"})
         o: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(pl.tile.add(v, pl.tile.adds(z, 0.0)), [0, 0], out)

@@ -31,14 +31,14 @@ PHI_ALIAS = HEAD + '''        v = pl.move(qk, target_memory=pl.Mem.Vec)
 '''
 
 PHI_ALIAS_AIV = '''
-        v__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)
+        v__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aic(split=0)
         if pl.cast(flag__ssa_v0, pl.INDEX) == 0:
-            h__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = v__ssa_v0
-            h__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.yield_(h__ssa_v0)
+            h__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = v__ssa_v0
+            h__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.yield_(h__ssa_v0)
         else:
-            h__ssa_v1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = v__ssa_v0
-            h__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.yield_(h__ssa_v1)
-        w__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(h__phi_v2, h__phi_v2)
+            h__ssa_v1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = v__ssa_v0
+            h__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.yield_(h__ssa_v1)
+        w__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.add(h__phi_v2, h__phi_v2)
         pl.system.tfree_to_aic(v__ssa_v0)
         o__ssa_v0: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(w__ssa_v0, [0, 0], out__ssa_v0)
 '''
@@ -74,9 +74,9 @@ COPY_ALIAS = HEAD + '''        v = pl.move(qk, target_memory=pl.Mem.Vec)
 def test_the_tfree_follows_the_last_read_of_a_copy_of_the_popped_tile(backend_name: str):
     after = ssa_emk(COPY_ALIAS, backend_name)
     assert has_lines(printed(after, "k_aiv"), '''
-        w__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.exp(h__ssa_v0)
+        w__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.exp(h__ssa_v0)
         pl.system.tfree_to_aic(v__ssa_v0)
-        y__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(w__ssa_v0, w__ssa_v0)
+        y__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.add(w__ssa_v0, w__ssa_v0)
 ''')
 
 
@@ -96,13 +96,13 @@ def test_a_tile_leaving_its_branch_is_freed_right_before_the_yield(backend_name:
     aiv = printed(after, "k_aiv")
     assert has_lines(aiv, '''
         if pl.cast(flag__ssa_v0, pl.INDEX) == 0:
-            r__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)
+            r__ssa_v0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aic(split=0)
             pl.system.tfree_to_aic(r__ssa_v0)
-            r__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.yield_(r__ssa_v0)
+            r__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.yield_(r__ssa_v0)
         else:
-            r__ssa_v1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)
+            r__ssa_v1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aic(split=0)
             pl.system.tfree_to_aic(r__ssa_v1)
-            r__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.yield_(r__ssa_v1)
+            r__phi_v2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.yield_(r__ssa_v1)
 '''), aiv
     # The slot is released at the branch's end, so the store after the if reads a released tile: the machine
     # says so (docs/passes/expand_mixed_kernel.md, frees: compute a new tile in the branch to keep it).
@@ -130,7 +130,8 @@ class P:
     def k(self, qk: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat], out_0: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
         acc = pl.tile.full([32, 32], dtype=pl.FP32, value=0.0)
         for i in pl.range(2):
-            v = pl.move(qk, target_memory=pl.Mem.Vec)
+            # flat, as the carry's tile.full is
+            v = pl.move(qk, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.none_box)
             acc = v
         o = pl.store(acc, [0, 0], out_0)
         return o

@@ -206,11 +206,13 @@ class P:
         k_v2c_slot_buffer: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='k_v2c_slot_buffer', size=2048, base=-1)
         pl.system.aic_initialize_pipe(k_c2v_slot_buffer_import, k_v2c_slot_buffer, dir_mask=3, slot_size=1024, slot_num=2)
         for j in pl.range(2):
-            yl: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left] = pl.tile.tpop_from_aiv(split=0)
-            yr: pl.Tile[[16, 16], pl.FP32, pl.Mem.Right, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.tpop_from_aiv(split=0)
+            yl_mat: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aiv(split=0)
+            yl: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left] = pl.tile.move(yl_mat, target_memory=pl.Mem.Left)
+            pl.system.tfree_to_aiv(yl_mat)
+            yr_mat: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aiv(split=0)
+            yr: pl.Tile[[16, 16], pl.FP32, pl.Mem.Right, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.move(yr_mat, target_memory=pl.Mem.Right)
+            pl.system.tfree_to_aiv(yr_mat)
             c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(yl, yr)
-            pl.system.tfree_to_aiv(yl)
-            pl.system.tfree_to_aiv(yr)
             pl.tile.tpush_to_aiv(c, split=0)
     @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker{aiv_decorator})
     def k_aiv(a: {T16}, out: pl.Out[{T16}]) -> {T16}:

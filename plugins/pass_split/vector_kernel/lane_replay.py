@@ -1,8 +1,8 @@
 """Lane 1's replay of an unsplit AIV body (docs/passes/split_vector_kernel.md, what it does): lane 1 runs the same
 statements so that the AIC <-> AIV handshake stays symmetric, but computes on empty tiles and writes nothing.
 
-* a GM store (registry: a `gm_transfer` op writing a tensor argument) writes nothing: as a statement it is
-  dropped; assigned (`v = tile.store(t, off, dst)`) it becomes the alias `v = dst`, and every later use of `v`
+* a GM write (registry: a call writing a tensor argument: a store, a scatter into GM, a notify) writes
+  nothing: as a statement it is dropped; assigned (`v = tile.store(t, off, dst)`) it becomes the alias `v = dst`, and every later use of `v`
   (the return included) reads `dst`;
 * a load (a `gm_transfer` op producing a tile) becomes `tile.create(shape, dtype=, target_memory=)` of the same
   tile with valid_shape 0;
@@ -244,11 +244,13 @@ def _rededuced(call: E.Call, args: Sequence[E.Expr]) -> E.Call | None:
 
 
 def _store_target(value: E.Expr) -> E.Expr | None:
-    """The tensor a GM store writes (registry: gm_transfer, a written tensor argument), else None."""
+    """The GM tensor a call writes (registry: an argument it declares written that is a tensor), else None.
+    Not only stores: a scatter into GM or a notify would otherwise be written twice, once per lane (PyPTO
+    replays such calls on lane 1; docs/passes/split_vector_kernel.md says why pypto does not)."""
     if not (isinstance(value, E.Call) and type(value.op) is E.Op):
         return None
     opdef = opdef_of(value)
-    if opdef is None or not opdef.traits.gm_transfer or isinstance(value.type, TileType):
+    if opdef is None or isinstance(value.type, TileType):
         return None
     index = written_arg_index(value)
     if index is None or not isinstance(value.args[index].type, TensorType):
