@@ -859,3 +859,15 @@ def test_inline_stmt_says_pypto_has_no_such_statement():
     with ib.function("f"):
         with pytest.raises(ValueError, match="no inline-source statement"):
             ib.inline_stmt("x = 1")
+
+
+# -- the guide's example ----------------------------------------------------------------------------------------
+def test_the_guides_example_builds_what_the_guide_prints():
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "ir_builder.md").read_text(encoding="utf-8")
+    code, printed = re.search(r"```python\n(.*?)```.*?```\n(.*?)```", guide, re.DOTALL).groups()
+    scope: dict[str, object] = {}
+    exec(compile(code, "docs/ir_builder.md", "exec"), scope)  # the guide's own code, as a reader runs it
+    assert ir.python_print(scope["program"], format=False) == printed.rstrip("\n") == PAGE_EXAMPLE
