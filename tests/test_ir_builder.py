@@ -871,3 +871,20 @@ def test_the_guides_example_builds_what_the_guide_prints():
     scope: dict[str, object] = {}
     exec(compile(code, "docs/ir_builder.md", "exec"), scope)  # the guide's own code, as a reader runs it
     assert ir.python_print(scope["program"], format=False) == printed.rstrip("\n") == PAGE_EXAMPLE
+
+
+def test_a_context_that_failed_to_build_refuses_further_use():
+    ib = IRBuilder()
+    with ib.function("f") as f:
+        x = f.param("x", T16)
+        with pytest.raises(RuntimeError, match="For loop has 1 iteration arguments"):
+            with ib.for_loop(index_var(ib, "i"), 0, 4, 1) as loop:
+                loop.iter_arg("a", x)
+        with pytest.raises(RuntimeError, match=r"iter_arg\(\) of the for loop at .* after its with block closed"):
+            loop.iter_arg("b", x)
+        with pytest.raises(RuntimeError, match="is not complete"):
+            loop.get_result()
+        with pytest.raises(RuntimeError, match="was already entered"):
+            with loop:
+                pass
+    assert len(f.get_result().body) == 0  # the failed loop was not emitted

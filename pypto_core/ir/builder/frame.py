@@ -42,8 +42,8 @@ class BuilderFrame:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> bool:
         self._builder._pop(self)
+        self._state = "failed"  # until the node is built: a check failing in _finish leaves it failed
         if exc_type is not None:
-            self._state = "failed"
             return False
         self._result = self._finish()
         self._state = "done"
@@ -70,7 +70,7 @@ class BuilderFrame:
 
     def _require_open(self, method: str) -> None:
         if self._state != "open":
-            when = "before its with block" if self._state == "new" else "after its with block"
+            when = "before its with block" if self._state == "new" else "after its with block closed"
             raise RuntimeError(f"{method}() of the {self.describe()} was called {when}; call it inside "
                                f"`with ...:` of that {self.kind}")
 
