@@ -81,3 +81,11 @@ def test_an_ir_builder_called_without_span_records_the_callers_line():
     assert T.load(t, [0, 0], [64, 64], None, ir.MemorySpace.Vec, False, given).span == given
     with pytest.raises(TypeError, match=r"load\(\) got an unexpected keyword argument 'bogus'"):
         T.load(t, [0, 0], [64, 64], bogus=1)
+
+
+def test_a_call_takes_python_numbers_as_constants():
+    x = ir.Var("x", ir.TensorType([16], DataType.FP32))
+    call = ir.Call(ir.GlobalVar("f"), [x, 3, 2.5, True], ir.Span.unknown())
+    assert call.args[0] is x
+    assert [(type(a).__name__, a.type.dtype) for a in call.args[1:]] == [
+        ("ConstInt", DataType.INDEX), ("ConstFloat", DataType.FP32), ("ConstBool", DataType.BOOL)]

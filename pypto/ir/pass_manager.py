@@ -1,13 +1,17 @@
-"""`pypto.ir.pass_manager` (docs/architecture.md): PyPTO's strategy-based PassManager, over the registered passes.
+"""`pypto.ir.pass_manager` (docs/architecture.md, the pass manager): PyPTO's strategy-based PassManager, a thin
+adapter over the registered passes and pipeline presets.
 
-`PassManager(OptimizationStrategy.Default).run_passes(program)` runs the `full` preset when a plugin
-registers one, else `default`, as a PassPipeline in the current PassContext (so its instruments and
-verification level apply, as in PyPTO's conftest).
+`PassManager.get_strategy(OptimizationStrategy.Default)` holds the `full` preset when a plugin registers one,
+else `default`: its `pass_names` and `passes` (fresh Pass objects, same order), and `run_passes(program)`
+runs them as a PassPipeline in the current PassContext (so its instruments and verification level apply,
+as in PyPTO's conftest). `PassManager._get_pass_factories(strategy)` gives the same pipeline as
+(pass name, factory) pairs, for tests that run a prefix of it.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import Any
 
 from pypto_core.passes.pipeline import PassPipeline
@@ -22,41 +26,47 @@ _PRESETS: dict[OptimizationStrategy, tuple[str, ...]] = {
 }
 
 
-def _preset_passes(strategy: OptimizationStrategy) -> list[Any]:
-    from pypto_core.passes.registry import PASSES, PIPELINES
-
-    for preset in _PRESETS[strategy]:
-        names = PIPELINES.get(preset)
-        if names is None:
-            continue
-        passes = []
-        for name in names:
-            cls = PASSES.get(name)
-            if cls is None:
-                raise ValueError(f"pipeline preset '{preset}' (strategy {strategy.name}) names pass '{name}', "
-                                 f"which no plugin registers{PASSES.suggest(name)}")
-            passes.append(cls())
-        return passes
-    raise ValueError(f"no pipeline preset for strategy {strategy.name} is registered "
-                     f"(looked for {', '.join(_PRESETS[strategy])}; is the pipeline_presets plugin disabled?)")
-
-
 class PassManager:
     def __init__(self, strategy: OptimizationStrategy = OptimizationStrategy.Default) -> None:
         self.strategy = strategy
+        factories = self._get_pass_factories(strategy)
+        self.pass_names: list[str] = [name for name, _ in factories]
+        self.passes: list[Any] = [make() for _, make in factories]
         self.pipeline = PassPipeline()
-        for p in _preset_passes(strategy):
+        for p in self.passes:
             self.pipeline.add_pass(p)
+
+    @classmethod
+    def _get_pass_factories(cls, strategy: OptimizationStrategy = OptimizationStrategy.Default
+                            ) -> list[tuple[str, Callable[[], Any]]]:
+        """The strategy's pipeline in order, as (pass name, factory making a new Pass) pairs."""
+        from pypto_core.passes.factories import factory
+        from pypto_core.passes.registry import PASSES, PIPELINES
+
+        for preset in _PRESETS[strategy]:
+            names = PIPELINES.get(preset)
+            if names is None:
+                continue
+            pairs = []
+            for name in names:
+                pass_class = PASSES.get(name)
+                if pass_class is None:
+                    raise ValueError(f"pipeline preset '{preset}' (strategy {strategy.name}) names pass '{name}', "
+                                     f"which no plugin registers{PASSES.suggest(name)}")
+                pairs.append((pass_class.name, factory(name)))
+            return pairs
+        raise ValueError(f"no pipeline preset for strategy {strategy.name} is registered "
+                         f"(looked for {', '.join(_PRESETS[strategy])}; is the pipeline_presets plugin disabled?)")
 
     @staticmethod
     def get_strategy(strategy: OptimizationStrategy = OptimizationStrategy.Default) -> PassManager:
         return PassManager(strategy)
 
     def get_pass_names(self) -> list[str]:
-        return self.pipeline.get_pass_names()
+        return list(self.pass_names)
 
     def get_passes(self) -> list[Any]:
-        return self.pipeline.get_passes()
+        return list(self.passes)
 
     def run_passes(self, program: Any, **_options: Any) -> Any:
         return self.pipeline.run(program)

@@ -1,5 +1,6 @@
 """The IR: nodes, types, dtypes, spans, walkers, structural equality (docs/architecture.md, the core)."""
 
+from pypto_core.ir.builder import IRBuilder
 from pypto_core.ir.dtypes import DEFAULT_CONST_FLOAT, DEFAULT_CONST_INT, DataType
 from pypto_core.ir.enums import (
     ArgDirection,
@@ -58,5 +59,5 @@ __all__ = [
     "Program", "FieldRole", "IRNode", "Span", "assert_structural_equal", "structural_equal", "structural_hash",
     "DistributedTensorType", "MemRef", "ScalarType", "TensorType", "TensorView", "TileType", "TileView",
     "TupleType", "Type", "UnknownType", "collect_def_vars", "deep_clone", "find_yield_stmt", "flatten_to_stmts",
-    "get_last_yield_stmt", "substitute_expr", "substitute_stmt", "IRMutator", "IRVisitor",
+    "get_last_yield_stmt", "substitute_expr", "substitute_stmt", "IRMutator", "IRVisitor", "IRBuilder",
 ]

@@ -285,6 +285,14 @@ def _as_mapping(value: Any, what: str) -> dict[str, Any]:
     raise TypeError(f"Call {what} must be a mapping or a list of (name, value) pairs, got {type(value).__name__}")
 
 
+def _literal_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Call arguments with Python ints, floats and bools as constants (INDEX, FP32, BOOL), as PyPTO's
+    `ir.Call(gvar, [x, 3], span)` takes them."""
+    from pypto_core.ir.scalar_ops import as_expr
+
+    return tuple(as_expr(a) if isinstance(a, (int, float)) else a for a in args)
+
+
 class Call(Expr):
     """A call of an Op or a GlobalVar. kwargs keep their order; attrs are machine annotations."""
 
@@ -313,8 +321,13 @@ class Call(Expr):
         # Copies of kwargs and attrs; the usual dict / None skip _as_mapping's checks.
         kwargs = dict(kwargs) if isinstance(kwargs, dict) else _as_mapping(kwargs, "kwargs")
         attrs = {} if attrs is None else _as_mapping(attrs, "attrs")
+        args = tuple(args)
+        for arg in args:
+            if not isinstance(arg, Expr):  # rare: a Python number given as an argument
+                args = _literal_args(args)
+                break
         self._init(type=type if type is not None else UnknownType(), span=span or Span.unknown(), op=op,
-                   args=tuple(args), kwargs=kwargs, attrs=attrs)
+                   args=args, kwargs=kwargs, attrs=attrs)
 
     @property
     def arg_directions(self) -> list[Any]:
