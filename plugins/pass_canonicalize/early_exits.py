@@ -107,8 +107,8 @@ class ExitRules:
     def guarded_rest(self, s: S.IfStmt, rest: Stmts, carried: Carried, yield_at_end: bool) -> Stmts:
         """An if holding a break deeper: its branches lose their breaks; the rest runs `if not <flag>:`."""
         inner = S.IfStmt(s.condition, make_body(self.eliminate(flatten_to_stmts(s.then_body), None), s.span),
-                         make_body(self.eliminate(flatten_to_stmts(s.else_body), None), s.span)
-                         if s.else_body is not None else None, (), s.span, s.leading_comments)
+                         make_body(self.eliminate(flatten_to_stmts(s.else_body), None), s.span), (), s.span,
+                         s.leading_comments)
         if not rest and carried is None and not yield_at_end:
             return [inner]
         assert self.flag is not None
