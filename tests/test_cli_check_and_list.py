@@ -66,7 +66,8 @@ def row_of(out: str, first_cell: str) -> str:
     return "\n".join(block)
 
 
-def test_list_passes_shows_origin_properties_and_options(capsys, toy_plugin):
+def test_list_passes_shows_origin_properties_and_options(capsys, toy_plugin, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # wide enough that no cell of the row wraps, whatever the plugin names
     code, out, _ = run(capsys, "list", "passes")
     assert code == 0
     row = row_of(out, "toy_mark")
