@@ -13,6 +13,7 @@ from pypto_plugins.pass_tile.insert_mx_scale_addr import InsertMxScaleAddr
 from pypto_plugins.pass_tile.interfaces import INTERFACES
 from pypto_plugins.pass_tile.legalize_tile_cast import LegalizeTileCast
 from pypto_plugins.pass_tile.lower_composite_ops import LowerCompositeOps
+from pypto_plugins.pass_tile.resolve_backend_op_layouts import ResolveBackendOpLayouts
 from pypto_plugins.pass_tile.verifiers import VERIFIERS
 
 
@@ -26,6 +27,7 @@ def pypto_register_passes(registry: Any) -> None:
     registry.register_pass(LowerCompositeOps)
     registry.register_pass(LegalizeTileCast)
     registry.register_pass(InsertMxScaleAddr)
+    registry.register_pass(ResolveBackendOpLayouts)
 
 
 @hookimpl
