@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_tile.canonicalize_tile_slice import CanonicalizeTileSlice
 from pypto_plugins.pass_tile.convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from pypto_plugins.pass_tile.flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from pypto_plugins.pass_tile.infer_tile_memory_space import InferTileMemorySpace
@@ -28,6 +29,7 @@ def pypto_register_passes(registry: Any) -> None:
     registry.register_pass(LegalizeTileCast)
     registry.register_pass(InsertMxScaleAddr)
     registry.register_pass(ResolveBackendOpLayouts)
+    registry.register_pass(CanonicalizeTileSlice)
 
 
 @hookimpl
