@@ -250,3 +250,29 @@ class P:
         return r
 ''')
     assert after is before
+
+
+def test_an_unaligned_window_as_a_loop_init_gets_a_copy_before_the_loop():
+    _, after = canonicalize('''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 128], pl.FP32], o: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 128], target_memory=pl.Mem.Vec)
+        h = pl.tile.slice(t, [16, 1], [0, 5])
+        for i, (acc,) in pl.range(2, init_values=(h,)):
+            nxt = pl.tile.muls(acc, 2.0)
+            acc_out = pl.yield_(nxt)
+        o = pl.store(acc_out, [0, 0], o)
+        return o
+
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 128], pl.FP32], o: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        r = self.k(x, o)
+        return r
+''')
+    text = printed(after, "k")
+    assert "h__ssa_v0_textract: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t__ssa_v0, 0, 5, [16, 1], " \
+           "target_memory=pl.Mem.Vec)" in text
+    assert "init_values=(h__ssa_v0_textract,)" in text
+    assert "pl.tile.slice(" not in text
