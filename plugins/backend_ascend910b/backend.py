@@ -3,15 +3,46 @@
 from __future__ import annotations
 
 from pypto_core.backend.backend import Backend, CoreGroup
+from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
 
 KB = 1024
+(BF16, FP16, FP32, INT16, INT32, INT4, INT64, INT8, UINT8) = (
+    DataType.BF16,
+    DataType.FP16,
+    DataType.FP32,
+    DataType.INT16,
+    DataType.INT32,
+    DataType.INT4,
+    DataType.INT64,
+    DataType.INT8,
+    DataType.UINT8,
+)
+
+
+def _edges(*rows: tuple[DataType, tuple[DataType, ...]]) -> tuple[tuple[DataType, DataType], ...]:
+    return tuple((src, dst) for src, targets in rows for dst in targets)
+
+
+# The conversions one pto.tcvt makes on a2a3, in preference order (docs/passes/legalize_tile_cast.md).
+NATIVE_TILE_CASTS = _edges(
+    (FP32, (FP16, BF16, INT16, INT32, INT64)),
+    (FP16, (FP32, INT32, INT16, INT8, UINT8, INT4)),
+    (BF16, (FP32, INT32)),
+    (INT16, (FP16, FP32)),
+    (INT32, (FP32, INT16, INT64, FP16)),
+    (INT64, (FP32, INT32)),
+    (UINT8, (FP16,)),
+    (INT8, (FP16,)),
+    (INT4, (FP16,)),
+)
 
 ASCEND910B = Backend(
     name="Ascend910B",
     capabilities={
         "requires_no_split_dual_aiv_dispatch": True,
         "requires_vtoc_fractal_adapt": False,
+        "supports_mx_matmul": False,
         "requires_gm_pipe_buffer": True,
     },
     memory_capacity={
@@ -23,5 +54,6 @@ ASCEND910B = Backend(
         MemorySpace.Bias: 1 * KB,
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
+    facts={"pto_arch": "a2a3", "native_tile_casts": NATIVE_TILE_CASTS},
     description="Ascend 910B (a2a3): 1 AIC + 2 AIV per core group",
 )

@@ -3,15 +3,55 @@
 from __future__ import annotations
 
 from pypto_core.backend.backend import Backend, CoreGroup
+from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
 
 KB = 1024
+(BF16, FP16, FP32, FP4, FP8E4M3FN, FP8E5M2, HF8, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT8) = (
+    DataType.BF16,
+    DataType.FP16,
+    DataType.FP32,
+    DataType.FP4,
+    DataType.FP8E4M3FN,
+    DataType.FP8E5M2,
+    DataType.HF8,
+    DataType.INT16,
+    DataType.INT32,
+    DataType.INT64,
+    DataType.INT8,
+    DataType.UINT16,
+    DataType.UINT32,
+    DataType.UINT8,
+)
+
+
+def _edges(*rows: tuple[DataType, tuple[DataType, ...]]) -> tuple[tuple[DataType, DataType], ...]:
+    return tuple((src, dst) for src, targets in rows for dst in targets)
+
+
+# The conversions one pto.tcvt makes on a5, in preference order (docs/passes/legalize_tile_cast.md).
+NATIVE_TILE_CASTS = _edges(
+    (FP32, (FP16, BF16, INT16, INT32, INT64, FP8E4M3FN, FP8E5M2, HF8)),
+    (FP16, (FP32, INT32, INT16, INT8, UINT8, HF8)),
+    (BF16, (FP32, INT32, FP16, FP4)),
+    (INT16, (FP16, FP32, UINT8, UINT32, INT32)),
+    (INT32, (FP32, INT16, INT64, UINT16, UINT8)),
+    (INT64, (FP32, INT32)),
+    (UINT8, (FP16, UINT16)),
+    (INT8, (FP16, INT16, INT32)),
+    (UINT32, (UINT8, UINT16, INT16)),
+    (FP8E4M3FN, (FP32,)),
+    (FP8E5M2, (FP32,)),
+    (HF8, (FP32,)),
+    (FP4, (BF16,)),
+)
 
 ASCEND950 = Backend(
     name="Ascend950",
     capabilities={
         "requires_no_split_dual_aiv_dispatch": False,
         "requires_vtoc_fractal_adapt": True,
+        "supports_mx_matmul": True,
         "requires_gm_pipe_buffer": False,
     },
     memory_capacity={
@@ -23,5 +63,6 @@ ASCEND950 = Backend(
         MemorySpace.Bias: 4 * KB,
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
+    facts={"pto_arch": "a5", "native_tile_casts": NATIVE_TILE_CASTS},
     description="Ascend 950 (a5): 1 AIC + 2 AIV per core group",
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pypto_core.ir.enums import MemorySpace, TileLayout
 from pypto_core.ir.types import TileType, TileView
@@ -21,6 +22,18 @@ CAPABILITIES: dict[str, str] = {
     "requires_vtoc_fractal_adapt": (
         "before tpush_to_aic the AIV side moves the tile to an NZ layout (V->C fractal adapter)"),
     "requires_gm_pipe_buffer": "cross-core pipes are routed through a GM buffer (InjectGMPipeBuffer)",
+    "supports_mx_matmul": (
+        "the cube runs MX (microscaling) matmuls; InsertMxScaleAddr rejects them on a backend without it "
+        "(docs/passes/insert_mx_scale_addr.md)"),
+}
+
+# Facts a backend may state beyond its yes/no capabilities: data a pass reads (docs/architecture.md, backends).
+# A backend states those it has; a pass says what it does without one.
+FACTS: dict[str, str] = {
+    "pto_arch": "the PTO ISA generation the backend compiles for ('a2a3', 'a5'), named in messages",
+    "native_tile_casts": (
+        "the (source, target) dtype pairs one pto.tcvt converts, in preference order; LegalizeTileCast chains "
+        "them for every other tile.cast (docs/passes/legalize_tile_cast.md)"),
 }
 
 _NZ_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right)
@@ -42,6 +55,7 @@ class Backend:
     memory_capacity: Mapping[MemorySpace, int]  # bytes per core for each on-chip space
     core_group: CoreGroup = field(default_factory=CoreGroup)
     description: str = ""
+    facts: Mapping[str, Any] = field(default_factory=dict)  # FACTS: those this backend states
 
     def __post_init__(self) -> None:
         missing = sorted(set(CAPABILITIES) - set(self.capabilities))
@@ -49,12 +63,22 @@ class Backend:
         if missing or unknown:
             raise ValueError(f"backend '{self.name}': capabilities must state exactly {sorted(CAPABILITIES)} "
                              f"(missing {missing}, unknown {unknown})")
+        unknown_facts = sorted(set(self.facts) - set(FACTS))
+        if unknown_facts:
+            raise ValueError(f"backend '{self.name}': unknown facts {unknown_facts} (known: {sorted(FACTS)})")
 
     def capability(self, name: str) -> bool:
         if name not in self.capabilities:
             hint = difflib.get_close_matches(name, list(CAPABILITIES), n=1)
             raise KeyError(f"unknown backend capability '{name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
         return bool(self.capabilities[name])
+
+    def fact(self, name: str, default: Any = None) -> Any:
+        """A fact this backend states (FACTS), or `default` when it states none."""
+        if name not in FACTS:
+            hint = difflib.get_close_matches(name, list(FACTS), n=1)
+            raise KeyError(f"unknown backend fact '{name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+        return self.facts.get(name, default)
 
     @property
     def requires_no_split_dual_aiv_dispatch(self) -> bool:

@@ -354,7 +354,7 @@ def render_properties(out: Path) -> str:
 # -- backends ------------------------------------------------------------------------------------------------
 
 def render_backends(out: Path) -> str:
-    from pypto_core.backend.backend import CAPABILITIES
+    from pypto_core.backend.backend import CAPABILITIES, FACTS
     from pypto_core.backend.registry import BACKENDS
     from pypto_core.backend.selection import DEFAULT_BACKEND
 
@@ -367,6 +367,10 @@ def render_backends(out: Path) -> str:
     for cap, meaning in sorted(CAPABILITIES.items()):
         values = " | ".join(str(bool(b.capabilities.get(cap, False))).lower() for _, b in backends)
         lines.append(f"| {_code(cap)} | {_cell(meaning)} | {values} |\n")
+    lines.append("\n## Facts\n\nData a backend may state beyond its capabilities (a pass says what it does "
+                 "without one):\n\n| fact | what it says |\n|---|---|\n")
+    for fact, meaning in sorted(FACTS.items()):
+        lines.append(f"| {_code(fact)} | {_cell(meaning)} |\n")
     for name, backend in backends:
         group = backend.core_group
         lines.append(f"\n## `{name}`\n\n")
@@ -378,10 +382,24 @@ def render_backends(out: Path) -> str:
                      f"{group.default_fifo_depth}\n")
         lines.append("- capabilities: " + ", ".join(
             f"{_code(k)} = {str(bool(v)).lower()}" for k, v in sorted(backend.capabilities.items())) + "\n")
+        for fact, value in sorted(backend.facts.items()):
+            lines.append(f"- {_code(fact)}: {_fact_text(value)}\n")
         lines.append("- memory capacity per core (bytes): " + ", ".join(
             f"{space.name} {size:,}" for space, size in sorted(backend.memory_capacity.items(),
                                                               key=lambda kv: kv[0].value)) + "\n")
     return "".join(lines)
+
+
+def _fact_text(value: Any) -> str:
+    """A fact as text: a string as it is, (source, target) pairs grouped by source (`FP32 -> FP16, BF16`)."""
+    if isinstance(value, str):
+        return f"`{value}`"
+    if isinstance(value, (tuple, list)) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        targets: dict[str, list[str]] = {}
+        for src, dst in value:
+            targets.setdefault(str(getattr(src, "name", src)), []).append(str(getattr(dst, "name", dst)))
+        return "; ".join(f"{src} -> {', '.join(dsts)}" for src, dsts in targets.items())
+    return _cell(str(value))
 
 
 PAGES: dict[str, Callable[[Path], str]] = {

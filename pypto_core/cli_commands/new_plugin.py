@@ -494,6 +494,7 @@ BACKEND = Backend(
         "requires_no_split_dual_aiv_dispatch": False,
         "requires_vtoc_fractal_adapt": True,
         "requires_gm_pipe_buffer": False,
+        "supports_mx_matmul": False,
     },
     memory_capacity={
         MemorySpace.Vec: 192 * KB,

@@ -95,3 +95,9 @@ def product_view(shape: list[Expr], valid: list[Expr], partial: bool) -> TileVie
     if view is not None and not same_dim(valid[0], shape[0]):
         view = view.with_fields(compact=CompactMode.normal)
     return view
+
+
+def row_major(operands: tuple[int, ...] | str = "all", result: bool = True) -> dict[str, Any]:
+    """The `row_major_layout` an op implements (docs/plugins.md, op interfaces): the operands ('all': every tile
+    operand) and whether the result the backend's instruction needs row-major (docs/passes/resolve_backend_op_layouts.md)."""
+    return {"operands": operands, "result": result}

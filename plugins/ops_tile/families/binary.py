@@ -79,7 +79,7 @@ from pypto_plugins.ops_tile.common.elementwise import (
 from pypto_plugins.ops_tile.common.semantics import Evaluate, compute_operand, finish, result_np_dtype
 from pypto_plugins.ops_tile.common.shapes import fresh
 from pypto_plugins.ops_tile.common.tile_forms import as_dtype, promoting, same, tile_of
-from pypto_plugins.ops_tile.common.views import result_tile, vec_op
+from pypto_plugins.ops_tile.common.views import result_tile, row_major, vec_op
 
 family = OpFamily("binary")
 
@@ -532,3 +532,9 @@ family.dsl_function("div", unified_div)
 # The scalar forms (and pypto's old spellings) dispatch on the first operand; pl.rem(s) of tensors is an error.
 for _name in (*names.TENSOR.SCALAR, "maxs", "mins", "maximums", "minimums", "rems", "fmod", "fmods"):
     family.dsl_function(_name, dispatch_between(_name, _TILE[_name], _TENSOR[_name]))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+for _row_major_op in ("add", "sub", "mul", "rem", "fmod", "and", "or", "xor", "shl", "shr", "maximum", "minimum",
+                      "adds", "subs", "muls", "divs", "fmods", "maximums", "div"):
+    family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())

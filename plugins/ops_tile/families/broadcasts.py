@@ -264,3 +264,9 @@ for _d in ("row", "col"):
             _name = expand_name(_d, _n)
             family.dsl_function(_name, dispatch_between(_name, registered(f"tile.{_name}"),
                                                         registered(f"tensor.{_name}")))
+
+
+# The backend's col_expand instructions read their operands in place: a window operand must be contiguous with
+# a constant origin (CanonicalizeTileSlice, docs/plugins.md, op interfaces).
+for _n in ("mul", "add", "div", "sub", "max", "min", "expdif"):
+    family.implement("contiguous_window_operands", f"tile.col_expand_{_n}", True)

@@ -315,6 +315,20 @@ family.implement("tile_form", "tensor.cmp", TileForm(lower=lower_tensor_cmp))
 family.implement("tile_form", "tensor.cast", same("tile.cast"))
 
 
+# -- what the tile-preparation passes ask (docs/plugins.md, op interfaces) ------------------------------------
+def cast_hop(call: Call, operand: Expr, dtype: DataType) -> Call:
+    """LegalizeTileCast's hop: the same conversion (rounding mode and all) of `operand` to `dtype`."""
+    return create_op_call("tile.cast", [operand], {**call.kwargs, "target_type": dtype}, span=call.span)
+
+
+family.implement("cast_hop", "tile.cast", cast_hop)
+# pto.tcvt / tcmps / tsel / tsels read and write row-major tiles (docs/passes/resolve_backend_op_layouts.md).
+family.implement("row_major_layout", "tile.cast", {"operands": (0,), "result": True})
+family.implement("row_major_layout", "tile.cmps", {"operands": (0,), "result": True})
+family.implement("row_major_layout", "tile.sel", {"operands": "all", "result": True})
+family.implement("row_major_layout", "tile.sels", {"operands": "all", "result": True})
+
+
 # -- DSL ----------------------------------------------------------------------------------------------------
 def to_cmp_type(value: Any) -> int:
     """cmp_type as its int (0..5 = eq, ne, lt, gt, ge, le); the names are accepted too."""

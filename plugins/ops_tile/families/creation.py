@@ -72,7 +72,7 @@ from pypto_plugins.ops_tile.common.flatten import merge_shape_operand
 from pypto_plugins.ops_tile.common.semantics import as_ints, result_np_dtype, wide
 from pypto_plugins.ops_tile.common.shapes import shape_operand, static_shape
 from pypto_plugins.ops_tile.common.tile_forms import tile_of
-from pypto_plugins.ops_tile.common.views import VEC_RESULT, result_tile, vec_op
+from pypto_plugins.ops_tile.common.views import VEC_RESULT, result_tile, row_major, vec_op
 
 family = OpFamily("creation")
 
@@ -376,3 +376,7 @@ family.dsl_function("create_tile", tile_create)
 family.dsl_function("full", tensor_full)  # pl.full is tensor-level; pl.tile.full for tiles
 family.dsl_function("create_l1", create_l1_builder)
 family.dsl_function("expands", dispatch_between("expands", _TILE_EXPANDS, _TENSOR_EXPANDS))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+family.implement("row_major_layout", "tile.full", row_major(()))

@@ -38,7 +38,7 @@ from pypto_core.ops.registry import create_op_call
 from pypto_plugins.ops_tile.common.dsl import registered, scalar_for, tile_only
 from pypto_plugins.ops_tile.common.elementwise import Deducer
 from pypto_plugins.ops_tile.common.semantics import Evaluate, finish, result_np_dtype, wide
-from pypto_plugins.ops_tile.common.views import result_tile, vec_op
+from pypto_plugins.ops_tile.common.views import result_tile, row_major, vec_op
 
 family = OpFamily("fused")
 
@@ -159,3 +159,8 @@ def lrelu(tile: Expr, slope: Any, span: Span | None = None) -> Call:
 
 for _name in ("addc", "subc", "addsc", "subsc", "prelu", "lrelu"):
     family.dsl_function(_name, tile_only(_name, registered(f"tile.{_name}")))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+for _row_major_op in ("lrelu", "addsc", "subsc", "prelu"):
+    family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())

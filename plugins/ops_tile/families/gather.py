@@ -83,7 +83,7 @@ from pypto_plugins.ops_tile.common.semantics import (
     valid_of,
 )
 from pypto_plugins.ops_tile.common.tile_forms import bound, flat_index, static_2d, tile_type
-from pypto_plugins.ops_tile.common.views import VEC_RESULT, is_partial, valid_view, vec_operands
+from pypto_plugins.ops_tile.common.views import VEC_RESULT, is_partial, row_major, valid_view, vec_operands
 
 family = OpFamily("gather")
 
@@ -451,3 +451,8 @@ family.dsl_function("tile.MaskPattern", R.MaskPattern)  # pl.tile.MaskPattern.P0
 family.dsl_function("gather", dsl_entry(dispatch_between("gather", _gather_tile, _gather_tensor)))
 family.dsl_function("gatherb", tile_only("gatherb", registered("tile.gatherb")))
 family.dsl_function("gather_compare", tile_only("gather_compare", tile_gather_compare))  # kvalue / offset
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+for _row_major_op in ("gatherb",):
+    family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())

@@ -55,7 +55,7 @@ from pypto_core.ops.tile_form import TileForm
 from pypto_plugins.ops_tile.common.dsl import dsl_named, set_if
 from pypto_plugins.ops_tile.common.semantics import as_ints, result_np_dtype
 from pypto_plugins.ops_tile.common.shapes import shape_operand, static_shape
-from pypto_plugins.ops_tile.common.views import VEC_RESULT, valid_view
+from pypto_plugins.ops_tile.common.views import VEC_RESULT, row_major, valid_view
 
 family = OpFamily("generators")
 
@@ -321,3 +321,8 @@ family.dsl_function("tensor.arange", tensor_ci)
 family.dsl_function("arange", tensor_ci)
 family.dsl_function("random", tensor_random)
 family.dsl_function("tri", tile_tri)
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+family.implement("row_major_layout", "tile.random", row_major(()))
+family.implement("row_major_layout", "tile.tri", row_major(()))

@@ -27,11 +27,13 @@ import numpy as np
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
-from pypto_core.ir.expr import ConstInt, Expr
+from pypto_core.ir.expr import Call, ConstInt, Expr
+from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType, Type, dims_equal
 from pypto_core.ops.build import require_rank, require_tile, same_dim, shape_text, static_int
 from pypto_core.ops.family import OpFamily
 from pypto_core.ops.opdef import ArgSpec, Effect, OpDef, OpTraits, OutputMemory
+from pypto_core.ops.registry import create_op_call
 from pypto_plugins.ops_tile.common.dsl import registered
 from pypto_plugins.ops_tile.common.semantics import valid_of
 from pypto_plugins.ops_tile.common.views import product_view
@@ -183,6 +185,17 @@ family.op(OpDef("tile.tget_scale_addr", deduce_tget_scale_addr, args=(ArgSpec("d
           dsl="tile.tget_scale_addr")
 for _name in ("matmul_mx", "matmul_mx_acc", "matmul_mx_bias"):
     family.dsl_function(_name, registered(f"tile.{_name}"))
+
+
+# -- what InsertMxScaleAddr asks (docs/plugins.md, op interfaces) ---------------------------------------------
+def bind_scale(scale: Expr, data: Expr, span: Span | None) -> Call:
+    """tile.tget_scale_addr(scale, data): the scale bound to the scale region of its data operand."""
+    return create_op_call("tile.tget_scale_addr", [scale, data], span=span)
+
+
+for _name, _pairs in (("tile.matmul_mx", ((0, 1), (2, 3))), ("tile.matmul_mx_bias", ((0, 1), (2, 3))),
+                      ("tile.matmul_mx_acc", ((1, 2), (3, 4)))):
+    family.implement("mx_scale_pairs", _name, {"pairs": _pairs, "bind": bind_scale})
 
 
 # -- semantics ----------------------------------------------------------------------------------------------

@@ -712,3 +712,18 @@ for _name, _fn in (("store", tile_store), ("move", tile_move), ("extract", tile_
     family.dsl_function(_name, tile_only(_name, _fn))
 family.dsl_function("read", dispatch_between("read", tile_read, tensor_read))
 family.dsl_function("write", dispatch_between("write", tile_write, tensor_write))
+
+
+# -- what CanonicalizeTileSlice asks (docs/plugins.md, op interfaces) ------------------------------------------
+def extract_window(call: Call) -> tuple[Expr, Expr, Expr]:
+    """(source, row, col) of tile.extract."""
+    return call.args[0], call.args[1], call.args[2]
+
+
+def rebase_extract(call: Call, source: Expr, row: Expr, col: Expr) -> Call:
+    """The same extract from `source` at (row, col)."""
+    new = create_op_call("tile.extract", [source, row, col, call.args[3]], dict(call.kwargs), span=call.span)
+    return new.with_fields(attrs=dict(call.attrs)) if call.attrs else new
+
+
+family.implement("window_copy", "tile.extract", {"window": extract_window, "rebase": rebase_extract})

@@ -23,7 +23,7 @@ from pypto_plugins.ops_tile.common.dsl import dispatch_between, registered
 from pypto_plugins.ops_tile.common.elementwise import Deducer, tile_binary_deducer
 from pypto_plugins.ops_tile.common.semantics import Evaluate, finish, result_np_dtype, wide
 from pypto_plugins.ops_tile.common.tile_forms import same
-from pypto_plugins.ops_tile.common.views import vec_op
+from pypto_plugins.ops_tile.common.views import row_major, vec_op
 
 family = OpFamily("partial")
 
@@ -74,3 +74,8 @@ for _n, _fn in PART.items():
     family.semantics_of(f"tensor.{_n}", partial(_fn))
     family.implement("tile_form", f"tensor.{_n}", same(f"tile.{_n}"))
     family.dsl_function(_n, dispatch_between(_n, registered(f"tile.{_n}"), registered(f"tensor.{_n}")))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+for _row_major_op in ("part_add", "part_mul", "part_max", "part_min"):
+    family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())

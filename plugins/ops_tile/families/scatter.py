@@ -59,7 +59,7 @@ from pypto_plugins.ops_tile.common import indexing as R
 from pypto_plugins.ops_tile.common.dsl import Builder, dim_first, dispatch_between, registered, tile_only
 from pypto_plugins.ops_tile.common.semantics import checked_indices, note_elements, valid_mask
 from pypto_plugins.ops_tile.common.tile_forms import flat_index, static_2d, tile_type
-from pypto_plugins.ops_tile.common.views import VEC_RESULT, same_view, vec_operands
+from pypto_plugins.ops_tile.common.views import VEC_RESULT, row_major, same_view, vec_operands
 
 family = OpFamily("scatter")
 
@@ -408,3 +408,7 @@ family.dsl_function("scatter", dsl_entry(dispatch_between("scatter", _scatter_ti
 family.dsl_function("scatter_update", dispatch_between("scatter_update", _SCATTER_UPDATE["tile"],
                                                        _SCATTER_UPDATE["tensor"]))
 family.dsl_function("mscatter", tile_only("mscatter", registered("tile.mscatter")))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+family.implement("row_major_layout", "tile.mscatter", row_major((0, 1), result=False))

@@ -56,7 +56,7 @@ from pypto_plugins.ops_tile.common import indexing as R
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, registered
 from pypto_plugins.ops_tile.common.semantics import result_np_dtype
 from pypto_plugins.ops_tile.common.tile_forms import bound
-from pypto_plugins.ops_tile.common.views import VEC_RESULT, vec_operands
+from pypto_plugins.ops_tile.common.views import VEC_RESULT, row_major, vec_operands
 
 family = OpFamily("sort")
 
@@ -344,3 +344,9 @@ def _mrgsort_tensor(x: Any, *args: Any, span: Span | None = None, tmp: Any = Non
 
 family.dsl_function("sort32", dispatch_between("sort32", registered("tile.sort32"), registered("tensor.sort32")))
 family.dsl_function("mrgsort", dispatch_between("mrgsort", tile_mrgsort, _mrgsort_tensor))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+for _row_major_op in ("mrgsort_format2", "sort32"):
+    family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())
+family.implement("row_major_layout", "tile.mrgsort_format1", row_major((0,)))

@@ -58,7 +58,7 @@ from pypto_plugins.ops_tile.common.elementwise import (
 from pypto_plugins.ops_tile.common.semantics import Evaluate, compute_operand, finish, result_np_dtype
 from pypto_plugins.ops_tile.common.shapes import fresh
 from pypto_plugins.ops_tile.common.tile_forms import as_dtype, promoting, same, scratch
-from pypto_plugins.ops_tile.common.views import result_tile, vec_op
+from pypto_plugins.ops_tile.common.views import result_tile, row_major, vec_op
 
 family = OpFamily("unary")
 
@@ -255,3 +255,8 @@ _TILE_RSQRT, _TENSOR_RSQRT = registered("tile.rsqrt"), registered("tensor.rsqrt"
 for _n in (*map(dsl_name, names.TENSOR.UNARY), "relu", "log"):
     if _n != "rsqrt":
         family.dsl_function(_n, dispatch_between(_n, registered(f"tile.{_n}"), registered(f"tensor.{_n}")))
+
+
+# The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
+for _row_major_op in ("abs", "exp", "sqrt", "not", "relu", "log", "recip", "rsqrt"):
+    family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())

@@ -709,3 +709,23 @@ def tensor_view(tensor: Expr, shape: Any = None, valid_shape: Any = None, span: 
 
 for _name in ("slice", "reshape", "reinterpret_view", "set_validshape"):
     family.dsl_function(_name, dispatch_between(_name, registered(f"tile.{_name}"), registered(f"tensor.{_name}")))
+
+
+# -- what CanonicalizeTileSlice asks (docs/plugins.md, op interfaces) ------------------------------------------
+def plain_2d_window(call: Call) -> tuple[Expr, list[Expr], list[Expr]] | None:
+    """(source, shape, [row, col]) of `tile.slice(src, shape, [row, col])` (no valid_shape, no drop_dims)."""
+    if len(call.args) != 3 or not isinstance(call.args[1], MakeTuple) or not isinstance(call.args[2], MakeTuple):
+        return None
+    if len(call.args[2].elements) != 2 or len(call.args[1].elements) != 2:
+        return None
+    return call.args[0], list(call.args[1].elements), list(call.args[2].elements)
+
+
+def copy_window(source: Expr, row: Expr, col: Expr, shape: Sequence[Expr], target_memory: Any,
+                span: Span | None) -> Call:
+    """The window copied into a tile of its own: tile.extract(source, row, col, shape, target_memory=...)."""
+    return create_op_call("tile.extract", [source, row, col, MakeTuple(list(shape))],
+                          {"target_memory": target_memory}, span=span)
+
+
+family.implement("tile_window", "tile.slice", {"window": plain_2d_window, "copy": copy_window})

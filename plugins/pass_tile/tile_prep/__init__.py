@@ -1,0 +1,1 @@
+"""The steps of the tile-preparation passes: cast paths (LegalizeTileCast), slice windows (CanonicalizeTileSlice)."""
