@@ -206,7 +206,7 @@ def test_an_unknown_pass_in_a_configuration_names_the_blocked_plugin(clean_plugi
 
     register_in_process_plugin("toyext", _module("toyext_mod", TOYEXT_PLUGIN))
     text = '[pipeline]\npasses = ["toyext_expand"]\n[plugins]\ndisable = ["toyext"]\n'
-    with pytest.raises(ConfigError, match="unknown pass 'toyext_expand'.*the plugin 'toyext'.*is blocked"):
+    with pytest.raises(ConfigError, match="unknown pass or preset 'toyext_expand'.*the plugin 'toyext'.*is blocked"):
         resolve_config(parse_config_text(text, "pypto.toml"))
 
 
