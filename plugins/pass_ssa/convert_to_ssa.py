@@ -366,6 +366,8 @@ class SSAConverter:
         hit = branch_env.get(id(v))
         if hit is None:
             self.check_in_scope(v)  # defined in both branches, in one only inside a nested statement
+            if id(v) in self.scoped_out:
+                return v  # the scope cut (escapes.py): the branch yields the unversioned Var
             raise InternalError(f"ConvertToSSA: no value of '{v.name_hint}' at the end of an if branch")
         return hit
 

@@ -61,6 +61,8 @@ class _UseAfterDefWalk(ScopedWalk):
         # Parallel to `scopes`: the variables a scope holds only because they leaked into it.
         self.leaked: list[dict[int, _Leak]] = [{}]
         self.cut_scopes: list[S.ScopeStmt] = []
+        self.popped: tuple[dict[int, _Leak], dict[int, _Leak]] = ({}, {})
+        self.if_spans: list[Span] = []
 
     # -- scopes ------------------------------------------------------------------------------------------
     def push(self) -> None:
@@ -68,7 +70,7 @@ class _UseAfterDefWalk(ScopedWalk):
         self.leaked.append({})
 
     def pop(self) -> dict[int, E.Var]:
-        self.leaked.pop()
+        self.popped = (self.popped[1], self.leaked.pop())  # an if's two branches, for after_if
         return super().pop()
 
     def leaks_holding(self, var: E.Var) -> dict[int, _Leak] | None:
@@ -136,10 +138,16 @@ class _UseAfterDefWalk(ScopedWalk):
     def after_if(self, then_defs: dict[int, E.Var], else_defs: dict[int, E.Var] | None) -> None:
         if else_defs is None:
             return
+        then_leaks, else_leaks = self.popped
         for key, var in then_defs.items():
             if key in else_defs:
+                # Both branches define it: a merge, no escape -- each branch's yield of it is a use there.
+                for leaks in (then_leaks, else_leaks):
+                    leak = leaks.get(key)
+                    if leak is not None and id(var) not in self.reported:
+                        self.check_carried(var, leak, self.if_spans[-1] if self.if_spans else self.func.span)
                 self.scopes[-1][key] = var
-                self.leaked[-1].pop(key, None)  # both branches define it: a merge, no escape
+                self.leaked[-1].pop(key, None)
 
     def stmt(self, s: S.Stmt | None) -> None:
         if isinstance(s, S.ScopeStmt) and cuts_promotion(s):
@@ -153,7 +161,11 @@ class _UseAfterDefWalk(ScopedWalk):
             super().stmt(s)
             return
         self.leaks.append({})
-        super().stmt(s)
+        self.if_spans.append(s.span)
+        try:
+            super().stmt(s)
+        finally:
+            self.if_spans.pop()
         leaked = self.leaks.pop()
         info: _Leak | None = None
         for key, var in leaked.items():
