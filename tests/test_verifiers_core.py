@@ -230,11 +230,54 @@ def f(x: pl.Tensor[[M], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]
 
 
 # -- TypeChecked -----------------------------------------------------------------------------------------
-def test_type_mismatch_is_reported():
+def test_type_checked_never_compares_an_assignment_that_is_assign_type_symmetry():
+    # PyPTO's TypeCheck does not look at assignments; AssignTypeSymmetry (in no default set) does.
     x = var("x", ir.ScalarType(ir.DataType.FP32))
     prog = program(ir.AssignStmt(x, c(1)), ir.ReturnStmt([x]), ret=(ir.ScalarType(ir.DataType.FP32),))
-    assert messages("TypeChecked", prog) == [
+    assert messages("TypeChecked", prog) == []
+    assert messages("AssignTypeSymmetry", prog) == [
         "'x' has type pl.Scalar[pl.FP32] but is assigned a value of type pl.Scalar[pl.INDEX] (function 'f')"]
+    for names in (passes.get_default_verify_properties(), passes.get_structural_properties(),
+                  passes.get_verified_properties()):
+        assert not names.contains(passes.IRProperty.AssignTypeSymmetry)
+
+
+def test_type_checked_ignores_memory_spaces():
+    # A hand-built `full: Tile[Vec] = tile.aic_gather(...)`-like assignment of a Mat value, and an if whose
+    # branches yield tiles of two spaces: no TypeChecked finding.
+    vec = ir.TileType([16, 16], ir.DataType.FP32, memory_space=ir.MemorySpace.Vec)
+    mat = ir.TileType([16, 16], ir.DataType.FP32, memory_space=ir.MemorySpace.Mat)
+    a, b, full, phi, n = var("a", vec), var("b", mat), var("full", vec), var("phi", vec), var("n")
+    merge = ir.IfStmt(ir.Gt(n, c(0), ir.DataType.BOOL), ir.YieldStmt([a]), ir.YieldStmt([b]), [phi])
+    prog = program(ir.AssignStmt(full, b), merge, ir.ReturnStmt([phi]), params=[a, b, n], ret=(vec,))
+    assert messages("TypeChecked", prog) == []
+    assert len(messages("AssignTypeSymmetry", prog)) == 1
+
+
+def test_type_checked_compares_carries_merges_bounds_and_conditions():
+    t16 = ir.TileType([16, 16], ir.DataType.FP32, memory_space=ir.MemorySpace.Vec)
+    t8 = ir.TileType([8, 16], ir.DataType.FP32, memory_space=ir.MemorySpace.Vec)
+    half = ir.TileType([16, 16], ir.DataType.FP32, None, ir.TileView(valid_shape=[8, 16]), ir.MemorySpace.Vec)
+    a, b, n, i = var("a", t16), var("b", t8), var("n"), var("i")
+    acc, rv = ir.IterArg("acc", t16, a), var("rv", t16)
+    loop = ir.ForStmt(i, c(0), c(4), c(1), [acc], ir.YieldStmt([b]), [rv])
+    phi = var("phi", t16)
+    merge = ir.IfStmt(n, ir.YieldStmt([a]), ir.YieldStmt([var("h", half)]), [phi])
+    prog = program(loop, merge, ir.ReturnStmt([rv]), params=[a, b, n], ret=(t16,))
+    assert messages("TypeChecked", prog) == [
+        "loop carry 'acc': the yielded value is pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] but the iter_arg is "
+        "pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] (another shape) (function 'f')",
+        "the if condition must be a BOOL scalar, got pl.Scalar[pl.INDEX] (function 'f')",
+        "if result 'phi': the else branch's value is pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, "
+        "pl.TileView(valid_shape=[8, 16])] but the return var is pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] "
+        "(another valid shape) (function 'f')"]
+
+
+def test_type_checked_bounds_valid_shapes():
+    wide = ir.TileType([16, 16], ir.DataType.FP32, None, ir.TileView(valid_shape=[32, 16]), ir.MemorySpace.Vec)
+    (message,) = messages("TypeChecked", program(ir.ReturnStmt([c(0)]), params=[var("w", wide)]))
+    assert message.startswith("parameter 'w' has type pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, "
+                              "pl.TileView(valid_shape=[32, 16])]: its valid extent 32 on axis 0 is outside 0..16")
 
 
 def test_annotation_relaxations_are_accepted():
@@ -246,7 +289,7 @@ def test_annotation_relaxations_are_accepted():
     unknown_call = ir.Call(ir.GlobalVar("g"), [])
     prog = program(ir.AssignStmt(index_as_int64, c(1)), ir.AssignStmt(tile_vec, src),
                    ir.AssignStmt(unknown, unknown_call), ir.ReturnStmt([index_as_int64]), params=[src])
-    assert messages("TypeChecked", prog) == []
+    assert messages("AssignTypeSymmetry", prog) == []
 
 
 def test_parsed_programs_are_type_checked():
