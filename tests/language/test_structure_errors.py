@@ -392,3 +392,19 @@ def test_a_bare_yield_of_the_same_type_merges_and_prints_back():
     program = parse(fn(BARE_AND_NAMED.format(then="pl.yield_(pl.add(x, 1.0))", orelse="r = pl.yield_(x)")))
     printed = ir.python_print(program)
     ir.assert_structural_equal(program, parse(printed))
+
+
+def test_a_called_method_returning_another_dtype_is_located_at_its_return():
+    # Accepted alone (PyPTO), but a caller would compute on the declared type while the program as written
+    # gives the returned value: the passes would compile another result (the fuzz finding
+    # return-of-another-dtype).
+    text = ("import pypto.language as pl\n@pl.program\nclass P:\n"
+            "    @pl.function\n"
+            f"    def g(self, x: {T16}) -> pl.Tensor[[16, 64], pl.INT64]:\n"
+            "        return x\n"
+            "    @pl.function\n"
+            f"    def main(self, x: {T16}) -> pl.Tensor[[16, 64], pl.INT64]:\n"
+            "        y = self.g(x)\n"
+            "        return y\n")
+    located(text, "the return value of 'g' is a pl.Tensor[[16, 64], pl.FP32], but the function declares "
+                  "pl.Tensor[[16, 64], pl.INT64], and 'main' calls it (at prog.py:9:13)", 6)

@@ -109,10 +109,13 @@ class StmtParser(ExprParser):
 
     def _check_returned(self, values: list[E.Expr], node: ast.Return) -> None:
         """A `return` gives what the return annotation declares: as many values, each of its kind, and a
-        scalar of its dtype. A tensor's or a tile's shape and dtype are not compared (PyPTO's parser does not,
-        nor does TypeChecked: docs/dsl.md, functions); the function's return types stay as annotated. A value
-        of another kind, or a scalar of another dtype, is still located here: the caller would read it as the
-        declared scalar (a loop bound, an index) and the reference machine could not run it."""
+        scalar of its dtype. A tensor's or a tile's dtype and shape are not compared here (PyPTO's parser does
+        not, nor does TypeChecked: docs/dsl.md, functions); the function's return types stay as annotated.
+        A value of another kind, or a scalar of another dtype, is located here: the caller would read it as
+        the declared scalar (a loop bound, an index) and the reference machine could not run it. A tensor of
+        another dtype or shape is recorded: a method of the program that another one calls may not return
+        one (its caller would compute on the declared type, the program as written on the returned value),
+        which the program parser reports once every method is known."""
         declared = self.declared_returns
         if not declared:
             return
@@ -125,16 +128,22 @@ class StmtParser(ExprParser):
         for i, (got, want) in enumerate(zip(types, declared)):
             if isinstance(got, T.UnknownType) or isinstance(want, T.UnknownType):
                 continue
+            where = f"return value {i}" if len(types) > 1 else "the return value"
+            at = node.value if node.value is not None else node
             if type(got) is not type(want):
                 ok = False
             elif isinstance(got, T.ScalarType):
                 ok = got.dtype is want.dtype or (got.dtype.is_index_like() and want.dtype.is_index_like())
+            elif isinstance(got, (T.TensorType, T.TileType)):
+                if not (got.dtype is want.dtype and dims_compatible(want.shape, got.shape)):
+                    self.program.return_mismatches.setdefault(
+                        self.func_name, (self.span(at), f"{where} of '{self.func_name}' is a {got}, but the "
+                                                        f"function declares {want}"))
+                ok = True
             else:
                 ok = True
             if not ok:
-                where = f"return value {i}" if len(types) > 1 else "the return value"
-                self.fail(ParserTypeError, f"{where} is a {got}, but the function declares {want}",
-                          node.value if node.value is not None else node,
+                self.fail(ParserTypeError, f"{where} is a {got}, but the function declares {want}", at,
                           hint="return a value of the declared kind (pl.cast converts a scalar's dtype), or fix the "
                                "annotation")
 
