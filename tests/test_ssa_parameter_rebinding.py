@@ -1,5 +1,5 @@
-"""PyPTO's SSAForm rule for parameters (docs/passes/run_verifier.md, SSAForm): a parameter is in scope but
-is not a definition, so `out_0 = pl.store(t, [0], out_0)` (the AssignStmt's var is the parameter itself, as
+"""PyPTO's SSAForm rule for parameters (docs/passes/run_verifier.md, the core properties' rules): a
+parameter is in scope but is not a definition, so `out_0 = pl.store(t, [0], out_0)` (the AssignStmt's var is the parameter itself, as
 both parsers build it) is SSA, and the passes that require SSAForm take such a kernel as it is, with
 verification on, and the result runs on the reference machine."""
 

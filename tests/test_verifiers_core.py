@@ -62,7 +62,8 @@ def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
 
 
 def test_ssa_lets_one_assignment_rebind_a_parameter_and_reports_each_extra_one():
-    # PyPTO's rule: a parameter is in scope but is not a definition (docs/passes/run_verifier.md, SSAForm).
+    # PyPTO's rule: a parameter is in scope but is not a definition (docs/passes/run_verifier.md, the core
+    # properties' rules).
     once = pl.parse('''
 @pl.function
 def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
@@ -411,3 +412,24 @@ def test_declared_but_unverified_properties_verify_to_nothing(toy_plugin):
     assert passes.PropertyVerifierRegistry.verify(["ToyOrphan"], program(ir.ReturnStmt([c(0)]))) == []
     assert not passes.PropertyVerifierRegistry.has_verifier("ToyOrphan")
     assert PROPERTY_INFO.owner("ToyOrphan") == "toy_passes"
+
+
+def test_a_value_cut_by_a_scope_in_a_loop_is_fine_when_the_loop_carries_it_out():
+    # Used after the scope inside the loop, and after the loop: ConvertToSSA promotes it at the loop, which
+    # carries it through the scope (no placeholder); without the use after the loop, the cut stands.
+    src = '''
+@pl.function
+def f(a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+    q = pl.add(a, 0.0)
+    for j in pl.range(2):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for i in pl.range(4):
+                k = pl.add(a, 1.0)
+        q = pl.add(k, q)
+    r = pl.add(k, q)
+    return r
+'''
+    assert messages("UseAfterDef", pl.parse(src)) == []
+    (message,) = messages("UseAfterDef", pl.parse(src.replace("r = pl.add(k, q)", "r = pl.add(a, q)")))
+    assert message.startswith("variable 'k' is assigned only inside the loop at <string>:7:13, which is inside the "
+                              "scope at <string>:6:9, and used after that scope")

@@ -2,9 +2,10 @@
 
 Scope rules (what SSAForm and UseAfterDef agree on): a function's params (and the dynamic dims in
 their types) are visible everywhere, and enter scope without being definitions (`define` is not called
-for them: an AssignStmt may rebind a parameter once, PyPTO's SSA rule, docs/passes/run_verifier.md); a loop's loop_var and iter_args only inside its body; its
-return_vars after it; an if's return_vars after it; defs inside a loop body or an if branch stay in
-that body; scope statements (InCore, split_aiv, ...) are transparent.
+for them: an AssignStmt may rebind a parameter once, PyPTO's SSA rule, docs/passes/run_verifier.md); a
+loop's loop_var and iter_args only inside its body, scoped but not definitions (`bind_scoped`); its
+return_vars after it; an if's return_vars after it; defs inside a loop body or an if branch stay in that
+body; scope statements (InCore, split_aiv, ...) are transparent.
 """
 
 from __future__ import annotations

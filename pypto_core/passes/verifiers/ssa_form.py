@@ -1,8 +1,8 @@
 """SSAForm: every Var is defined once, no def shadows a name of an enclosing scope, carried loops and
 ifs end their bodies with a yield of matching arity, and uses stay inside their defining scope.
 
-What counts as a definition is PyPTO's rule (docs/passes/run_verifier.md, SSAForm): the Var of each
-AssignStmt and each return var of a For / While / If (and a plugin statement's DEF fields). A
+What counts as a definition is PyPTO's rule (docs/passes/run_verifier.md, the core properties' rules):
+the Var of each AssignStmt and each return var of a For / While / If (and a plugin statement's DEF fields). A
 function's parameters are in scope but are not definitions, so one AssignStmt may rebind a parameter
 (`out_0 = pl.store(t, [0], out_0)`, the form both parsers give an Out parameter written in place); a
 second one is the error. Loop variables and iter_args are scoped, never counted.

@@ -1,4 +1,4 @@
-"""TypeChecked and AssignTypeSymmetry (docs/passes/run_verifier.md, the properties).
+"""TypeChecked and AssignTypeSymmetry (docs/passes/run_verifier.md, the core properties' rules).
 
 TypeChecked is PyPTO's TypeCheck rule: it checks only
 

@@ -63,6 +63,11 @@ class _UseAfterDefWalk(ScopedWalk):
         self.cut_scopes: list[S.ScopeStmt] = []
         self.popped: tuple[dict[int, _Leak], dict[int, _Leak]] = ({}, {})
         self.if_spans: list[Span] = []
+        self.open_stmts: list[S.Stmt] = []  # the loops and ifs around the statement being walked
+        self.scope_context: dict[int, set[int]] = {}  # id of a cutting scope -> ids of the loops / ifs around it
+        # Scope-cut findings wait for the end of the function: a use after a loop or an if around the scope
+        # promotes the variable there, which carries it through the scope (ConvertToSSA's later attempt).
+        self.pending_cuts: dict[int, tuple[S.ScopeStmt, Diagnostic]] = {}
 
     # -- scopes ------------------------------------------------------------------------------------------
     def push(self) -> None:
@@ -114,11 +119,17 @@ class _UseAfterDefWalk(ScopedWalk):
         name, where = var.name_hint, _where(leak.stmt)
         closed = next((sc for sc in leak.scopes if not any(sc is c for c in self.cut_scopes)), None)
         if closed is not None:
-            message = (f"variable '{name}' is assigned only inside {where}, which is inside the scope at "
-                       f"{closed.span.to_string()}, and used after that scope in function '{self.func.name}': "
-                       f"a value is not carried out of a scope from a loop or a branch inside it, so this use "
-                       f"would read '{name}__FREE_VAR' after ConvertToSSA; {fix_for(leak.stmt)}")
-        elif find_init_value(var, self.func.params, self.func.param_directions, leak.visible) is None:
+            if id(var) not in self.pending_cuts:
+                message = (f"variable '{name}' is assigned only inside {where}, which is inside the scope at "
+                           f"{closed.span.to_string()}, and used after that scope in function '{self.func.name}': "
+                           f"a value is not carried out of a scope from a loop or a branch inside it, so this use "
+                           f"would read '{name}__FREE_VAR' after ConvertToSSA; {fix_for(leak.stmt)}")
+                self.pending_cuts[id(var)] = (closed, error(RULE, message, span))
+            return False
+        pending = self.pending_cuts.get(id(var))
+        if pending is not None and id(leak.stmt) in self.scope_context.get(id(pending[0]), ()):
+            del self.pending_cuts[id(var)]  # carried out of a statement around the scope: through it too
+        if find_init_value(var, self.func.params, self.func.param_directions, leak.visible) is None:
             other = "the other branch runs" if isinstance(leak.stmt, S.IfStmt) else "the loop runs zero times"
             message = (f"variable '{name}' is assigned only inside {where} and used after it in function "
                        f"'{self.func.name}', and nothing before it can stand for it when {other}: no Out/InOut "
@@ -149,8 +160,13 @@ class _UseAfterDefWalk(ScopedWalk):
                 self.scopes[-1][key] = var
                 self.leaked[-1].pop(key, None)
 
+    def run(self) -> None:
+        super().run()
+        self.out.extend(diag for _, diag in self.pending_cuts.values())
+
     def stmt(self, s: S.Stmt | None) -> None:
         if isinstance(s, S.ScopeStmt) and cuts_promotion(s):
+            self.scope_context[id(s)] = {id(o) for o in self.open_stmts}
             self.cut_scopes.append(s)
             try:
                 super().stmt(s)
@@ -162,10 +178,12 @@ class _UseAfterDefWalk(ScopedWalk):
             return
         self.leaks.append({})
         self.if_spans.append(s.span)
+        self.open_stmts.append(s)
         try:
             super().stmt(s)
         finally:
             self.if_spans.pop()
+            self.open_stmts.pop()
         leaked = self.leaks.pop()
         info: _Leak | None = None
         for key, var in leaked.items():
