@@ -45,7 +45,7 @@ def test_basic_verifies_produced_properties_of_the_verified_set(toy_plugin):
             pipeline("toy_ssa_liar").run(pl.parse(NON_SSA))
     text = str(info.value)
     assert text.startswith("Verification failed after 'ToySSALiar' for properties {SSAForm}:\nIR Verification Report")
-    assert "variable 'y' is assigned more than once" in text
+    assert "Variable 'y' is assigned more than once (2 times), violating SSA form" in text
 
 
 def test_properties_outside_the_verified_set_are_not_checked(toy_plugin):

@@ -1,9 +1,11 @@
 """ConvertToSSA: every definition gets its own variable; loops and ifs carry what they reassign.
 
 Naming (docs/dsl.md, the printed form): params and assignments `x__ssa_vN`, loop variables `i__idx_vN`, synthesised
-carries `x__iter_vN` / `x__rv_vN` (one version number per carry), if-merges `x__phi_vN`; user-written
-iter-arg and yield names are kept. Scopes and `pl.split_aiv` regions are transparent: names defined
-inside stay visible after them, as the parser leaves them.
+carries of a rebound variable `x__iter_vN` / `x__rv_vN` (one version number per carry), carries of an
+escaping variable `x__iter_vN` / `x__rv_vN+1` (two versions, drawn before the body's `x__ssa_vN+2`: PyPTO's
+order), if-merges `x__phi_vN`; user-written iter-arg and yield names are kept. Scopes and `pl.split_aiv`
+regions are transparent: names defined inside stay visible after them, as the parser leaves them (a
+non-Runtime scope only cuts the promotion of escaping variables, escapes.py).
 
 Order of the slots a loop or an if gets (PyPTO's order; docs/passes/convert_to_ssa.md, what it does): the user's iter_args /
 return_vars first, then the synthesised carries / merges sorted by variable name, then the promoted
@@ -22,10 +24,16 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.names import VersionCounter, base_name, generated
-from pypto_core.ir.utils import append_to_yield, flatten_to_stmts, make_body
+from pypto_core.ir.utils import append_to_yield, collect_def_vars, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.passes.pass_base import Pass
-from pypto_plugins.pass_ssa.escapes import EscapeSignal, ScopedOut, blocking_scope, flow_target, same_type
+from pypto_plugins.pass_ssa.escapes import (
+    EscapeSignal,
+    ScopedOut,
+    cuts_promotion,
+    find_init_value,
+    placeholder,
+)
 
 Env = dict[int, E.Expr]
 Promotions = dict[int, list[E.Var]]  # id of a loop / if statement -> escaping variables it must carry out
@@ -138,6 +146,8 @@ class SSAConverter:
         self.versions = VersionCounter()
         self.renamer = _Renamer(self)
         self.scoped_out: dict[int, ScopedOut] = {}
+        self.active_scopes: list[int] = []  # ids of the cutting scopes around the statement being converted
+        self.originals: dict[int, E.Var] = {id(v): v for v in [*func.params, *collect_def_vars(func.body)]}
 
     # -- names ---------------------------------------------------------------------------------
     def fresh(self, old: E.Var, role: str, typ: T.Type) -> E.Var:
@@ -152,7 +162,8 @@ class SSAConverter:
 
     # -- scoping -------------------------------------------------------------------------------
     def check_in_scope(self, var: E.Var) -> None:
-        """A use of `var` where no version of it is visible: an escape to promote, or a user error."""
+        """A use of `var` where no version of it is visible: an escape to promote, a use the scope cut leaves
+        unversioned, or a user error."""
         info = self.scoped_out.get(id(var))
         if info is None:
             return
@@ -160,33 +171,22 @@ class SSAConverter:
             raise UserError(f"ConvertToSSA: the loop variable '{var.name_hint}' is used after its loop "
                             f"({info.where}); it only exists inside the loop: copy the value "
                             f"you need into a carried variable (init_values=... and pl.yield_)", var.span)
-        scope = blocking_scope(info.stmt, var)
-        if scope is not None:
-            raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {info.where} and used after it, "
-                            f"but it is first defined inside the scope at {scope.span.to_string()}, which keeps it: "
-                            f"a value is not carried out of a scope's enclosing loop or if; define it before "
-                            f"{_statement_word(info.stmt)} (e.g. give it an initial value) so it can be carried out",
-                            var.span)
+        if any(scope not in self.active_scopes for scope in info.scopes):
+            # PyPTO's scope cut (escapes.py): defined in a loop or branch inside a non-Runtime scope and used
+            # after the scope: not promoted, the use keeps the original Var (UseAfterDef reports it).
+            return
         raise EscapeSignal(var, info.stmt)
 
     def _scope_out(self, stmt: S.Stmt, body: S.Stmt | None, env: Env, where: str) -> None:
         for v in assigned_vars(body):
             if id(v) not in env:
-                self.scoped_out[id(v)] = ScopedOut(where, stmt)
+                self.scoped_out[id(v)] = ScopedOut(where, stmt, scopes=tuple(self.active_scopes))
 
-    def escape_init(self, stmt: S.Stmt, var: E.Var, env: Env, where: str) -> E.Expr:
-        """The value visible before `stmt` that the escaping `var` starts from (rule in escapes.py)."""
-        typ = self.typ(var.type, env)
-        target = flow_target(stmt, var)
-        value = env.get(id(target)) if target is not None else None
-        if value is not None and same_type(value.type, typ):
-            return value
-        word = _statement_word(stmt)
-        other = "the other branch runs" if isinstance(stmt, S.IfStmt) else "the loop runs zero times"
-        raise UserError(f"ConvertToSSA: '{var.name_hint}' is defined inside {where} and used after it, and "
-                        f"nothing visible before {word} can stand for it when {other}: no value of its type there "
-                        f"is the buffer it is written into; define it before {word} (e.g. give it an initial "
-                        f"value) so it can be carried out", var.span)
+    def escape_init(self, var: E.Var, env: Env) -> E.Expr:
+        """The value visible before the statement that the escaping `var` starts from (rules in escapes.py)."""
+        visible = {key: (self.originals[key], value) for key, value in env.items() if key in self.originals}
+        found = find_init_value(var, self.func.params, self.func.param_directions, visible)
+        return found if found is not None else placeholder(var, self.typ(var.type, env))
 
     # -- expressions -----------------------------------------------------------------------------
     def expr(self, e: E.Expr, env: Env) -> E.Expr:
@@ -245,23 +245,31 @@ class SSAConverter:
             self.if_stmt(s, env, out)
         elif isinstance(s, S.ScopeStmt):
             attrs = self.value(s.attrs, env)  # the scope's attrs name values from before its body
-            body = self.block(flatten_to_stmts(s.body), env)
+            cut = cuts_promotion(s)
+            if cut:
+                self.active_scopes.append(id(s))
+            try:
+                body = self.block(flatten_to_stmts(s.body), env)
+            finally:
+                if cut:
+                    self.active_scopes.pop()
             out.append(s.with_fields(body=make_body(body, s.span), attrs=attrs))
         else:
             raise InternalError(f"ConvertToSSA does not know statement {type(s).__name__}")
 
     # -- loops -----------------------------------------------------------------------------------
-    def _carries(self, s: S.ForStmt | S.WhileStmt, env: Env, where: str) -> list[tuple[E.Var, E.Expr]]:
-        """(variable, init) of every synthesised carry: rebound outer variables, then promoted escapes."""
+    def _carries(self, s: S.ForStmt | S.WhileStmt, env: Env) -> list[tuple[E.Var, E.Expr, bool]]:
+        """(variable, init, escaping) of every synthesised carry: rebound outer variables, then promoted escapes."""
         own_ids = {id(v) for v in s.iter_args}
         rebound = [v for v in assigned_vars(s.body) if id(v) in env and id(v) not in own_ids]
         escaping = [v for v in self.promotions.get(id(s), []) if id(v) not in env]
-        return ([(v, env[id(v)]) for v in by_name(rebound)]
-                + [(v, self.escape_init(s, v, env, where)) for v in by_name(escaping)])
+        return ([(v, env[id(v)], False) for v in by_name(rebound)]
+                + [(v, self.escape_init(v, env), True) for v in by_name(escaping)])
 
-    def _check_loop_exit(self, s: S.ForStmt | S.WhileStmt, carried: list[tuple[E.Var, E.Expr]], fix: str) -> None:
+    def _check_loop_exit(self, s: S.ForStmt | S.WhileStmt, carried: list[tuple[E.Var, E.Expr, bool]],
+                         fix: str) -> None:
         if carried and _has_loop_exit(s.body):
-            names = ", ".join(repr(v.name_hint) for v, _ in carried)
+            names = ", ".join(repr(v.name_hint) for v, _, _ in carried)
             raise UserError(f"ConvertToSSA: this {'while ' if isinstance(s, S.WhileStmt) else ''}loop rebinds "
                             f"{names} and also contains break/continue; {fix}", s.span)
 
@@ -273,14 +281,18 @@ class SSAConverter:
             out.append(na)  # type: ignore[arg-type]
         return out
 
-    def _synth_iters(self, carried: list[tuple[E.Var, E.Expr]], body_env: Env) -> list[tuple[E.Var, E.IterArg, int]]:
+    def _synth_iters(self, carried: list[tuple[E.Var, E.Expr, bool]], body_env: Env
+                     ) -> list[tuple[E.Var, E.IterArg, int]]:
+        """(variable, iter_arg, version of its return var): a rebound variable's carry has one version, an
+        escaping one's iter_arg and return var take one each (`x__iter_vN`, `x__rv_vN+1`, PyPTO's names)."""
         out = []
-        for x, init in carried:
+        for x, init, escaping in carried:
             base = base_name(x.name_hint, span=x.span)
             v = self.versions.take(base)
+            rv = self.versions.take(base) if escaping else v
             ia = E.IterArg(generated(base, "iter", v), init.type, init, x.span)
             body_env[id(x)] = ia
-            out.append((x, ia, v))
+            out.append((x, ia, rv))
         return out
 
     def _loop_body(self, body: S.Stmt, user_iters: list[E.IterArg], synth: list[tuple[E.Var, E.IterArg, int]],
@@ -310,7 +322,7 @@ class SSAConverter:
     def for_stmt(self, s: S.ForStmt, env: Env, out: list[S.Stmt]) -> None:
         where = f"the loop at {s.span.to_string()}"
         start, stop, step = (self.expr(e, env) for e in (s.start, s.stop, s.step))
-        carried = self._carries(s, env, where)
+        carried = self._carries(s, env)
         self._check_loop_exit(s, carried, "carry the values explicitly with init_values and pl.yield_")
         body_env = dict(env)
         loop_var = self.fresh(s.loop_var, "idx", s.loop_var.type)
@@ -321,11 +333,12 @@ class SSAConverter:
         user_rvs, synth_rvs = self._finish_loop(s, synth, env, where)
         out.append(S.ForStmt(loop_var, start, stop, step, user_iters + [ia for _, ia, _ in synth], body,
                              user_rvs + synth_rvs, s.span, s.kind, s.attrs, s.leading_comments))
-        self.scoped_out[id(s.loop_var)] = ScopedOut(f"the loop at {s.span.to_string()}", s, loop_var=True)
+        self.scoped_out[id(s.loop_var)] = ScopedOut(f"the loop at {s.span.to_string()}", s, loop_var=True,
+                                                    scopes=tuple(self.active_scopes))
 
     def while_stmt(self, s: S.WhileStmt, env: Env, out: list[S.Stmt]) -> None:
         where = f"the while loop at {s.span.to_string()}"
-        carried = self._carries(s, env, where)
+        carried = self._carries(s, env)
         self._check_loop_exit(s, carried, "use the pl.while_(init_values=...) form and carry them explicitly")
         body_env = dict(env)
         user_iters = self._user_iters(s, env, body_env)
@@ -353,6 +366,8 @@ class SSAConverter:
         hit = branch_env.get(id(v))
         if hit is None:
             self.check_in_scope(v)  # defined in both branches, in one only inside a nested statement
+            if id(v) in self.scoped_out:
+                return v  # the scope cut (escapes.py): the branch yields the unversioned Var
             raise InternalError(f"ConvertToSSA: no value of '{v.name_hint}' at the end of an if branch")
         return hit
 
@@ -363,7 +378,7 @@ class SSAConverter:
         then_env, else_env = dict(env), dict(env)
         for v in escaping:
             # Both branches start from the value before the if: the one not defining it yields it.
-            then_env[id(v)] = else_env[id(v)] = self.escape_init(s, v, env, where)
+            then_env[id(v)] = else_env[id(v)] = self.escape_init(v, env)
         slots = merged + escaping
         # Each branch's values are read right after it: what scoped a value out must still be known.
         scoped_before = dict(self.scoped_out)
@@ -406,10 +421,6 @@ def region_yield_out(stmts: list[S.Stmt]) -> list[S.Stmt]:
     if not inner or not isinstance(inner[-1], S.YieldStmt):
         return stmts
     return [*stmts[:-1], region.with_fields(body=make_body(inner[:-1], region.span)), inner[-1]]
-
-
-def _statement_word(stmt: S.Stmt) -> str:
-    return "the if" if isinstance(stmt, S.IfStmt) else "the loop"
 
 
 class ConvertToSSA(Pass):

@@ -737,12 +737,12 @@ class Printer:
             parts = [self.expr(args[0])]
             parts += [f"{k}={self.kwarg(k, v)}" for k, v in kwargs.items()]
             parts.append(f"value={value_text}")
-            return f"{self.op_name(name)}({', '.join(parts)}{self.attrs_suffix(c)})"
+            return self._call_text(name, parts, c)
         if name in ("tile.reinterpret_view", "tensor.reinterpret_view"):
             parts = [self.expr(args[0])] + [f"{k}={self.kwarg(k, v)}" for k, v in kwargs.items()]
             if len(args) > 1:
                 parts.append(f"shape={self.expr(args[1])}")
-            return f"{self.op_name(name)}({', '.join(parts)}{self.attrs_suffix(c)})"
+            return self._call_text(name, parts, c)
         positional = args
         extra: list[str] = []
         if name == "tile.gather_row" and len(args) >= 6:
@@ -751,12 +751,14 @@ class Printer:
         parts = [self.expr(a) for a in positional] + extra
         parts += [f"{k}={self.kwarg(k, v)}" for k, v in kwargs.items()]
         parts += [f"{k}=None" for k in _deferred_kwargs(name) if k not in kwargs]
-        return f"{self.op_name(name)}({', '.join(parts)}{self.attrs_suffix(c)})"
+        return self._call_text(name, parts, c)
 
-    def attrs_suffix(self, c: E.Call) -> str:
-        if not c.attrs:
-            return ""
-        return f", attrs={self.call_attrs(dict(c.attrs))}"
+    def _call_text(self, name: str, parts: list[str], c: E.Call) -> str:
+        """`op(parts..., attrs={...})`; the attrs alone when there are no other arguments
+        (`pl.tile.get_block_idx(attrs={"k": True})`), so the text parses back."""
+        if c.attrs:
+            parts = [*parts, f"attrs={self.call_attrs(dict(c.attrs))}"]
+        return f"{self.op_name(name)}({', '.join(parts)})"
 
 
 def _deferred_kwargs(op_name: str) -> tuple[str, ...]:

@@ -197,3 +197,14 @@ def test_a_variable_named_like_an_unprefixed_pld_namespace_prints_under_another_
     text = assert_roundtrip(program).text
     assert "system_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, a)" in text
     assert "        system: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, a)" in text
+
+
+def test_a_call_with_only_attrs_prints_them_alone_and_parses_back():
+    # No positional argument, no kwarg, attrs: `op(attrs={...})`, not `op(, attrs={...})`.
+    call = ir.create_op_call("tile.get_block_idx", []).with_fields(attrs={"k": True})
+    func = ir.Function("f", [], [INDEX], ir.SeqStmts([ir.AssignStmt(ir.Var("b", call.type), call),
+                                                      ir.ReturnStmt([ir.ConstInt(0, DataType.INDEX)])]),
+                       type=FunctionType.InCore)
+    text = ir.python_print(func)
+    assert 'b: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx(attrs={"k": True})' in text
+    ir.assert_structural_equal(func, pl.parse(text))

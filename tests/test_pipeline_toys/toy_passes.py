@@ -99,7 +99,8 @@ class ToyNeedsOrphan(Pass):
 
 
 class ToyBreakTypes(Pass):
-    """Retypes the first assigned variable: the result violates the structural TypeChecked."""
+    """Gives each function's first return type a valid region beyond its shape: the result violates the
+    structural TypeChecked (and nothing else)."""
 
     name = "ToyBreakTypes"
     factory_name = "toy_break_types"
@@ -107,12 +108,11 @@ class ToyBreakTypes(Pass):
     def run(self, program: Any, ctx: Any) -> Any:
         funcs = []
         for f in _functions(program):
-            stmts = ir.flatten_to_stmts(f.body)
-            first = stmts[0]
-            assert isinstance(first, ir.AssignStmt)
-            bad_var = ir.Var(first.var.name_hint, ir.ScalarType(ir.DataType.BOOL))
-            new_body = ir.SeqStmts([ir.AssignStmt(bad_var, first.value), *stmts[1:]])
-            funcs.append(f.with_fields(body=new_body))
+            first = f.return_types[0]
+            assert isinstance(first, ir.TensorType)
+            wide = [ir.ConstInt(2 * d.value, ir.DataType.INDEX) for d in first.shape]
+            bad = ir.TensorType(first.shape, first.dtype, tensor_view=ir.TensorView(valid_shape=wide))
+            funcs.append(f.with_fields(return_types=(bad, *f.return_types[1:])))
         return program.with_functions(funcs)
 
 

@@ -8,7 +8,8 @@ from pypto_plugins.pass_tile.verifiers.tile_memory_inferred import verify_tile_m
 from pypto_plugins.pass_tile.verifiers.tile_ops_2d import verify_tile_ops_2d
 
 VERIFIERS = {
-    "IncoreTileOps": (verify_incore_tile_ops, "InCore functions hold no tensor op (only GM scalar accesses)"),
+    "IncoreTileOps": (verify_incore_tile_ops, "InCore functions hold no tensor op that has a tile form (GM accesses "
+                                              "and ops with no tile form may stay)"),
     "TileOps2D": (verify_tile_ops_2d, "tiles in InCore functions are at most 2-D"),
     "TileMemoryInferred": (verify_tile_memory_inferred,
                            "every tile has a memory space and every constrained operand is in an accepted one"),

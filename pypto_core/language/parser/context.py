@@ -26,6 +26,10 @@ class ProgramContext:
     forward_call: bool = False
     # `@pl.function`s defined outside the program that its methods call by bare name (docs/dsl.md).
     external: dict[str, F.Function] = field(default_factory=dict)
+    # Methods whose `return` gives a tensor / tile of another dtype or shape than the annotation declares
+    # (accepted, as PyPTO does): name -> (span of the return, message). A call of one is a located error
+    # once every method is parsed (program_parser.check_returns_of_called_methods).
+    return_mismatches: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
     def dynamic_var(self, dim: DynamicDim) -> E.Var:
         var = self.dynamic_vars.get(id(dim))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from pypto_core.analysis.walk import walk
 from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -101,7 +102,25 @@ def parse_program_class(cls: ast.ClassDef, src: SourceInfo, env: Env, strict_ssa
     for func in forward:
         check_call_arity(func, program.parsed, src)
         program.parsed[func.name] = type_statement_calls(func, program.parsed)
+    check_returns_of_called_methods(program, src)
     return F.Program(list(program.parsed.values()), cls.name, src.span(cls))
+
+
+def check_returns_of_called_methods(program: ProgramContext, src: SourceInfo) -> None:
+    """A method whose `return` gives a tensor of another dtype or shape than its annotation (accepted on its
+    own, as PyPTO does: docs/dsl.md, functions) may not be called by another method: the caller computes on
+    the declared type, and the passes would compile another result than the program as written gives."""
+    if not program.return_mismatches:
+        return
+    for func in program.parsed.values():
+        for node in walk(func.body):
+            if isinstance(node, E.Call) and isinstance(node.op, E.GlobalVar) and \
+                    node.op.name in program.return_mismatches:
+                span, message = program.return_mismatches[node.op.name]
+                raise ParserTypeError(f"{message}, and '{func.name}' calls it (at {node.span.to_string()}), "
+                                      f"reading the result as the declared type", span,
+                                      hint="return a value of the declared type (pl.cast converts a dtype), or fix "
+                                           "the annotation", source_lines=src.source_lines)
 
 
 class _StatementCalls(IRMutator):

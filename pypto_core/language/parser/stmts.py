@@ -108,10 +108,14 @@ class StmtParser(ExprParser):
         self.emit(S.ReturnStmt(values, self.span(node)))
 
     def _check_returned(self, values: list[E.Expr], node: ast.Return) -> None:
-        """What a `return` gives matches the return annotation: as many values, each of its kind and dtype and
-        of compatible dims (docs/dsl.md, functions; unchecked, an FP16 value returned under
-        `-> pl.Tensor[..., pl.INT64]` would be read as INT64 by the caller and compute another result after the
-        passes)."""
+        """A `return` gives what the return annotation declares: as many values, each of its kind, and a
+        scalar of its dtype. A tensor's or a tile's dtype and shape are not compared here (PyPTO's parser does
+        not, nor does TypeChecked: docs/dsl.md, functions); the function's return types stay as annotated.
+        A value of another kind, or a scalar of another dtype, is located here: the caller would read it as
+        the declared scalar (a loop bound, an index) and the reference machine could not run it. A tensor of
+        another dtype or shape is recorded: a method of the program that another one calls may not return
+        one (its caller would compute on the declared type, the program as written on the returned value),
+        which the program parser reports once every method is known."""
         declared = self.declared_returns
         if not declared:
             return
@@ -124,18 +128,24 @@ class StmtParser(ExprParser):
         for i, (got, want) in enumerate(zip(types, declared)):
             if isinstance(got, T.UnknownType) or isinstance(want, T.UnknownType):
                 continue
-            same_kind = type(got) is type(want)
-            if same_kind and isinstance(got, (T.TensorType, T.TileType)):
-                ok = got.dtype is want.dtype and dims_compatible(got.shape, want.shape)
-            elif same_kind and isinstance(got, T.ScalarType):
+            where = f"return value {i}" if len(types) > 1 else "the return value"
+            at = node.value if node.value is not None else node
+            if type(got) is not type(want):
+                ok = False
+            elif isinstance(got, T.ScalarType):
                 ok = got.dtype is want.dtype or (got.dtype.is_index_like() and want.dtype.is_index_like())
+            elif isinstance(got, (T.TensorType, T.TileType)):
+                if not (got.dtype is want.dtype and dims_compatible(want.shape, got.shape)):
+                    self.program.return_mismatches.setdefault(
+                        self.func_name, (self.span(at), f"{where} of '{self.func_name}' is a {got}, but the "
+                                                        f"function declares {want}"))
+                ok = True
             else:
-                ok = same_kind
+                ok = True
             if not ok:
-                where = f"return value {i}" if len(types) > 1 else "the return value"
-                self.fail(ParserTypeError, f"{where} is a {got}, but the function declares {want}",
-                          node.value if node.value is not None else node,
-                          hint="return a value of the declared type (pl.cast converts a dtype), or fix the annotation")
+                self.fail(ParserTypeError, f"{where} is a {got}, but the function declares {want}", at,
+                          hint="return a value of the declared kind (pl.cast converts a scalar's dtype), or fix the "
+                               "annotation")
 
     def _stmt_Break(self, node: ast.Break) -> None:  # noqa: N802
         self._check_loop_control("break", node)
@@ -338,8 +348,12 @@ class StmtParser(ExprParser):
             self.emit(S.AssignStmt(var, value, span))
         return var
 
-    def apply_annotation(self, value: E.Expr, ann: T.Type, node: ast.AST) -> tuple[E.Expr, T.Type]:
-        """Check an assignment annotation against the value; let it add information (docs/dsl.md, functions)."""
+    def apply_annotation(self, value: E.Expr, ann: T.Type, node: ast.AST, yielded: bool = False
+                         ) -> tuple[E.Expr, T.Type]:
+        """Check an assignment annotation against the value; let it add information (docs/dsl.md, functions).
+
+        `yielded`: the annotation of a `pl.yield_` target, whose memory space is taken as written even when
+        the yielded value is in another one (PyPTO's if-phi rule, docs/dsl.md, if and yield)."""
         inferred = value.type
         if isinstance(inferred, T.UnknownType):
             return _retyped(value, ann), ann
@@ -351,7 +365,7 @@ class StmtParser(ExprParser):
             self._check_same(ann.dtype is inferred.dtype and dims_compatible(ann.shape, inferred.shape),
                              ann, inferred, node)
             if ann.memory_space is not None and inferred.memory_space is not None and \
-                    ann.memory_space is not inferred.memory_space:
+                    ann.memory_space is not inferred.memory_space and not yielded:
                 # Unchecked, `t: pl.Tile[..., pl.Mem.Left] = pl.tile.load(..., target_memory=pl.Mem.Vec)` would
                 # take the annotation's space, and the passes and the machine would each read a different one.
                 self.fail(ParserTypeError, f"the annotation places the tile in {ann.memory_space.name}, but the value "
@@ -447,7 +461,8 @@ class StmtParser(ExprParser):
                 self.syntax_error(f"pl.yield_ gives {len(values)} value(s) to {len(targets)} name(s)", node)
             ann_type = self.parse_type(annotation) if annotation is not None else None
             if ann_type is not None and len(values) == 1:
-                self.apply_annotation(values[0], ann_type, annotation)  # the yielded value must fit it
+                # The yielded value must fit it, but for its memory space: the annotation's is taken as written.
+                self.apply_annotation(values[0], ann_type, annotation, yielded=True)
             entries = []
             for t, v in zip(targets, values):
                 if not isinstance(t, ast.Name):
@@ -509,18 +524,21 @@ class StmtParser(ExprParser):
 
     def _merged_targets(self, targets: list[tuple[str, Any, Any]], types: list[T.Type], node: ast.AST
                         ) -> list[tuple[str, Any, Any]]:
-        """The merged names' types once another branch yields `types` into them: equal, or the placed one of a
-        placed and an unplaced tile (_placed_merge); anything else is the program's error."""
+        """The merged names' types once another branch yields `types` into them: the first branch's (PyPTO's
+        if-phi rule: the then branch's annotation, else the type of its yielded value). A value that differs
+        from it only in its memory space is accepted (the branches may yield tiles of different spaces), and
+        a placed and an unplaced tile merge to the placed type (_placed_merge); another kind, dtype or shape is
+        the program's error."""
         merged = []
         for (name, first, where), this in zip(targets, types):
             if types_match(first, this) and not _kind_differs(first, this):
                 merged.append((name, first, where))
                 continue
             placed = _placed_merge(first, this)
-            if placed is None:
+            if placed is None and not _same_but_space(first, this):
                 self.fail(ParserTypeError, f"this branch yields {this} for '{name}', but the other branch yields "
                                            f"{first}", node, hint="yield values of one type into a merged name")
-            merged.append((name, placed, where))
+            merged.append((name, placed if placed is not None else first, where))
         return merged
 
     def _check_bare_yields(self, frame: Frame) -> None:
@@ -586,7 +604,8 @@ def types_match(old: T.Type, new: T.Type) -> bool:
 def _placed_merge(a: T.Type, b: T.Type) -> T.Type | None:
     """Two tile types equal but for a memory space only one of them has (a tile.load whose space
     InferTileMemorySpace decides, merged with a Vec result): the merged name takes the known space, as a
-    single-value yield's annotation gives it (ConvertTensorToTileOps' branch merges print that way)."""
+    single-value yield's annotation gives it (ConvertTensorToTileOps' branch merges print that way, and a
+    tuple yield prints without an annotation). PyPTO's parser would take the then branch's type here."""
     if not (isinstance(a, T.TileType) and isinstance(b, T.TileType)):
         return None
     if (a.memory_space is None) == (b.memory_space is None):
@@ -594,6 +613,13 @@ def _placed_merge(a: T.Type, b: T.Type) -> T.Type | None:
     placed, unplaced = (a, b) if b.memory_space is None else (b, a)
     same = T.TileType(unplaced.shape, unplaced.dtype, unplaced.memref, unplaced.tile_view, placed.memory_space)
     return placed if structural_equal(same, placed) else None
+
+
+def _same_but_space(a: T.Type, b: T.Type) -> bool:
+    """Two tile types equal but for their memory spaces (either may have none)."""
+    if not (isinstance(a, T.TileType) and isinstance(b, T.TileType)):
+        return False
+    return structural_equal(T.TileType(b.shape, b.dtype, b.memref, b.tile_view, a.memory_space), a)
 
 
 def dims_compatible(ann: Sequence[E.Expr], inferred: Sequence[E.Expr]) -> bool:

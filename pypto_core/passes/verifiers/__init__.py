@@ -18,12 +18,14 @@ from pypto_core.passes.verifiers.stmt_structure import (
     verify_no_redundant_blocks,
     verify_normalized_stmt_structure,
 )
-from pypto_core.passes.verifiers.type_checked import verify_type_checked
+from pypto_core.passes.verifiers.type_checked import verify_assign_type_symmetry, verify_type_checked
 from pypto_core.passes.verifiers.use_after_def import verify_use_after_def
 
 CORE_VERIFIERS: dict[str, tuple[Verifier, str]] = {
     "SSAForm": (verify_ssa_form, "each Var defined once, no shadowing, carried bodies end with a matching yield"),
-    "TypeChecked": (verify_type_checked, "assigned variables have their value's type"),
+    "TypeChecked": (verify_type_checked, "valid shapes within bounds, loop carries and if merges agree in kind, "
+                                         "dtype, shape and valid shape (not memory space), bounds and "
+                                         "conditions scalar"),
     "UseAfterDef": (verify_use_after_def, "every use of a Var is dominated by its definition"),
     "NoNestedInCore": (verify_no_nested_incore, "no InCore scope inside another"),
     "NormalizedStmtStructure": (verify_normalized_stmt_structure, "no nested and no single-child SeqStmts"),
@@ -32,6 +34,9 @@ CORE_VERIFIERS: dict[str, tuple[Verifier, str]] = {
     "ReturnParamsExplicit": (verify_return_params_explicit,
                              "InCore functions return a written parameter as the parameter itself"),
     "NoScalarKernelReturn": (verify_no_scalar_kernel_return, "InCore functions return no scalar"),
+    # In none of the default / structural / verified sets: asked for by name.
+    "AssignTypeSymmetry": (verify_assign_type_symmetry,
+                           "assigned variables have their value's type, up to what an annotation may add"),
 }
 
 _LOCK = threading.Lock()

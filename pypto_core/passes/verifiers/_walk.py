@@ -1,9 +1,11 @@
 """Helpers shared by the core verifiers: variable uses, and a walk that keeps lexical scopes.
 
 Scope rules (what SSAForm and UseAfterDef agree on): a function's params (and the dynamic dims in
-their types) are visible everywhere; a loop's loop_var and iter_args only inside its body; its
-return_vars after it; an if's return_vars after it; defs inside a loop body or an if branch stay in
-that body; scope statements (InCore, split_aiv, ...) are transparent.
+their types) are visible everywhere, and enter scope without being definitions (`define` is not called
+for them: an AssignStmt may rebind a parameter once, PyPTO's SSA rule, docs/passes/run_verifier.md); a
+loop's loop_var and iter_args only inside its body, scoped but not definitions (`bind_scoped`); its
+return_vars after it; an if's return_vars after it; defs inside a loop body or an if branch stay in that
+body; scope statements (InCore, split_aiv, ...) are transparent.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ class ScopedWalk:
     def on_define(self, var: E.Var, span: Span) -> None:
         """Called before `var` becomes visible."""
 
+    def on_scoped(self, var: E.Var, span: Span) -> None:
+        """Called before a loop variable or an iter_arg becomes visible: scoped, not a definition."""
+
     def on_use(self, var: E.Var, span: Span) -> None:
         """Called for every read of a variable."""
 
@@ -69,8 +74,22 @@ class ScopedWalk:
         return any(id(var) in scope for scope in self.scopes)
 
     def define(self, var: E.Var, span: Span) -> None:
+        """A definition: an AssignStmt's var, a loop's or an if's return var, a plugin statement's DEF field."""
         self.on_define(var, span)
         self.scopes[-1][id(var)] = var
+
+    def bind_scoped(self, var: E.Var, span: Span) -> None:
+        """A loop variable or an iter_arg: visible in the loop body, never counted as a definition."""
+        self.on_scoped(var, span)
+        self.scopes[-1][id(var)] = var
+
+    def push(self) -> None:
+        """Open the scope of a loop body or an if branch."""
+        self.scopes.append({})
+
+    def pop(self) -> dict[int, E.Var]:
+        """Close the innermost scope; returns what it held."""
+        return self.scopes.pop()
 
     def use_all(self, value: Any, span: Span) -> None:
         for var in uses_in(value):
@@ -82,8 +101,12 @@ class ScopedWalk:
             for dim in vars_in_type(param.type):
                 self.scopes[0].setdefault(id(dim), dim)
         for param in self.func.params:
-            self.define(param, param.span or self.func.span)
+            self.enter_param(param)
         self.stmt(self.func.body)
+
+    def enter_param(self, param: E.Var) -> None:
+        """A parameter is in scope everywhere in the function; it is not a definition (no `on_define`)."""
+        self.scopes[0][id(param)] = param
 
     def stmt(self, s: S.Stmt | None) -> None:
         if s is None:
@@ -103,34 +126,34 @@ class ScopedWalk:
         elif isinstance(s, S.ForStmt):
             self.use_all((s.start, s.stop, s.step), s.span)
             self.use_all(tuple(a.initValue for a in s.iter_args), s.span)
-            self.scopes.append({})
-            self.define(s.loop_var, s.span)
+            self.push()
+            self.bind_scoped(s.loop_var, s.span)
             for arg in s.iter_args:
-                self.define(arg, s.span)
+                self.bind_scoped(arg, s.span)
             self.stmt(s.body)
-            self.scopes.pop()
+            self.pop()
             for rv in s.return_vars:
                 self.define(rv, s.span)
         elif isinstance(s, S.WhileStmt):
             self.use_all(tuple(a.initValue for a in s.iter_args), s.span)
-            self.scopes.append({})
+            self.push()
             for arg in s.iter_args:
-                self.define(arg, s.span)
+                self.bind_scoped(arg, s.span)
             self.use_all(s.condition, s.span)
             self.stmt(s.body)
-            self.scopes.pop()
+            self.pop()
             for rv in s.return_vars:
                 self.define(rv, s.span)
         elif isinstance(s, S.IfStmt):
             self.use_all(s.condition, s.span)
-            self.scopes.append({})
+            self.push()
             self.stmt(s.then_body)
-            then_defs = self.scopes.pop()
+            then_defs = self.pop()
             else_defs = None
             if s.else_body is not None:
-                self.scopes.append({})
+                self.push()
                 self.stmt(s.else_body)
-                else_defs = self.scopes.pop()
+                else_defs = self.pop()
             for rv in s.return_vars:
                 self.define(rv, s.span)
             self.after_if(then_defs, else_defs)

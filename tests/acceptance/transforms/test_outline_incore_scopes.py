@@ -1637,6 +1637,7 @@ class TestOutlineVerification:
             @pl.function
             def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
                 x = pl.add(x, 1.0)
+                x = pl.add(x, 1.0)  # the second definition of `x` (one may rebind a parameter)
                 with pl.at(level=pl.Level.CORE_GROUP):
                     t = pl.load(x, [0], [64])
                     out = pl.store(t, [0], out)
