@@ -22,7 +22,7 @@ from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir.enums import FunctionType, ParamDirection
 from pypto_core.ir.types import TupleType
 from pypto_core.ir.utils import (
     Substituter,
@@ -101,38 +101,57 @@ def _contains_return(stmt: S.Stmt | None) -> bool:
 
 
 def cloned_body(callee: F.Function, call: E.Call) -> S.Stmt:
-    """f's body with the actual arguments for its parameters and fresh `_inline<N>` variables for its own."""
+    """f's body with the actual arguments for its parameters and fresh `_inline<N>` variables for its own.
+
+    A parameter f assigns is, like in PyPTO, the caller's variable when it is Out / InOut (`o =
+    pl.tensor.assemble(o, ...)` rebinds the caller's `o`, which is how the caller sees the write). An In
+    parameter f assigns gets a local copy instead (`x_inline<N> = a` first): PyPTO rebinds the caller's `a` there
+    too, which changes what the caller reads from `a` after the call (`b = self.bump(a); c = pl.add(a, b)`).
+    """
     if len(call.args) != len(callee.params):
         raise InternalError(f"call of Inline function '{callee.name}' with {len(call.args)} argument(s) for "
                             f"{len(callee.params)} parameter(s) at {call.span.to_string()}")
     params = {id(p): a for p, a in zip(callee.params, call.args)}
+    directions = {id(p): d for p, d in zip(callee.params, callee.param_directions)}
     local: list[E.Var] = []
+    copied: list[E.Var] = []  # In parameters f assigns: each gets a local copy
     seen: set[int] = set()
     for v in collect_def_vars(callee.body):
         if id(v) in seen:
             continue
         seen.add(id(v))
         if id(v) in params:
-            if not isinstance(params[id(v)], E.Var):
-                param = next(p for p in callee.params if p is v)
+            if directions[id(v)] is ParamDirection.In:
+                copied.append(v)
+                local.append(v)
+            elif not isinstance(params[id(v)], E.Var):
                 raise InlineBodyError(
                     f"AssignStmt var is not a Var after mutation: Inline function '{callee.name}' assigns its "
-                    f"parameter '{param.name_hint}', and this call passes "
-                    f"{type(params[id(v)]).__name__} for it; pass a variable, or assign a local copy of the "
-                    f"parameter inside '{callee.name}'", call.span)
+                    f"{directions[id(v)].name} parameter '{v.name_hint}', and this call passes "
+                    f"{type(params[id(v)]).__name__} for it; pass a variable", call.span)
             continue
         local.append(v)
     # PyPTO numbers one splice's variables last-defined first (its worked examples: `u_inline0`, `t_inline1`).
     numbers = {id(v): next(_INLINE_COUNTER) for v in reversed(local) if not isinstance(v, E.IterArg)}
     sub = Substituter({})
     sub.mapping = dict(params)
+    copies: list[S.Stmt] = []
+    for v in copied:
+        fresh = E.Var(f"{v.name_hint}_inline{numbers[id(v)]}", sub.visit_type(v.type) if v.type.has_vars else v.type,
+                      v.span)
+        copies.append(S.AssignStmt(fresh, params[id(v)], call.span))
+    for v, stmt in zip(copied, copies):
+        sub.mapping[id(v)] = stmt.var  # after all copies are made: each copies the caller's value
     for v in local:  # in definition order: a type or an init value may mention an earlier variable
+        if id(v) in params:
+            continue
         t = sub.visit_type(v.type) if v.type.has_vars else v.type
         if isinstance(v, E.IterArg):
             sub.mapping[id(v)] = E.IterArg(v.name_hint, t, sub.visit_expr(v.initValue), v.span)
         else:
             sub.mapping[id(v)] = E.Var(f"{v.name_hint}_inline{numbers[id(v)]}", t, v.span)
-    return sub.visit_stmt(callee.body)
+    body = sub.visit_stmt(callee.body)
+    return make_body([*copies, body], body.span) if copies else body
 
 
 def split_at_return(callee: F.Function, body: S.Stmt) -> tuple[list[S.Stmt], S.ReturnStmt | None]:

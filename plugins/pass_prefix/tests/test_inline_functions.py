@@ -259,20 +259,52 @@ def test_a_pass_through_callee_appends_no_assignment():
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Inline)
-    def bump(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
-        x = pl.add(x, 1.0)
-        return x
+    def fill(self, o: pl.Out[pl.Tensor[[8], pl.FP32]], x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        o = pl.tensor.assemble(o, x, [0])
+        return o
 
     @pl.function
-    def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
-        a = self.bump(a)
-        return a
+    def main(self, a: pl.Tensor[[4], pl.FP32], o: pl.Out[pl.Tensor[[8], pl.FP32]]) -> pl.Tensor[[8], pl.FP32]:
+        o = self.fill(o, a)
+        return o
 '''
     before = pl.parse(src)
     after = passes.inline_functions()(before)
     assert body_text(after) == body('''
-        a: pl.Tensor[[8], pl.FP32] = pl.tensor.adds(a, 1.0)
-        return a''')
+        o: pl.Tensor[[8], pl.FP32] = pl.tensor.assemble(o, a, [0])
+        return o''')
+    same_results(before, after)
+
+
+def test_an_in_parameter_the_helper_assigns_is_copied_not_the_callers_variable():
+    # PyPTO rebinds the caller's `a` here, and `c` would read the bumped value.
+    src = HEADER + '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def bump(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
+        x = pl.add(x, 1.0)
+        n = n + 1
+        y = pl.add(x, pl.cast(n, pl.FP32))
+        return y
+
+    @pl.function
+    def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        b = self.bump(a, 3)
+        c = pl.add(a, b)
+        return c
+'''
+    before = pl.parse(src)
+    after = passes.inline_functions()(before)
+    assert renumbered(body_text(after)) == renumbered(body('''
+        x_inline3: pl.Tensor[[8], pl.FP32] = a
+        n_inline2: pl.Scalar[pl.INDEX] = 3
+        x_inline3: pl.Tensor[[8], pl.FP32] = pl.tensor.adds(x_inline3, 1.0)
+        n_inline2: pl.Scalar[pl.INDEX] = n_inline2 + 1
+        y_inline1: pl.Tensor[[8], pl.FP32] = pl.tensor.adds(y_inline1_x, pl.cast(n_inline2, pl.FP32))
+        b: pl.Tensor[[8], pl.FP32] = y_inline1
+        c: pl.Tensor[[8], pl.FP32] = pl.tensor.add(a, b)
+        return c''').replace("y_inline1_x", "x_inline3"))
     same_results(before, after)
 
 
@@ -355,19 +387,18 @@ def test_a_return_inside_a_branch_is_rejected():
     assert "<string>:" in str(info.value)
 
 
-def test_rebinding_a_parameter_given_a_constant_is_rejected():
+def test_rebinding_an_out_parameter_given_an_expression_is_rejected():
     src = HEADER + '''
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Inline)
-    def f(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
-        n = n + 1
-        y = pl.add(x, pl.cast(n, pl.FP32))
-        return y
+    def fill(self, x: pl.Tensor[[8], pl.FP32], o: pl.Out[pl.Tensor[[8], pl.FP32]]) -> pl.Tensor[[8], pl.FP32]:
+        o = pl.tensor.assemble(o, x, [0])
+        return o
 
     @pl.function
     def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
-        r = self.f(a, 3)
+        r = self.fill(a, pl.add(a, 1.0))
         return r
 '''
     with pytest.raises(InternalError, match="AssignStmt var is not a Var after mutation"):

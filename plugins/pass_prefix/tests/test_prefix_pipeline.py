@@ -95,3 +95,56 @@ def test_inline_unroll_and_nested_calls_together_on_ascend950():
 
 def test_the_pytest_fixture_with_the_pipeline_string(pypto_check_pipeline):
     pypto_check_pipeline(pl.parse(ALL_THREE), ",".join(PREFIX + REST))
+
+
+RETURN_IN_BRANCH = '''
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def f(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
+        if n > 0:
+            return x
+        return x
+
+    @pl.function
+    def main(self, a: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
+        r = self.f(a, n)
+        return r
+'''
+
+
+def test_the_command_line_reports_a_helper_it_cannot_splice_as_a_rejected_program(tmp_path, capsys):
+    from pypto_core import cli
+
+    src = tmp_path / "prog.py"
+    src.write_text(RETURN_IN_BRANCH)
+    assert cli.main(["compile", "--pipeline", ",".join(PREFIX), "--no-reproducer", str(src)]) == 1
+    err = capsys.readouterr().err
+    assert "contains a non-trailing ReturnStmt" in err and "prog.py:10:" in err
+    assert "internal error" not in err and "bug" not in err
+
+
+def test_the_command_line_runs_the_program_with_an_unroll_loop_that_assigns_an_outer_tensor(tmp_path, capsys):
+    from pypto_core import cli
+
+    src = tmp_path / "prog.py"
+    src.write_text('''
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        for i1 in pl.unroll(2):
+            a[0:32, 0:64] = a
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0, 0], [32, 64])
+            o = pl.store(pl.add(t, 1.0), [0, 0], o)
+        return o
+''')
+    pipeline = ",".join(["unroll_loops", "convert_to_ssa", "normalize_stmt_structure", *REST])
+    assert cli.main(["run", "--pipeline", pipeline, "--verify", "check-run", str(src)]) == 0, capsys.readouterr()
