@@ -6,7 +6,7 @@ import os
 import traceback
 
 from pypto_core.cli_commands._console import print_error, print_note
-from pypto_core.errors import Error, InternalError
+from pypto_core.errors import Error, InternalError, UserError
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
@@ -59,10 +59,18 @@ def add_note(exc: BaseException, note: str) -> None:
         pass
 
 
+def _program_error(exc: BaseException) -> bool:
+    """A located UserError that is also an InternalError: a program PyPTO rejects with InternalError (an
+    Inline function returning from a branch, docs/passes/inline_functions.md) is the user's to fix."""
+    return isinstance(exc, UserError)
+
+
 def is_internal(exc: BaseException) -> bool:
     """Whether `report` treats `exc` as pypto's (or a plugin's) bug: exit 3."""
     from pypto_core.passes.instruments.pipeline_checks import PassVerificationError
 
+    if _program_error(exc):
+        return False
     if isinstance(exc, (PassVerificationError, InternalError)):
         return True
     return not isinstance(exc, (UsageError, ValueError, Error, OSError))
@@ -75,7 +83,7 @@ def report(exc: BaseException) -> int:
     if isinstance(exc, UsageError):
         print_error(str(exc), "usage error")
         return EXIT_USAGE
-    if isinstance(exc, PassVerificationError) or isinstance(exc, InternalError):
+    if isinstance(exc, PassVerificationError) or (isinstance(exc, InternalError) and not _program_error(exc)):
         print_error(str(exc), "internal error")
         _maybe_traceback(exc)
         print_note(report_hint(exc))
