@@ -47,13 +47,24 @@ def empty_tile_type(t: Type) -> Type:
 
 
 class Lane1Replay:
-    def __init__(self) -> None:
+    def __init__(self, outer_names: frozenset[str] = frozenset()) -> None:
         self.mapping: dict[E.Var, E.Expr] = {}
+        # Names of the enclosing scope (the function's parameters): a lane-1 variable must not reuse one, or
+        # it would shadow it (SSAForm); a hand-written kernel may rebind an Out parameter with its store.
+        self.outer_names = outer_names
 
     def fork(self) -> Lane1Replay:
-        child = Lane1Replay()
+        child = Lane1Replay(self.outer_names)
         child.mapping = dict(self.mapping)
         return child
+
+    def lane1_name(self, name: str) -> str:
+        """`name`, or `name_1`, `name_2`, ... when the enclosing scope has it."""
+        candidate, k = name, 0
+        while candidate in self.outer_names:
+            k += 1
+            candidate = f"{name}_{k}"
+        return candidate
 
     def sub(self, e: E.Expr) -> E.Expr:
         """`e` on lane 1: its variables replaced, and every nested tile-producing op call empty as well
@@ -62,7 +73,7 @@ class Lane1Replay:
         return _emptied(e)
 
     def renamed(self, var: E.Var, new_type: Type) -> E.Var:
-        new = E.Var(var.name_hint, new_type, var.span)
+        new = E.Var(self.lane1_name(var.name_hint), new_type, var.span)
         self.mapping[var] = new
         return new
 
@@ -97,7 +108,7 @@ class Lane1Replay:
         if target is not None:
             # Nothing is written: `v = dst`, an alias under a fresh variable, and later uses read `dst` itself.
             dst = self.sub(target)
-            alias = E.Var(s.var.name_hint, s.var.type, s.var.span)
+            alias = E.Var(self.lane1_name(s.var.name_hint), s.var.type, s.var.span)
             self.mapping[s.var] = dst
             return [S.AssignStmt(alias, dst, s.span)]
         if not (isinstance(value, E.Call) and type(value.op) is E.Op) or not isinstance(s.var.type, (TileType, TupleType)):

@@ -49,7 +49,7 @@ def dual_dispatch_body(func: F.Function) -> F.Function:
     while setup < len(stmts) and _is_pipe_setup(stmts[setup]):
         setup += 1
     prefix, rest = stmts[:setup], stmts[setup:]
-    replay = Lane1Replay().block(rest)
+    replay = Lane1Replay(frozenset(p.name_hint for p in func.params)).block(rest)
     condition = scalar_ops.eq(lane, E.ConstInt(0, DataType.INDEX))
     dispatch = S.IfStmt(condition, make_body(rest, span), make_body(replay, span), [], span)
     # Deep-cloned: lane 1's fresh variables and the parameters are new objects (names kept).
