@@ -62,7 +62,7 @@ def test_pass_names_passes_and_factories_describe_one_pipeline():
 
 def test_the_strategy_pipeline_keeps_pypto_order():
     factory_names = [p.factory_name for p in PassManager(OptimizationStrategy.Default).passes]
-    assert factory_names[0] == "convert_to_ssa"
+    assert factory_names[0] == "inline_functions"  # PyPTO's Default starts there
     assert in_order(factory_names, PYPTO_DEFAULT_ORDER), factory_names
 
 

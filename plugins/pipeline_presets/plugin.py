@@ -14,11 +14,26 @@ _OUTLINE = ["convert_to_ssa", "outline_incore_scopes"]
 # Outlining, then the tile lowering every split pass needs (docs/architecture.md, pipeline presets).
 _TILE = ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes", "convert_tensor_to_tile_ops",
          "flatten_tile_nd_to_2d", "infer_tile_memory_space"]
+# PyPTO's default pipeline from the source to SplitVectorKernel, in its order, with the passes pypto has
+# (docs/architecture.md, pipeline presets, lists those it does not have yet).
+_DEFAULT = [
+    # the program as written: helpers inlined, pl.unroll loops unrolled, break / continue made structured
+    "inline_functions", "unroll_loops", "ctrl_flow_transform",
+    "convert_to_ssa", "simplify", "normalize_stmt_structure", "flatten_call_expr",
+    # kernels outlined and lowered to tiles
+    "outline_incore_scopes", "outline_cluster_scopes", "convert_tensor_to_tile_ops",
+    "lower_composite_ops", "flatten_tile_nd_to_2d", "legalize_tile_cast", "canonicalize_tile_slice",
+    "infer_tile_memory_space", "insert_mx_scale_addr", "resolve_backend_op_layouts",
+    # the split chain: per-lane AIC / AIV kernels
+    "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel",
+]
 
 PRESETS: dict[str, list[str]] = {
-    # What `pypto compile` runs with no pypto.toml (docs/architecture.md, pipeline presets): from the program as written to
-    # per-lane AIC / AIV kernels.
+    # What `pypto compile` runs with no pypto.toml: from the program as written to per-lane AIC / AIV kernels.
     "default": [*_TILE, "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel"],
+    # PyPTO's own order of the same road, with the passes it runs before and between them
+    # (docs/architecture.md, pipeline presets); `PassManager.get_strategy(Default)` runs it.
+    "full": list(_DEFAULT),
     "outline": list(_OUTLINE),
     "tile": list(_TILE),
 }
