@@ -1,6 +1,6 @@
 """Audit of compare / select, reductions and row / column broadcasts on the reference machine.
 
-Formulas: cmp_type 0..5 = EQ, NE, LT, GT, GE, LE with IEEE NaN rules (only NE holds with a NaN); the tile
+Formulas: cmp_type 0..5 = EQ, NE, LT, LE, GT, GE with IEEE NaN rules (only NE holds with a NaN); the tile
 mask packs element i of a row into bit i % 8 of byte i // 8 (LSB first; tile.cmp gives UINT8, last dim
 roundup(ceil(N/8), 32), valid ceil(N/8)); tensor.cmp gives 1 / 0 in the promoted input dtype.
 Reductions are torch's: sums exact then rounded once into the input dtype, max / min propagate NaN,
@@ -16,7 +16,7 @@ from .test_op_semantics_audit_helpers import check_close, check_exact, run_both,
 
 F16, F32, I32, I16 = np.float16, np.float32, np.int32, np.int16
 NAN, INF = np.nan, np.inf
-CMP = [np.equal, np.not_equal, np.less, np.greater, np.greater_equal, np.less_equal]
+CMP = [np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal]
 PLN = {np.dtype(F16): "pl.FP16", np.dtype(F32): "pl.FP32", np.dtype(I32): "pl.INT32", np.dtype(I16): "pl.INT16"}
 R = np.random.default_rng(99)
 
@@ -333,7 +333,7 @@ def test_sel_and_sels_on_other_dtypes(dtype):
     b = np.nan_to_num(b, nan=2.0, posinf=9.0, neginf=-9.0).astype(dtype)
     fill = "-3" if np.dtype(dtype).kind == "i" else "-3.5"
     prog = tile_program({"a": a, "b": b}, {"o1": (a.shape, dtype), "o2": (a.shape, dtype)},
-                        "k = pl.tile.cmp(a_t, b_t, cmp_type=4)\n"
+                        "k = pl.tile.cmp(a_t, b_t, cmp_type=5)\n"
                         "tmp = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)\n"
                         "r = pl.tile.sel(k, b_t, a_t, tmp)\no1 = pl.store(r, [0, 0], o1)\n"
                         f"q = pl.tile.sels(k, a_t, tmp, {fill})\no2 = pl.store(q, [0, 0], o2)")
