@@ -10,8 +10,10 @@ IR layouts (docs/reference/ops.md):
   pl.tensor.create_l1 tensor, or a tile), whose tile form is tile.gather_row into acc's tile (src stays in GM).
 * `tile.mgather(mem, idx[, scratch][, valid_shape])` kwargs `coalesce` (0 row: out[k, :] = mem2d[idx[k], :]
   with a [1, n] index (or [n, 1] into Vec); 1 element: out[i, j] = mem.flat[idx[i, j]]), `gather_oob` (0
-  undefined: an index outside the table is an error here, 1 clamp, 2 wrap, 3 zero), `target_memory` (Vec: an
-  INT32 2-D index tile; Mat: an INT32 2-D GM index tensor, a static result with rows % 16 == 0 and cols a
+  undefined: an index outside the table is an error here, 1 clamp, 2 wrap, 3 zero; the INT32 index is read
+  as uint32, so -1 is 2**32 - 1: clamp gives the last row, wrap (2**32 - 1) mod B), `target_memory` (Vec: an
+  INT32 2-D index tile, the result's valid shape idx's (element mode) or [idx's valid extent, C] (row mode);
+  Mat: an INT32 2-D GM index tensor, a static result with rows % 16 == 0 and cols a
   multiple of the 32-byte block, element mode staged through a GM scratch tensor it writes, an optional static
   valid_shape). Operand 2 is the scratch when it is a tensor, else the valid_shape tuple.
 * `tensor.paged_gather(src, indices, block_table)` kwargs `block_size`, `size`, `max_indices`, `col_off`,
@@ -156,6 +158,7 @@ def deduce_mgather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if not isinstance(idx_t, want) or idx_t.dtype is not D.INT32 or len(idx_t.shape) != 2:
         kind = "an INT32 2-D tile" if target is MemorySpace.Vec else "an INT32 2-D GM tensor"
         raise TypeError(f"{op}: idx must be {kind} for target_memory={target.name}, got {idx_t}")
+    along = 0  # row mode: the index axis that lists the rows
     if coalesce == 1:
         shape: list[Expr] = list(idx_t.shape)
     else:
@@ -163,7 +166,7 @@ def deduce_mgather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         if cols == 1 and target is MemorySpace.Vec:
             n = idx_t.shape[0]
         elif rows == 1:
-            n = idx_t.shape[1]
+            n, along = idx_t.shape[1], 1
         else:
             raise TypeError(f"{op}: row mode (coalesce='row') takes a [1, n] index"
                             f"{' or [n, 1]' if target is MemorySpace.Vec else ''}, got {shape_text(idx_t.shape)}")
@@ -171,7 +174,10 @@ def deduce_mgather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if target is MemorySpace.Vec:
         if valid is not None:
             raise TypeError(f"{op}: valid_shape is for a Mat target only")
-        keep = idx_t.valid_shape if coalesce == 1 and isinstance(idx_t, TileType) and is_partial(idx_t) else None
+        keep: list[Expr] | None = None
+        if isinstance(idx_t, TileType) and is_partial(idx_t):
+            # element mode: idx's valid shape; row mode: the rows of idx's valid indices, whole rows
+            keep = list(idx_t.valid_shape) if coalesce == 1 else [idx_t.valid_shape[along], shape[1]]
         return _fresh(shape, mem.dtype, keep, MemorySpace.Vec)
     _check_mat_target(op, mem, shape, scratch, coalesce)
     vs = tuple_elements(valid) if valid is not None else None
@@ -255,8 +261,9 @@ family.op(OpDef("tile.mgather", deduce_mgather,
                 effects=mgather_effects,
                 output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
                 doc="Gather from a GM table by index: row mode out[k, :] = mem2d[idx[k], :], element mode "
-                    "out[i, j] = mem.flat[idx[i, j]]; gather_oob 0 undefined (an error here), 1 clamp, 2 wrap, 3 "
-                    "zero."))
+                    "out[i, j] = mem.flat[idx[i, j]]; the index read as uint32; gather_oob 0 undefined (an error "
+                    "here), 1 clamp min(u, B - 1), 2 wrap u mod B, 3 zero where u >= B. A Vec result's valid shape: "
+                    "idx's (element mode), [idx's valid extent, C] (row mode)."))
 family.op(OpDef("tensor.paged_gather", deduce_paged_gather,
                 args=(ArgSpec("src"), ArgSpec("indices"), ArgSpec("block_table")),
                 kwargs=(KwargSpec("block_size", (int,)), KwargSpec("size", (int,)), KwargSpec("col_off", (int,), 0),
@@ -303,20 +310,21 @@ def copy_window_into_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.nd
 
 
 def _oob(index: np.ndarray, size: int, mode: int, op: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """(in-range indices, mask of the zeroed ones or None) under gather_oob `mode`."""
-    idx = index.astype(np.int64)
-    bad = (idx < 0) | (idx >= size)
+    """(in-range indices, mask of the zeroed ones or None) under gather_oob `mode`. The INT32 index is read as
+    uint32 (-1 is 2**32 - 1): clamp min(u, size - 1), wrap u mod size, zero where u >= size."""
+    idx = index.astype(np.int64) & 0xFFFFFFFF
+    bad = idx >= size
     if not bad.any():
         return idx, None
     if mode == 1:
-        return np.clip(idx, 0, size - 1), None
+        return np.minimum(idx, size - 1), None
     if mode == 2:
         return np.mod(idx, size), None
     if mode == 3:
         return np.where(bad, 0, idx), bad
     first = tuple(int(i) for i in np.argwhere(bad)[0])
-    raise MachineError(f"{op}: index {int(idx[first])} at {list(first)} is outside a table of {size} "
-                       f"(gather_oob='undefined')")
+    raise MachineError(f"{op}: index {int(index.reshape(bad.shape)[first])} at {list(first)} is outside a table "
+                       f"of {size} (gather_oob='undefined')")
 
 
 @family.semantics("tile.mgather")
