@@ -4,9 +4,11 @@ runtime offset), tile.mgather (by index from a GM table) and tensor.paged_gather
 IR layouts (docs/reference/ops.md):
 * `tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape])` kwarg `transpose`: dst with the
   [r, c] window of the tensor src at src_offset (transposed if asked) written at dst_offset (arg 0
-  ReadWrite); `shapes` are constants; the 6th operand narrows the result's valid region (and bounds the
-  transfer on the machine), it is printed as a keyword. dst may be Mat or Vec and is undeclared, as in PyPTO
-  (the result keeps dst's space). `tensor.gather_row(acc, src, ...)` into an on-chip buffer (a
+  ReadWrite); `shapes` are constants; the 6th operand (printed as a keyword) narrows only the transfer: the
+  valid_shape window of src is copied, the rest of dst keeps its data, and the result is exactly dst's type.
+  No offset is bounded when the program is built (a `shapes` window may overhang dst); the program keeps
+  dst_offset + valid_shape within dst, which the machine checks. dst may be Mat or Vec and is undeclared, as
+  in PyPTO. `tensor.gather_row(acc, src, ...)` into an on-chip buffer (a
   pl.tensor.create_l1 tensor, or a tile), whose tile form is tile.gather_row into acc's tile (src stays in GM).
 * `tile.mgather(mem, idx[, scratch][, valid_shape])` kwargs `coalesce` (0 row: out[k, :] = mem2d[idx[k], :]
   with a [1, n] index (or [n, 1] into Vec); 1 element: out[i, j] = mem.flat[idx[i, j]]), `gather_oob` (0
@@ -42,7 +44,6 @@ from pypto_core.ir.expr import Call, ConstFloat, ConstInt, Expr, MakeTuple
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType, Type
 from pypto_core.ops.build import (
-    check_window,
     dsl_entry,
     require_dtype_in,
     require_rank,
@@ -93,9 +94,8 @@ def check_gather_row(op: str, dst: Any, args: Sequence[Expr], kwargs: Mapping[st
     if src.dtype is not dst.dtype:
         raise TypeError(f"{op}: src is {src.dtype.name} but {what} is {dst.dtype.name}")
     transpose = kwargs.get("transpose", False)
-    window = list(reversed(shape)) if transpose else list(shape)
-    check_window(op, "writes", dst_off, window, dst.shape, what)
-    check_window(op, "reads", src_off, shape, src.shape, "src")
+    # No bound on either offset: a `shapes` window may overhang dst, the program keeps dst_offset +
+    # valid_shape within dst (checked when it runs).
     if len(args) > 5:
         valid = tuple_elements(args[5])
         if len(valid) != len(dst.shape):
@@ -109,12 +109,10 @@ def check_gather_row(op: str, dst: Any, args: Sequence[Expr], kwargs: Mapping[st
 
 
 def deduce_tile_gather_row(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    """The result is exactly dst's type: the 6th operand narrows only this transfer."""
     op = "tile.gather_row"
     dst = require_tile(op, args[0], "dst")
     check_gather_row(op, dst, args, kwargs)
-    if len(args) > 5:  # the 6th operand narrows the result's valid region (PyPTO: the result is dst's type)
-        view = dst.effective_view().with_fields(valid_shape=tuple(tuple_elements(args[5])))
-        return TileType(dst.shape, dst.dtype, None, view, dst.memory_space)  # type: ignore[arg-type]
     return dst
 
 
@@ -275,37 +273,26 @@ family.op(OpDef("tensor.paged_gather", deduce_paged_gather,
 
 
 # -- semantics ----------------------------------------------------------------------------------------------
-@family.semantics("tile.gather_row")
+@family.semantics("tile.gather_row", "tensor.gather_row")
 @notes_own_gm_accesses
 def copy_window_into_dst(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """A copy of dst with the `shapes` window of the tensor src at src_offset (transposed if asked) written at
-    dst_offset; the machine applies the optional valid_shape through the result type."""
+    """A copy of dst (acc) with the valid_shape window (default `shapes`; at most `shapes`) of the tensor src
+    at src_offset, transposed if asked, written at dst_offset; the rest of dst keeps its data."""
+    op = call.op.name
     dst, src = args[0], args[1]
     dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
-    part = read_window(src, src_off, shape, shape, "tile.gather_row")
+    extents = tuple(max(0, min(v, s)) for v, s in zip(as_ints(args[5]), shape)) if len(args) > 5 else shape
+    part = read_window(src, src_off, extents, extents, op)
     if ctx.race is not None:
-        note(ctx, call, 1, READ, window_view(src, src_off, shape))
+        note(ctx, call, 1, READ, window_view(src, src_off, extents))
     if bool(kwargs.get("transpose", False)):
         part = part.T
     out = np.array(dst, copy=True)
-    write_window(out, dst_off, part, part.shape, "tile.gather_row")
-    return out
-
-
-@family.semantics("tensor.gather_row")
-@notes_own_gm_accesses
-def copy_window_into_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """acc with the window of src (bounded by the optional valid_shape) written in at dst_offset."""
-    acc, src = args[0], args[1]
-    dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
-    extents = tuple(min(v, s) for v, s in zip(as_ints(args[5]), shape)) if len(args) > 5 else shape
-    part = read_window(src, src_off, extents, extents, "tensor.gather_row")
-    if ctx.race is not None:
-        note(ctx, call, 1, READ, src[tuple(slice(o, o + e) for o, e in zip(src_off, extents))])
-    if bool(kwargs.get("transpose", False)):
-        part = part.T
-    out = np.array(acc, copy=True)
-    write_window(out, dst_off, part, part.shape, "tensor.gather_row")
+    try:
+        write_window(out, dst_off, part, part.shape, op)
+    except MachineError as exc:
+        raise MachineError(f"{exc.message}: keep dst_offset + valid_shape within dst (a smaller valid_shape or "
+                           f"dst_offset)", call.span) from None
     return out
 
 
