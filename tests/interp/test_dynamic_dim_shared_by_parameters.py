@@ -24,13 +24,13 @@ N = pl.dynamic("N")
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[N, M], _DT_], out: pl.Out[pl.Tensor[[M, N], _DT_]]) -> pl.Tensor[[M, N], _DT_]:
-        t = pl.load(x, [0, 0], [_R_, _C_])
+    def k(self, x: pl.Tensor[[N, M], {dtype}], out: pl.Out[pl.Tensor[[M, N], {dtype}]]) -> pl.Tensor[[M, N], {dtype}]:
+        t = pl.load(x, [0, 0], [{load_rows}, {load_cols}])
         out = pl.store(pl.add(t, 1.0), [0, 0], out)
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[M, N], _DT_], c: pl.Out[pl.Tensor[[M, N], _DT_]]) -> pl.Tensor[[M, N], _DT_]:
+    def main(self, a: pl.Tensor[[M, N], {dtype}], c: pl.Out[pl.Tensor[[M, N], {dtype}]]) -> pl.Tensor[[M, N], {dtype}]:
         at = pl.transpose(a, 0, 1)
         c = self.k(at, c)
         return c
@@ -41,7 +41,7 @@ DT = {np.float32: "pl.FP32", np.float16: "pl.FP16"}
 
 def program(m: int, n: int, dtype: type) -> object:
     """main's `a` is [m, n]; the kernel loads the transposed [n, m] whole."""
-    return pl.parse(SRC.replace("_DT_", DT[dtype]).replace("_R_", str(n)).replace("_C_", str(m)))
+    return pl.parse(SRC.format(dtype=DT[dtype], load_rows=n, load_cols=m))
 
 
 def check(outputs: dict, want: np.ndarray, label: str) -> None:
