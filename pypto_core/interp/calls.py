@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pypto_core.interp.dims import free_vars
 from pypto_core.interp.dtypes import np_dtype, np_scalar_type, poison_value
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.gm_race import READ, note, notes_itself
@@ -153,6 +154,19 @@ def _plain_result(code: FunctionCode, call: E.Call) -> tuple[tuple[int, ...], np
         return None
 
 
+def _from_operands(code: FunctionCode, fr: list[Any], dims: Any, got: tuple[int, ...],
+                   typed: tuple[int, ...]) -> bool:
+    """Whether every axis where the result's extent differs from its type names a dim symbol the frame's
+    parameters gave different extents: the result then takes that extent from its operands (code.py)."""
+    ambiguous = code.ambiguous_dims(fr)
+    if not ambiguous or len(got) != len(typed):
+        return False
+    for dim, g, w in zip(dims, got, typed):
+        if g != w and not any(code.slots.lookup(v) in ambiguous for v in free_vars(dim)):
+            return False
+    return True
+
+
 def _result_finisher(code: FunctionCode, call: E.Call) -> Callable[[list[Any], Any, list[Any]], Any]:
     """Check what evaluate returned against the call's type and poison outside the valid region."""
     t, name = call.type, call.op.name
@@ -176,8 +190,10 @@ def _result_finisher(code: FunctionCode, call: E.Call) -> Callable[[list[Any], A
                                call.span)
         shape = shape_fn(fr)
         if value.shape != shape:
-            raise MachineError(f"{name}: evaluate produced shape {list(value.shape)} but the call's type is {t} "
-                               f"(shape {list(shape)})", call.span)
+            if not _from_operands(code, fr, t.shape, value.shape, shape):
+                raise MachineError(f"{name}: evaluate produced shape {list(value.shape)} but the call's type is "
+                                   f"{t} (shape {list(shape)})", call.span)
+            shape = value.shape
         if value.dtype != want_dtype:
             value = value.astype(want_dtype)
         if valid_fn is not None:

@@ -40,8 +40,12 @@ class FunctionCode:
         self.param_slots = [self.slots(p) for p in func.params]
         self.param_scalar_types = [np_scalar_type(p.type.dtype) if isinstance(p.type, ScalarType) else None
                                    for p in func.params]
-        # Dynamic dims (pl.dynamic vars) named in parameter types are bound from the actual shapes.
+        # Dynamic dims (pl.dynamic vars) named in parameter types are bound from the actual shapes. A symbol
+        # does not tie the parameters together (docs/dsl.md, Dynamic dimensions): when two of them give it different
+        # extents, the first binds it and the frame's `ambiguous_slot` lists it, so that an op's result takes
+        # those extents from its operands (calls.py, the result check).
         self.dim_binders: list[tuple[int, int, int, type]] = []
+        self.ambiguous_slot = self.slots.reserve()
         # A var only written inside an expression (`M * 2`) is solved from the extent (interp/dims.py).
         self.solved_dims: list[tuple[int, int, E.Expr, int, type]] = []
         plain: set[int] = set()
@@ -119,10 +123,8 @@ class FunctionCode:
                 ctx.stable = frozenset(id(func.params[i]) for i in stable)
                 for i in stable:
                     fr[self.param_slots[i]] = read_only_view(args[i])
-        for i, axis, slot, to in self.dim_binders:
-            arg = args[i]
-            if isinstance(arg, np.ndarray) and axis < arg.ndim:
-                fr[slot] = to(arg.shape[axis])
+        if self.dim_binders:
+            self._bind_dims(fr, args)
         for i, axis, dim, slot, to in self.solved_dims:
             arg = args[i]
             if isinstance(arg, np.ndarray) and axis < arg.ndim:
@@ -142,6 +144,27 @@ class FunctionCode:
         if signal is not None:
             raise MachineError(f"'break' or 'continue' outside a loop in {func.name}", func.span)
         return None
+
+
+    def _bind_dims(self, fr: list[Any], args: Sequence[Any]) -> None:
+        bound: dict[int, int] = {}
+        ambiguous: set[int] = set()
+        for i, axis, slot, to in self.dim_binders:
+            arg = args[i]
+            if isinstance(arg, np.ndarray) and axis < arg.ndim:
+                extent = arg.shape[axis]
+                first = bound.setdefault(slot, extent)
+                if first == extent:
+                    fr[slot] = to(extent)
+                else:
+                    ambiguous.add(slot)
+        if ambiguous:
+            fr[self.ambiguous_slot] = frozenset(ambiguous)
+
+    def ambiguous_dims(self, fr: list[Any]) -> frozenset[int]:
+        """The slots of the dim symbols this frame's parameters gave different extents."""
+        value = fr[self.ambiguous_slot]
+        return value if isinstance(value, frozenset) else frozenset()
 
 
 def _dim_scalar_type(dim: E.Var) -> type:

@@ -59,6 +59,11 @@ class Slots:
             self.vars.append(var)
         return slot
 
+    def reserve(self) -> int:
+        """A slot no var owns (bookkeeping of the frame itself)."""
+        self.vars.append(None)
+        return len(self.vars) - 1
+
     def lookup(self, var: Var) -> int | None:
         """The slot of a var already bound in this function, or None."""
         return self._index.get(id(var))

@@ -146,7 +146,8 @@ def test_subscript_assignment_into_a_tile_is_tile_assemble():
     ("y = x[4:4, :]", ParserSyntaxError, "selects nothing on axis 0"),
     ("y = x[:, 0:256]", ParserSyntaxError, "runs past the end of axis 1 of 'x' (extent 128)"),
     ("y = x[:, 0:1.5]", ParserTypeError, "a slice bound must be an integer scalar"),
-    ("x[0:8, :] = x", ParserTypeError, "selects 8 element(s) on axis 0 but the assigned value has 16"),
+    ("x[0:8, :] = x", ParserTypeError, "Subscript-write shape mismatch on source axis 0: window expects 8 elements, "
+                                       "source has 16"),
     ("s = pl.const(1, pl.INDEX)\n    s[0:1] = x", ParserTypeError, "only a tensor or a tile can be assigned into"),
 ], ids=["step", "all_indices", "too_many", "two_ellipses", "empty", "past_end", "float_bound", "wrong_window",
         "scalar_target"])

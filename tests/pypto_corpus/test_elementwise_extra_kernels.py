@@ -333,7 +333,7 @@ def build_select(shape, cmp_type):
     return Select
 
 
-CMP_NP = [np.equal, np.not_equal, np.less, np.greater, np.greater_equal, np.less_equal]
+CMP_NP = [np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal]
 
 
 @pytest.mark.parametrize("cmp_type", range(6))
@@ -353,7 +353,7 @@ def build_sels_threshold(shape, threshold, fill):
         @pl.function(type=pl.FunctionType.InCore)
         def main(self, a: pl.Tensor[[m, n], pl.FP32], out: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
             x = pl.load(a, [0, 0], [m, n])
-            mask = pl.tile.cmps(x, threshold, cmp_type=4)
+            mask = pl.tile.cmps(x, threshold, cmp_type=5)
             tmp = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)
             r = pl.tile.sels(mask, x, tmp, fill)
             out = pl.store(r, [0, 0], out)
@@ -416,7 +416,7 @@ def build_mask_reinterpreted(shape):
                  out: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
             x = pl.load(a, [0, 0], [m, n])
             y = pl.load(b, [0, 0], [m, n])
-            mask = pl.tile.cmp(x, y, cmp_type=3)
+            mask = pl.tile.cmp(x, y, cmp_type=4)
             words = pl.tile.reinterpret_view(mask, pl.INT32)
             tmp = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)
             r = pl.tile.sels(words, y, tmp, 0.0)
@@ -775,7 +775,7 @@ def build_tensor_cmp_select_chain(shape, threshold):
         def main(self, x: pl.Tensor[[m, n], pl.FP32], y: pl.Tensor[[m, n], pl.FP32],
                  out: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
             with pl.at(level=pl.Level.CORE_GROUP):
-                w = pl.cmps(x, threshold, cmp_type=3)
+                w = pl.cmps(x, threshold, cmp_type=4)
                 keep = pl.mul(w, x)
                 other = pl.mul(pl.sub(pl.expands(w, 1.0), w), y)
                 out = pl.assemble(out, pl.add(keep, other), [0, 0])

@@ -100,7 +100,7 @@ def precision(high_precision: Any) -> dict[str, Any]:
 
 
 def to_cmp_mode(value: Any) -> int:
-    """cmp_mode as its int (0..5 = eq, ne, lt, gt, ge, le); the names are accepted too."""
+    """cmp_mode as its int (0..5 = eq, ne, lt, le, gt, ge); the names are accepted too."""
     if isinstance(value, str):
         if value.lower() not in CMP_MODES:
             raise ValueError(f"cmp_mode must be one of {', '.join(map(repr, CMP_MODES))}, got {value!r}")

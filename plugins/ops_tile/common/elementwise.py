@@ -21,7 +21,7 @@ from pypto_plugins.ops_tile.common.views import result_tile
 Deducer = Callable[[Sequence[Expr], Mapping[str, Any]], Type]
 
 FLOAT_16_32 = (DataType.FP16, DataType.FP32)  # log's operand; what high_precision applies to
-CMP_MODES = ("eq", "ne", "lt", "gt", "ge", "le")  # cmp_type / cmp_mode 0..5, pto-isa CmpMode order
+CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")  # cmp_type / cmp_mode 0..5, PyPTO's order
 
 
 def integer_elements(op: str, t: TileType | TensorType, what: str) -> None:

@@ -163,9 +163,9 @@ def compute_operand(x: Any, dt: np.dtype) -> Any:
     return x
 
 
-# cmp_type of tile.cmp / tensor.cmp and cmp_mode of gather_compare (pto-isa CmpMode order): EQ, NE, LT, GT, GE, LE.
-CMP_FNS: tuple[Callable[[Any, Any], Any], ...] = (np.equal, np.not_equal, np.less, np.greater,
-                                                  np.greater_equal, np.less_equal)
+# cmp_type of tile.cmp / tensor.cmp and cmp_mode of gather_compare (PyPTO's order): EQ, NE, LT, LE, GT, GE.
+CMP_FNS: tuple[Callable[[Any, Any], Any], ...] = (np.equal, np.not_equal, np.less, np.less_equal,
+                                                  np.greater, np.greater_equal)
 
 
 # -- aliasing views ----------------------------------------------------------------------------------

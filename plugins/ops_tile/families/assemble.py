@@ -6,7 +6,8 @@ IR layouts (docs/reference/ops.md): `tile.assemble(target, source, offset)` / `t
 target)`.
 
 Rules:
-* assemble writes the source's valid region (a tensor source: the whole source) at the offset; the target is
+* assemble writes the source's valid region at the offset, which must not provably run past the target
+  (offset + the source's valid extent; a symbolic extent is trusted); the target is
   ReadWrite on a tile (the rest of it is kept) and Write on a tensor (ReadWrite when atomic=Add);
   the result's valid region is the target's grown by the written window where that window starts inside or
   right after it (common/shapes.py, wunion). A tile target may take an FP32 source into BF16 / FP16; `atomic` on a tile
@@ -104,7 +105,7 @@ def deduce_tensor_assemble(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> T
                         f"{len(target.shape)}-D target")
     if source.dtype is not target.dtype:
         raise TypeError(f"{op}: the source is {source.dtype.name} but the target is {target.dtype.name}")
-    check_window(op, "writes", offsets, source.shape, target.shape, "target")
+    check_window(op, "writes", offsets, tensor_valid(source), target.shape, "target")  # the valid region moves
     check_atomic_dtype(op, kwargs.get("atomic", 0), target.dtype)
     grown = wunion(target.shape, tensor_valid(target), tensor_valid(source), offsets)
     return target if grown is None else with_view_valid(target, grown)

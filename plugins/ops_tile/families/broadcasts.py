@@ -5,8 +5,9 @@ on tiles and tensors; `row_expand(target, v)` / `col_expand(target, v)` broadcas
 dispatch on the first operand.
 
 Dtypes: a broadcast promotes its two dtypes, except `row_expand_add` (one dtype of INT8 / INT16 / INT32 /
-FP16 / FP32; on a tile its row_vec is a [M, 1] column or a row-major 32-byte carrier [M, 32 / elem_bytes] whose
-element 0 is used, with the tile's valid rows, an optional Scratch tmp, and a row_major / none_box tile).
+FP16 / FP32; on a tile its row_vec is a [M, 1] column or a packed row-major 32-byte carrier [M, K], K = 32 /
+elem_bytes, whose block repeats from column 0: x[i, j] + v[i, j mod K]; with the tile's valid rows, an
+optional Scratch tmp, and a row_major / none_box tile).
 `*_expand_expdif` is exp(x - v) (pto-isa TROWEXPANDEXPDIF / TCOLEXPANDEXPDIF: softmax's shifted exponent),
 computed in FP32 for low-precision floats. Shapes: the rows (columns) must match when static; a dynamic
 extent on either side is not checked; a col_expand vector must be [1, N] with the target's N (checking it
@@ -23,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import TileLayout
 from pypto_core.ir.expr import Expr
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import TensorType, Type
+from pypto_core.ir.types import TensorType, TileType, Type
 from pypto_core.ops.build import (
     dsl_entry,
     operand_kind,
@@ -145,8 +147,9 @@ def _tile_op(name: str, deduce: Callable[..., Type], args: tuple[ArgSpec, ...], 
 
 family.op(_tile_op("row_expand_add", deduce_tile_row_expand_add,
                    (ArgSpec("tile"), ArgSpec("row_vec"), ArgSpec("tmp", optional=True)),
-                   "tile[i, j] + row_vec[i, 0] (one dtype; row_vec a [M, 1] column or a row-major 32-byte carrier "
-                   "whose element 0 is used).", lane_invariant={2: LaneCategory.SCRATCH}), dsl="tile.row_expand_add")
+                   "tile[i, j] + row_vec[i, 0] (one dtype); row_vec a [M, 1] column, or a packed row-major "
+                   "32-byte carrier [M, K] (K = 32 / element bytes) whose block repeats: tile[i, j] + row_vec[i, j "
+                   "mod K].", lane_invariant={2: LaneCategory.SCRATCH}), dsl="tile.row_expand_add")
 for _n in names.EXPAND:
     if _n != "add":
         family.op(_tile_op(f"row_expand_{_n}", tile_expand_deducer(f"tile.row_expand_{_n}", 0),
@@ -198,14 +201,27 @@ FUNCTIONS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
+def packed_carrier(vec_type: Any) -> bool:
+    """A tile.row_expand_add row_vec that is a packed 32-byte block per row: row-major with more than one
+    column (a [M, 1] column, col_major when M > 1, is the one-value-per-row form)."""
+    if not isinstance(vec_type, TileType) or static_int(vec_type.shape[-1]) == 1:
+        return False
+    return vec_type.effective_view().blayout is TileLayout.row_major
+
+
 def expand(kind: str, row: bool) -> Evaluate:
-    """row_expand_*(x, v [..., M, 1]) / col_expand_*(x, v [..., 1, N]): v broadcast over x's shape; a
-    row-major 32-byte carrier row_vec (tile.row_expand_add) uses its column 0."""
+    """row_expand_*(x, v [..., M, 1]) / col_expand_*(x, v [..., 1, N]): v broadcast over x's shape. A packed
+    row-major 32-byte carrier row_vec of tile.row_expand_add ([M, K], K = 32 / element bytes) repeats from
+    column 0: x[i, j] + v[i, j mod K]."""
     fn = FUNCTIONS[kind]
 
     def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
         x, v = np.asarray(args[0]), np.asarray(args[1])
-        v = v[..., :1] if row else v[..., :1, :]
+        if row and call.op.name == "tile.row_expand_add" and packed_carrier(call.args[1].type):
+            n, k = x.shape[-1], v.shape[-1]
+            v = np.take(v, np.arange(n) % k, axis=-1)
+        else:
+            v = v[..., :1] if row else v[..., :1, :]
         return np.array(fn(wide(x), wide(v)), copy=True).astype(result_np_dtype(call))
 
     return evaluate

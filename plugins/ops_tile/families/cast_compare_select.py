@@ -3,7 +3,7 @@ tensor.cmp, tile.sel / tile.sels.
 
 IR layouts (docs/reference/ops.md): `tile.cast(x)` kwargs `target_type`, `mode` (0..6 = none, rint, round,
 floor, ceil, trunc, odd; always recorded); `tile.cmp(lhs, rhs)` / `tile.cmps(lhs, scalar)` / `tensor.cmp(lhs,
-rhs)` kwarg `cmp_type` (0..5 = eq, ne, lt, gt, ge, le; always recorded, the names accepted by the DSL);
+rhs)` kwarg `cmp_type` (0..5 = eq, ne, lt, le, gt, ge; always recorded, the names accepted by the DSL);
 `tile.sel(mask, lhs, rhs, tmp)`, `tile.sels(mask, src, tmp, scalar)`. `pl.tile.cmp(t, 1.0)` builds tile.cmps.
 
 A cast must change the dtype. Masks: tile.cmp / cmps yield a PACKED predicate, a UINT8 tile whose last dim
@@ -196,13 +196,13 @@ family.op(vec_op("cast", deduce_tile_cast, (ArgSpec("tile"),), "Element-wise dty
 family.op(OpDef("tensor.cast", deduce_tensor_cast, args=(ArgSpec("input"),), kwargs=_CAST_KWARGS,
                 doc="Element-wise dtype conversion with a rounding mode."))
 family.op(vec_op("cmp", deduce_tile_cmp, (ArgSpec("lhs"), ArgSpec("rhs")),
-                 "Element-wise comparison (cmp_type 0..5 = eq, ne, lt, gt, ge, le) -> a packed UINT8 predicate, bit i "
+                 "Element-wise comparison (cmp_type 0..5 = eq, ne, lt, le, gt, ge) -> a packed UINT8 predicate, bit i "
                  "of a row (LSB first) = element i.", vec=(0, 1), kwargs=(CMP_TYPE,)))
 family.op(vec_op("cmps", deduce_tile_cmps, (ArgSpec("lhs"), ArgSpec("rhs")),
-                 "Comparison with a scalar (cmp_type 0..5 = eq, ne, lt, gt, ge, le) -> a packed UINT8 predicate.",
+                 "Comparison with a scalar (cmp_type 0..5 = eq, ne, lt, le, gt, ge) -> a packed UINT8 predicate.",
                  kwargs=(CMP_TYPE,)))
 family.op(OpDef("tensor.cmp", deduce_tensor_cmp, args=(ArgSpec("lhs"), ArgSpec("rhs")), kwargs=(CMP_TYPE,),
-                doc="Element-wise comparison with a tensor or a scalar (cmp_type 0..5 = eq, ne, lt, gt, ge, le) -> 1 "
+                doc="Element-wise comparison with a tensor or a scalar (cmp_type 0..5 = eq, ne, lt, le, gt, ge) -> 1 "
                     "where it holds, else 0, in the promoted dtype."))
 family.op(vec_op("sel", deduce_sel, (ArgSpec("mask"), ArgSpec("lhs"), ArgSpec("rhs"), ArgSpec("tmp")),
                  "Pick lhs where the packed mask bit is set, else rhs (the mask's bytes are read as bits, LSB first).",
@@ -331,7 +331,7 @@ family.implement("row_major_layout", "tile.sels", {"operands": "all", "result": 
 
 # -- DSL ----------------------------------------------------------------------------------------------------
 def to_cmp_type(value: Any) -> int:
-    """cmp_type as its int (0..5 = eq, ne, lt, gt, ge, le); the names are accepted too."""
+    """cmp_type as its int (0..5 = eq, ne, lt, le, gt, ge); the names are accepted too."""
     if isinstance(value, str):
         if value.lower() not in CMP_MODES:
             raise ValueError(f"cmp_type must be one of 0..5 or {', '.join(map(repr, CMP_MODES))}, got {value!r}")

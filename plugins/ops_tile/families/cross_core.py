@@ -17,9 +17,11 @@ aiv_shard halves the split axis ((n + 1) // 2, dynamic n // 2) and ceil-halves a
 runtime one gives the whole lane box: the consumers carry each lane's extent), lands in Vec and keeps no
 layout; aic_gather doubles it (and a partial valid extent on the split axis: both lanes carry the operand's
 extent; the pass retypes localized gathers exactly) and lands in Mat (docs/passes/lower_auto_vector_split.md:
-the consumer lane's space). Both, and a hand-written tpush_to_aiv, check the boundary valid-region contract
+the consumer lane's space). aiv_shard checks the boundary valid-region contract
 (docs/passes/lower_auto_vector_split.md, lane extents): a runtime column extent, a narrowed column on the
-LEFT_RIGHT split axis, and rows narrowed per lane together with narrowed columns are rejected. lane_stride must
+LEFT_RIGHT split axis, and rows narrowed per lane together with narrowed columns are rejected. A hand-written
+tpush_to_aiv checks nothing of the pushed tile's valid shape: the whole box crosses, each lane takes its half
+of it, and the consumer annotates the popped tile's valid shape. lane_stride must
 be positive and at most the lane box. A pop's registry type is UnknownType: the builder given `shape=` and
 `dtype=` attaches a TileType (Vec from the AIC, Mat from the AIV), `result_type=` attaches that type, otherwise
 an annotation of the assignment gives it one (the printed form is the annotated assignment).
@@ -184,11 +186,12 @@ def tensor_boundary_deducer(op: str, resize: Callable[..., tuple[list[Expr], lis
     return deduce
 
 
-def push_deducer(op: str, c2v: bool) -> Callable[..., Type]:
+def push_deducer(op: str) -> Callable[..., Type]:
+    """A push checks nothing of the pushed tile's valid shape, for any split: a hand-written C->V crossing
+    moves the whole box, each lane taking its half, and the consumer annotates what it pops."""
+
     def deduce(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
-        src = require_tile(op, args[0], "the pushed tile")
-        if c2v:
-            check_boundary_valid(op, src.shape, src.valid_shape, _split_axis_of_code(kwargs["split"]))
+        require_tile(op, args[0], "the pushed tile")
         return UnknownType()
 
     return deduce
@@ -233,11 +236,11 @@ family.op(OpDef("tensor.aic_gather", tensor_boundary_deducer("tensor.aic_gather"
                 args=(ArgSpec("tensor"),), kwargs=(_kw_split(_SPLIT_MODES),), affinity=CoreAffinity.MIXED,
                 traits=OpTraits(split_boundary="v2c"), doc="Region boundary on a tensor: both halves reassembled."),
           dsl="tensor.aic_gather")
-family.op(OpDef("tile.tpush_to_aiv", push_deducer("tile.tpush_to_aiv", c2v=True), args=_TILE,
+family.op(OpDef("tile.tpush_to_aiv", push_deducer("tile.tpush_to_aiv"), args=_TILE,
                 kwargs=(_kw_split(_SPLIT_CODES), _LANE_STRIDE, _ID), affinity=CoreAffinity.CUBE,
                 cross_core_role=CrossCoreRole.PUSH, doc="Push a tile from the cube to the vector lanes."),
           dsl="tile.tpush_to_aiv")
-family.op(OpDef("tile.tpush_to_aic", push_deducer("tile.tpush_to_aic", c2v=False), args=_TILE,
+family.op(OpDef("tile.tpush_to_aic", push_deducer("tile.tpush_to_aic"), args=_TILE,
                 kwargs=(_kw_split(_SPLIT_CODES), _ID), affinity=CoreAffinity.VECTOR,
                 cross_core_role=CrossCoreRole.PUSH, doc="Push a tile from a vector lane to the cube."),
           dsl="tile.tpush_to_aic")

@@ -8,7 +8,7 @@ IR layouts (docs/reference/ops.md):
 * `tile.gatherb(src, offset)` kwarg `output_dtype`: 32-byte block k of result row i is the 32 bytes of src at
   byte offset offset[i, k] (UINT32 offsets, a static column count that is a multiple of 8), read as
   output_dtype: the result is [rows, cols * 32 / bytes].
-* `tile.gather_compare(src, kvalue, tmp)` kwargs `cmp_mode` (0..5 = eq ne lt gt ge le), `offset`, `out_cols`,
+* `tile.gather_compare(src, kvalue, tmp)` kwargs `cmp_mode` (0..5 = eq ne lt le gt ge), `offset`, `out_cols`,
   `count_dtype` (INT32 / UINT32): per row, the column indices (+ offset) of the valid elements that compare true
   against kvalue (of src's dtype), packed left into [rows, out_cols] INT32 (poison after them), and the [1,
   rows] counts; `tensor.gather_compare(input, kvalue)` alike over the whole rows.
@@ -142,7 +142,7 @@ def gather_compare_rows(op: str, src: Any, kvalue: Expr, kwargs: Mapping[str, An
         raise TypeError(f"{op}: kvalue is {k.dtype.name} but must be the source dtype {src.dtype.name}")
     mode, out_cols = kwargs.get("cmp_mode"), kwargs.get("out_cols")
     if mode is None or not 0 <= int(mode) <= 5:
-        raise ValueError(f"{op}: cmp_mode 0..5 (eq, ne, lt, gt, ge, le) is required, got {mode}")
+        raise ValueError(f"{op}: cmp_mode 0..5 (eq, ne, lt, le, gt, ge) is required, got {mode}")
     if out_cols is None or int(out_cols) <= 0:
         raise ValueError(f"{op}: out_cols > 0 is required, got {out_cols}")
     count = kwargs.get("count_dtype")
@@ -230,7 +230,7 @@ family.op(OpDef("tile.gather_compare", deduce_tile_gather_compare,
                         KwargSpec("out_cols", (int,), required=True), KwargSpec("count_dtype", (DataType,))),
                 lane_invariant={2: LaneCategory.SCRATCH}, output_memory=VEC_RESULT, input_memory=vec_operands(0, 2),
                 doc="Per row, the column indices (+ offset) of the valid elements that compare true against kvalue "
-                    "(cmp_mode 0..5 = eq ne lt gt ge le), packed left into [rows, out_cols] INT32; and [1, rows] "
+                    "(cmp_mode 0..5 = eq ne lt le gt ge), packed left into [rows, out_cols] INT32; and [1, rows] "
                     "counts."))
 family.op(OpDef("tile.gather_mask", deduce_tile_gather_mask, args=(ArgSpec("src"),),
                 kwargs=(_MASK_PATTERN, KwargSpec("output_dtype", (DataType,))),

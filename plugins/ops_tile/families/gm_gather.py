@@ -4,14 +4,18 @@ runtime offset), tile.mgather (by index from a GM table) and tensor.paged_gather
 IR layouts (docs/reference/ops.md):
 * `tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape])` kwarg `transpose`: dst with the
   [r, c] window of the tensor src at src_offset (transposed if asked) written at dst_offset (arg 0
-  ReadWrite); `shapes` are constants; the 6th operand narrows the result's valid region (and bounds the
-  transfer on the machine), it is printed as a keyword. dst may be Mat or Vec and is undeclared, as in PyPTO
-  (the result keeps dst's space). `tensor.gather_row(acc, src, ...)` into an on-chip buffer (a
+  ReadWrite); `shapes` are constants; the 6th operand (printed as a keyword) narrows only the transfer: the
+  valid_shape window of src is copied, the rest of dst keeps its data, and the result is exactly dst's type.
+  No offset is bounded when the program is built (a `shapes` window may overhang dst); the program keeps
+  dst_offset + valid_shape within dst, which the machine checks. dst may be Mat or Vec and is undeclared, as
+  in PyPTO. `tensor.gather_row(acc, src, ...)` into an on-chip buffer (a
   pl.tensor.create_l1 tensor, or a tile), whose tile form is tile.gather_row into acc's tile (src stays in GM).
 * `tile.mgather(mem, idx[, scratch][, valid_shape])` kwargs `coalesce` (0 row: out[k, :] = mem2d[idx[k], :]
   with a [1, n] index (or [n, 1] into Vec); 1 element: out[i, j] = mem.flat[idx[i, j]]), `gather_oob` (0
-  undefined: an index outside the table is an error here, 1 clamp, 2 wrap, 3 zero), `target_memory` (Vec: an
-  INT32 2-D index tile; Mat: an INT32 2-D GM index tensor, a static result with rows % 16 == 0 and cols a
+  undefined: an index outside the table is an error here, 1 clamp, 2 wrap, 3 zero; the INT32 index is read
+  as uint32, so -1 is 2**32 - 1: clamp gives the last row, wrap (2**32 - 1) mod B), `target_memory` (Vec: an
+  INT32 2-D index tile, the result's valid shape idx's (element mode) or [idx's valid extent, C] (row mode);
+  Mat: an INT32 2-D GM index tensor, a static result with rows % 16 == 0 and cols a
   multiple of the 32-byte block, element mode staged through a GM scratch tensor it writes, an optional static
   valid_shape). Operand 2 is the scratch when it is a tensor, else the valid_shape tuple.
 * `tensor.paged_gather(src, indices, block_table)` kwargs `block_size`, `size`, `max_indices`, `col_off`,
@@ -40,7 +44,6 @@ from pypto_core.ir.expr import Call, ConstFloat, ConstInt, Expr, MakeTuple
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType, Type
 from pypto_core.ops.build import (
-    check_window,
     dsl_entry,
     require_dtype_in,
     require_rank,
@@ -91,9 +94,8 @@ def check_gather_row(op: str, dst: Any, args: Sequence[Expr], kwargs: Mapping[st
     if src.dtype is not dst.dtype:
         raise TypeError(f"{op}: src is {src.dtype.name} but {what} is {dst.dtype.name}")
     transpose = kwargs.get("transpose", False)
-    window = list(reversed(shape)) if transpose else list(shape)
-    check_window(op, "writes", dst_off, window, dst.shape, what)
-    check_window(op, "reads", src_off, shape, src.shape, "src")
+    # No bound on either offset: a `shapes` window may overhang dst, the program keeps dst_offset +
+    # valid_shape within dst (checked when it runs).
     if len(args) > 5:
         valid = tuple_elements(args[5])
         if len(valid) != len(dst.shape):
@@ -107,12 +109,10 @@ def check_gather_row(op: str, dst: Any, args: Sequence[Expr], kwargs: Mapping[st
 
 
 def deduce_tile_gather_row(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
+    """The result is exactly dst's type: the 6th operand narrows only this transfer."""
     op = "tile.gather_row"
     dst = require_tile(op, args[0], "dst")
     check_gather_row(op, dst, args, kwargs)
-    if len(args) > 5:  # the 6th operand narrows the result's valid region (PyPTO: the result is dst's type)
-        view = dst.effective_view().with_fields(valid_shape=tuple(tuple_elements(args[5])))
-        return TileType(dst.shape, dst.dtype, None, view, dst.memory_space)  # type: ignore[arg-type]
     return dst
 
 
@@ -156,6 +156,7 @@ def deduce_mgather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if not isinstance(idx_t, want) or idx_t.dtype is not D.INT32 or len(idx_t.shape) != 2:
         kind = "an INT32 2-D tile" if target is MemorySpace.Vec else "an INT32 2-D GM tensor"
         raise TypeError(f"{op}: idx must be {kind} for target_memory={target.name}, got {idx_t}")
+    along = 0  # row mode: the index axis that lists the rows
     if coalesce == 1:
         shape: list[Expr] = list(idx_t.shape)
     else:
@@ -163,7 +164,7 @@ def deduce_mgather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         if cols == 1 and target is MemorySpace.Vec:
             n = idx_t.shape[0]
         elif rows == 1:
-            n = idx_t.shape[1]
+            n, along = idx_t.shape[1], 1
         else:
             raise TypeError(f"{op}: row mode (coalesce='row') takes a [1, n] index"
                             f"{' or [n, 1]' if target is MemorySpace.Vec else ''}, got {shape_text(idx_t.shape)}")
@@ -171,7 +172,10 @@ def deduce_mgather(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     if target is MemorySpace.Vec:
         if valid is not None:
             raise TypeError(f"{op}: valid_shape is for a Mat target only")
-        keep = idx_t.valid_shape if coalesce == 1 and isinstance(idx_t, TileType) and is_partial(idx_t) else None
+        keep: list[Expr] | None = None
+        if isinstance(idx_t, TileType) and is_partial(idx_t):
+            # element mode: idx's valid shape; row mode: the rows of idx's valid indices, whole rows
+            keep = list(idx_t.valid_shape) if coalesce == 1 else [idx_t.valid_shape[along], shape[1]]
         return _fresh(shape, mem.dtype, keep, MemorySpace.Vec)
     _check_mat_target(op, mem, shape, scratch, coalesce)
     vs = tuple_elements(valid) if valid is not None else None
@@ -255,8 +259,9 @@ family.op(OpDef("tile.mgather", deduce_mgather,
                 effects=mgather_effects,
                 output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
                 doc="Gather from a GM table by index: row mode out[k, :] = mem2d[idx[k], :], element mode "
-                    "out[i, j] = mem.flat[idx[i, j]]; gather_oob 0 undefined (an error here), 1 clamp, 2 wrap, 3 "
-                    "zero."))
+                    "out[i, j] = mem.flat[idx[i, j]]; the index read as uint32; gather_oob 0 undefined (an error "
+                    "here), 1 clamp min(u, B - 1), 2 wrap u mod B, 3 zero where u >= B. A Vec result's valid shape: "
+                    "idx's (element mode), [idx's valid extent, C] (row mode)."))
 family.op(OpDef("tensor.paged_gather", deduce_paged_gather,
                 args=(ArgSpec("src"), ArgSpec("indices"), ArgSpec("block_table")),
                 kwargs=(KwargSpec("block_size", (int,)), KwargSpec("size", (int,)), KwargSpec("col_off", (int,), 0),
@@ -268,55 +273,45 @@ family.op(OpDef("tensor.paged_gather", deduce_paged_gather,
 
 
 # -- semantics ----------------------------------------------------------------------------------------------
-@family.semantics("tile.gather_row")
+@family.semantics("tile.gather_row", "tensor.gather_row")
 @notes_own_gm_accesses
 def copy_window_into_dst(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """A copy of dst with the `shapes` window of the tensor src at src_offset (transposed if asked) written at
-    dst_offset; the machine applies the optional valid_shape through the result type."""
+    """A copy of dst (acc) with the valid_shape window (default `shapes`; at most `shapes`) of the tensor src
+    at src_offset, transposed if asked, written at dst_offset; the rest of dst keeps its data."""
+    op = call.op.name
     dst, src = args[0], args[1]
     dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
-    part = read_window(src, src_off, shape, shape, "tile.gather_row")
+    extents = tuple(max(0, min(v, s)) for v, s in zip(as_ints(args[5]), shape)) if len(args) > 5 else shape
+    part = read_window(src, src_off, extents, extents, op)
     if ctx.race is not None:
-        note(ctx, call, 1, READ, window_view(src, src_off, shape))
+        note(ctx, call, 1, READ, window_view(src, src_off, extents))
     if bool(kwargs.get("transpose", False)):
         part = part.T
     out = np.array(dst, copy=True)
-    write_window(out, dst_off, part, part.shape, "tile.gather_row")
-    return out
-
-
-@family.semantics("tensor.gather_row")
-@notes_own_gm_accesses
-def copy_window_into_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """acc with the window of src (bounded by the optional valid_shape) written in at dst_offset."""
-    acc, src = args[0], args[1]
-    dst_off, src_off, shape = as_ints(args[2]), as_ints(args[3]), as_ints(args[4])
-    extents = tuple(min(v, s) for v, s in zip(as_ints(args[5]), shape)) if len(args) > 5 else shape
-    part = read_window(src, src_off, extents, extents, "tensor.gather_row")
-    if ctx.race is not None:
-        note(ctx, call, 1, READ, src[tuple(slice(o, o + e) for o, e in zip(src_off, extents))])
-    if bool(kwargs.get("transpose", False)):
-        part = part.T
-    out = np.array(acc, copy=True)
-    write_window(out, dst_off, part, part.shape, "tensor.gather_row")
+    try:
+        write_window(out, dst_off, part, part.shape, op)
+    except MachineError as exc:
+        raise MachineError(f"{exc.message}: keep dst_offset + valid_shape within dst (a smaller valid_shape or "
+                           f"dst_offset)", call.span) from None
     return out
 
 
 def _oob(index: np.ndarray, size: int, mode: int, op: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """(in-range indices, mask of the zeroed ones or None) under gather_oob `mode`."""
-    idx = index.astype(np.int64)
-    bad = (idx < 0) | (idx >= size)
+    """(in-range indices, mask of the zeroed ones or None) under gather_oob `mode`. The INT32 index is read as
+    uint32 (-1 is 2**32 - 1): clamp min(u, size - 1), wrap u mod size, zero where u >= size."""
+    idx = index.astype(np.int64) & 0xFFFFFFFF
+    bad = idx >= size
     if not bad.any():
         return idx, None
     if mode == 1:
-        return np.clip(idx, 0, size - 1), None
+        return np.minimum(idx, size - 1), None
     if mode == 2:
         return np.mod(idx, size), None
     if mode == 3:
         return np.where(bad, 0, idx), bad
     first = tuple(int(i) for i in np.argwhere(bad)[0])
-    raise MachineError(f"{op}: index {int(idx[first])} at {list(first)} is outside a table of {size} "
-                       f"(gather_oob='undefined')")
+    raise MachineError(f"{op}: index {int(index.reshape(bad.shape)[first])} at {list(first)} is outside a table "
+                       f"of {size} (gather_oob='undefined')")
 
 
 @family.semantics("tile.mgather")

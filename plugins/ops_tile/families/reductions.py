@@ -20,7 +20,10 @@ row_*) or, of a 2-D operand, the first (tile col_*), with a scratch tile where t
 keep_dim=False reshapes the result; other axes have no tile form.
 
 Arg-reductions return the INT32 index of the first extreme on ties (numpy and pto-isa TROWARGMAX scan
-order). Reductions read only the valid region; low-precision floats accumulate in FP32.
+order). Reductions read only the valid region; low-precision floats accumulate in FP32, except the FP16
+`tile.col_sum`, whose every partial sum is rounded to FP16 in the hardware's order: with a tmp tile a binary
+tree (row[i] = row[2i] + row[2i+1] while more than one row is left, an odd last row added into row 0),
+without one sequentially from row 0.
 """
 
 from __future__ import annotations
@@ -164,7 +167,9 @@ def tile_row_reduction(n: str, allowed: tuple[DataType, ...] | None = None, row_
 def tile_col_reduction(n: str, tmp: bool = True) -> OpDef:
     args = (ArgSpec("tile"), ArgSpec("tmp_tile", optional=True)) if tmp else (ArgSpec("tile"),)
     return _tile_op(n, tile_reduce_deducer(f"tile.{n}", 0, same_dtype_tmp=n == "col_sum"), args,
-                    f"{_WHAT[n[4:]]} of each column over its valid rows -> [1, ...].",
+                    f"{_WHAT[n[4:]]} of each column over its valid rows -> [1, ...]." + (
+                        " FP16: every partial sum rounded to FP16, a binary tree with tmp_tile, else sequential from "
+                        "row 0." if n == "col_sum" else ""),
                     lane_invariant=_SCRATCH_TMP if tmp else {}, traits=_COLS)
 
 
@@ -257,9 +262,49 @@ def reduction(kind: str, axis: int) -> Evaluate:
     return evaluate
 
 
+def _fp16_add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b rounded once to FP16 (nearest even): the FP64 sum of two FP16 values is exact."""
+    return (a.astype(np.float64) + b.astype(np.float64)).astype(np.float16)
+
+
+def fp16_col_sum(rows: np.ndarray, tree: bool) -> np.ndarray:
+    """The FP16 column sum of rows[0..M-1] (axis 0) in the hardware's order, every partial sum rounded to FP16.
+    With a tmp tile, a binary tree: while cnt > 1, row[i] = row[2i] + row[2i+1] for i < cnt // 2, then an odd
+    cnt adds row[cnt - 1] into row[0], and cnt = cnt // 2. Without one, sequentially from row 0."""
+    if not tree:
+        acc = rows[0]
+        for i in range(1, rows.shape[0]):
+            acc = _fp16_add(acc, rows[i])
+        return acc
+    cnt = rows.shape[0]
+    while cnt > 1:
+        half = cnt // 2
+        paired = _fp16_add(rows[0:2 * half:2], rows[1:2 * half:2])
+        if cnt % 2:
+            paired[0] = _fp16_add(paired[0], rows[cnt - 1])
+        rows, cnt = paired, half
+    return rows[0]
+
+
+def tile_col_sum(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+    """tile.col_sum: an FP16 tile sums in the hardware's order (fp16_col_sum); other dtypes as reduction()."""
+    src = np.asarray(args[0])
+    if src.dtype != np.float16:
+        return _COL_SUM(ctx, call, args, kwargs)
+    valid = tuple(valid_of(ctx, call, 0))
+    shape = (1, *src.shape[1:])
+    if any(v == 0 for v in valid):
+        return poisoned(shape, np.dtype(np.float16))
+    region = src[tuple(slice(0, v) for v in valid)]
+    out = poisoned(shape, np.dtype(np.float16))
+    out[(slice(0, 1), *(slice(0, v) for v in valid[1:]))] = fp16_col_sum(region, tree=len(args) > 1)
+    return out
+
+
+_COL_SUM = reduction("sum", 0)
 for _kind in KINDS:
     family.semantics_of(f"tile.row_{_kind}", reduction(_kind, -1))
-    family.semantics_of(f"tile.col_{_kind}", reduction(_kind, 0))
+    family.semantics_of(f"tile.col_{_kind}", tile_col_sum if _kind == "sum" else reduction(_kind, 0))
     family.semantics_of(f"tensor.row_{_kind}", reduction(_kind, -1))
     family.semantics_of(f"tensor.col_{_kind}", reduction(_kind, -2))
 

@@ -51,7 +51,7 @@ CASES: dict[str, tuple[str, str]] = {
     "rsqrt": ("x = pl.rsqrt(v)\ny = pl.rsqrt(v, w)\nz = pl.rsqrt(a, high_precision=True)",
               "pl.tile.rsqrt(v, w)"),
     "tile.cmp": ("m = pl.tile.cmp(v, w, cmp_type=2)\nn = pl.tile.cmp(v, 0.0, cmp_type='ge')",
-                 "pl.tile.cmps(v, 0.0, cmp_type=4)"),
+                 "pl.tile.cmps(v, 0.0, cmp_type=5)"),
     "tile.cmps": ("m = pl.tile.cmps(v, f, 1)", "pl.tile.cmps(v, f, cmp_type=1)"),
     "tensor.cmp": ("m = pl.tensor.cmp(a, b)\nn = pl.tensor.cmp(a, 1.0, cmp_type=5)", "pl.tensor.cmp(a, 1.0, cmp_type=5)"),
     "tensor.cmps": ("m = pl.tensor.cmps(a, 1.0, cmp_type=5)", "pl.tensor.cmp(a, 1.0, cmp_type=5)"),

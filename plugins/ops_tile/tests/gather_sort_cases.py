@@ -44,7 +44,7 @@ CASES: dict[str, tuple[str, str]] = {
     "tile.scatter": ("x = pl.tile.scatter(v, w, wi)", "pl.tile.scatter(v, w, wi)"),
     "tile.gather_compare": (f"{_U8}\nd, c = pl.tile.gather_compare(v, 0.5, u, cmp_mode='gt', offset=3, out_cols=32, "
                             "count_dtype=pl.UINT32)",
-                            "pl.tile.gather_compare(v, 0.5, u, cmp_mode=3, offset=3, out_cols=32, count_dtype=pl.UINT32)"),
+                            "pl.tile.gather_compare(v, 0.5, u, cmp_mode=4, offset=3, out_cols=32, count_dtype=pl.UINT32)"),
     "tile.scatter_update": (f"{_UP}\nx = pl.tile.scatter_update(w, -2, ui, v)\ny = pl.tile.scatter_update(w, ui, v, dim=0)",
                             "pl.tile.scatter_update(w, ui, v, dim=0)"),
     # -- tensor --
@@ -53,7 +53,7 @@ CASES: dict[str, tuple[str, str]] = {
     "tensor.gather_mask": ("x = pl.tensor.gather_mask(a, pl.tile.MaskPattern.P1000)",
                            "pl.tensor.gather_mask(a, mask_pattern=6)"),
     "tensor.gather_compare": ("p = pl.tensor.gather_compare(a, f, cmp_mode='ge', out_cols=16)\nd = p[0]",
-                              "pl.tensor.gather_compare(a, f, cmp_mode=4, out_cols=16)"),
+                              "pl.tensor.gather_compare(a, f, cmp_mode=5, out_cols=16)"),
     "tensor.gather_row": ("x = pl.tensor.gather_row(b, a, [0, 0], [s, 0], [4, 128], valid_shape=[2, 128])",
                           "pl.tensor.gather_row(b, a, [0, 0], [s, 0], [4, 128], [2, 128])"),
     "tensor.paged_gather": (f"{_PAGES}\nx = pl.tensor.paged_gather(a, pi, bt, 16, 64, 16, col_off=32, "

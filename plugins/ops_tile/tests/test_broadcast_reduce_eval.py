@@ -79,7 +79,7 @@ def test_row_expand_add_packed_carrier():
     got = _run({"x": ([16, 64], "INT32"), "v": ([16, 8], "INT32")},
                [_load("x", [16, 64]), _load("v", [16, 8]), "tmp = pl.tile.create([16, 64], dtype=pl.INT32)",
                 "y = pl.tile.row_expand_add(xt, vt, tmp)"], ([16, 64], "INT32"), {"x": x, "v": v})
-    np.testing.assert_array_equal(got, x + v[:, :1])
+    np.testing.assert_array_equal(got, x + np.tile(v, (1, 8)))  # the 8-element block repeats from column 0
 
 
 REDUCE_NP = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod, "argmax": np.argmax,

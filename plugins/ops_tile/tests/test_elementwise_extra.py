@@ -236,7 +236,7 @@ def _abc(dtype=np.float32, shape=(8, 64)):
     ("pl.part_mul(x, y)", lambda a, b, c: a * b),
     ("pl.expands(x, 2.5)", lambda a, b, c: np.full_like(a, 2.5)),
     ("pl.tile.sel(pl.cmp(x, y, cmp_type=2), x, z, t8)", lambda a, b, c: np.where(a < b, a, c)),
-    ("pl.tile.sels(pl.cmps(x, 0.0, cmp_type=4), y, t8, -1.0)", lambda a, b, c: np.where(a >= 0, b, -1.0)),
+    ("pl.tile.sels(pl.cmps(x, 0.0, cmp_type=5), y, t8, -1.0)", lambda a, b, c: np.where(a >= 0, b, -1.0)),
     ("pl.div(x, y, high_precision=True)", lambda a, b, c: a / b),
 ])
 def test_fp32_results_match_numpy(expr, formula):
@@ -284,7 +284,7 @@ class P:
     @pl.function(type=pl.FunctionType.InCore)
     def main(self, a: pl.Tensor[[2, 40], pl.FP32], out: pl.Out[pl.Tensor[[2, 32], pl.UINT8]]) -> pl.Tensor[[2, 32], pl.UINT8]:
         x = pl.load(a, [0, 0], [2, 40])
-        m = pl.tile.cmps(x, 0.0, cmp_type=3)
+        m = pl.tile.cmps(x, 0.0, cmp_type=4)
         out = pl.store(m, [0, 0], out)
         return out
 """

@@ -111,7 +111,10 @@ def test_boundary_valid_region_contract():
     with pytest.raises(ValueError, match="narrowed on the LEFT_RIGHT split axis"):
         T.aiv_shard(tile([16, 64], mem=pl.Mem.Acc, valid=[16, 60]), split=2)
     with pytest.raises(ValueError, match="rows narrowed per lane together with narrowed columns"):
-        T.tpush_to_aiv(tile([16, 64], mem=pl.Mem.Acc, valid=[13, 60]), split=1)
+        T.aiv_shard(tile([16, 64], mem=pl.Mem.Acc, valid=[13, 60]), split=1)
+    for split in (1, 2):  # a hand-written push checks no valid shape (PyPTO's rule)
+        T.tpush_to_aiv(tile([16, 64], mem=pl.Mem.Acc, valid=[13, 60]), split=split)
+        T.tpush_to_aiv(tile([16, 64], mem=pl.Mem.Acc, valid=[16, scalar()]), split=split)
     with pytest.raises(ValueError, match="lane_stride=9 needs split=1/2 and 1 <= lane_stride <= the lane box 8"):
         T.aiv_shard(tile([16, 64], mem=pl.Mem.Acc), split=1, lane_stride=9)
 

@@ -4,7 +4,8 @@
 operand); an integer index keeps extent 1 and drops the axis, numpy-style, as
 `pl.slice(t, [1, 128], [i, 0], drop_dims=[0])` does. `out[0:16, 0:128] = x` and `out[:] = x` become
 `out = pl.assemble(out, x, offsets)` (stmts.py); a window that writes both bounds is checked against
-`x` when both extents are known. A missing bound is the axis start or end, `...` stands for the axes not written, and only
+`x` when both extents are known (a narrower window fits when x's valid extent is the window's or dynamic:
+the assemble moves x's valid region). A missing bound is the axis start or end, `...` stands for the axes not written, and only
 step 1 is allowed: the ops take a window, not a stride.
 """
 
@@ -22,6 +23,13 @@ from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError
 
 _CONST = ""  # the constant term's key in a linear form
 _DIM = "<axis extent>"  # the key of the sliced axis's own (dynamic) extent
+
+
+def _valid_extents(t: Any, shape: Any) -> Any:
+    """A tensor's or tile's valid extents (its shape when its view declares none)."""
+    view = t.tensor_view if isinstance(t, T.TensorType) else t.tile_view
+    valid = getattr(view, "valid_shape", None)
+    return valid if valid and len(valid) == len(shape) else shape
 
 
 @dataclass
@@ -69,18 +77,22 @@ class SliceParser(TypeParser):
         return out
 
     def check_window_fits(self, window: Window, src: E.Expr, node: ast.Subscript) -> None:
-        """`out[0:16, 0:64] = x`: where the window writes both bounds, its known extents must be x's known
-        dims (`out[:] = x` and `out[16:, :] = x` only place x, as PyPTO's desugaring does)."""
+        """`out[0:16, 0:64] = x`: where the window writes both bounds and its extent and x's static dim are
+        known and differ, x's valid extent on that axis must be dynamic or the window's: the assemble moves
+        x's valid region (`out[:] = x` and `out[16:, :] = x` only place x, as PyPTO's desugaring does)."""
         src_shape = T.shape_of(src.type) if isinstance(src.type, (T.TensorType, T.TileType)) else ()
         if len(src_shape) != len(window.extents):
             return  # the assemble op reports a rank mismatch
+        valid = _valid_extents(src.type, src_shape)
         for axis, (extent, dim) in enumerate(zip(window.extents, src_shape)):
             if axis not in window.bounded or not isinstance(extent, int) or not isinstance(dim, E.ConstInt):
                 continue
-            if extent != dim.value:
-                self.fail(ParserTypeError, f"'{ast.unparse(node)}' selects {extent} element(s) on axis {axis} but "
-                                           f"the assigned value has {dim.value}", node,
-                          hint="make the window as large as the value, or leave out its end ('out[16:, ...] = x')")
+            if extent != dim.value and isinstance(valid[axis], E.ConstInt) and valid[axis].value != extent:
+                self.fail(ParserTypeError, f"Subscript-write shape mismatch on source axis {axis}: window expects "
+                                           f"{extent} elements, source has {dim.value}", node,
+                          hint=f"'{ast.unparse(node)}' writes {extent} element(s) on axis {axis}: make the window "
+                               f"as large as the value (or its valid extent), or leave out its end "
+                               f"('out[16:, ...] = x')")
 
     # -- items ------------------------------------------------------------------------------------------
     def _index_items(self, node: ast.Subscript, rank: int) -> list[ast.AST]:
