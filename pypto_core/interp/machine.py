@@ -34,8 +34,8 @@ from pypto_core.interp.fifo import CoreGroup
 from pypto_core.interp.gm_race import GmRaceTracker
 from pypto_core.interp.lanes import LaneSet
 from pypto_core.interp.limits import IterationBudget
-from pypto_core.interp.scheduler import Scheduler
 from pypto_core.interp.onchip import OnChipMemory
+from pypto_core.interp.scheduler import Scheduler
 from pypto_core.interp.shape import CoreGroupShape, active_backend_object, active_shape, shape_from_backend
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
