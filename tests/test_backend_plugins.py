@@ -94,3 +94,16 @@ def test_a_disabled_backend_plugin_is_a_clear_error(clean_backend, clean_plugins
     with pytest.raises(ValueError, match="unknown backend 'Ascend910B'.*is the plugin that provides it disabled"):
         passes.PassContext([]).backend  # noqa: B018
     assert passes.PassContext([], backend="Ascend950").backend.name == "Ascend950"
+
+
+def test_capacities_are_the_backends_data():
+    # docs/memory_planning.md, capacities per backend
+    V, M, L, R, A, B, LS, RS = (ir.MemorySpace.Vec, ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right,
+                                ir.MemorySpace.Acc, ir.MemorySpace.Bias, ir.MemorySpace.LeftScale,
+                                ir.MemorySpace.RightScale)
+    b910, b950 = get_backend("Ascend910B"), get_backend("Ascend950")
+    assert [b910.capacity(s) for s in (V, M, L, R, A, B, LS, RS)] == \
+        [188416, 524288, 65536, 65536, 131072, 1024, 0, 0]
+    assert [b950.get_mem_size(s) for s in (V, M, L, R, A, B, LS, RS)] == \
+        [245760, 524288, 65536, 65536, 262144, 4096, 4096, 4096]
+    assert b910.fact("acc_row_alignment") == {ir.DataType.INT32: 32} and b950.fact("acc_row_alignment") == {}

@@ -45,8 +45,10 @@ ASCEND910B = Backend(
         "supports_mx_matmul": False,
         "requires_gm_pipe_buffer": True,
     },
+    # Bytes a kernel may plan in each on-chip space (docs/memory_planning.md, capacities); a space not listed
+    # (LeftScale, RightScale) is absent.
     memory_capacity={
-        MemorySpace.Vec: 192 * KB,  # UB
+        MemorySpace.Vec: 184 * KB,  # UB: 184 KB usable of 192 KB
         MemorySpace.Mat: 512 * KB,  # L1
         MemorySpace.Left: 64 * KB,  # L0A
         MemorySpace.Right: 64 * KB,  # L0B
@@ -54,6 +56,7 @@ ASCEND910B = Backend(
         MemorySpace.Bias: 1 * KB,
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
-    facts={"pto_arch": "a2a3", "native_tile_casts": NATIVE_TILE_CASTS},
+    # An INT32 accumulator's rows pad to 32 in L0C, every other dtype's to 16 (docs/memory_planning.md, sizes).
+    facts={"pto_arch": "a2a3", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {INT32: 32}},
     description="Ascend 910B (a2a3): 1 AIC + 2 AIV per core group",
 )

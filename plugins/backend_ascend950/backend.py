@@ -54,15 +54,19 @@ ASCEND950 = Backend(
         "supports_mx_matmul": True,
         "requires_gm_pipe_buffer": False,
     },
+    # Bytes a kernel may plan in each on-chip space (docs/memory_planning.md, capacities).
     memory_capacity={
-        MemorySpace.Vec: 256 * KB,  # UB
+        MemorySpace.Vec: 240 * KB,  # UB: 240 KB usable of 248 KB
         MemorySpace.Mat: 512 * KB,  # L1
         MemorySpace.Left: 64 * KB,  # L0A
         MemorySpace.Right: 64 * KB,  # L0B
         MemorySpace.Acc: 256 * KB,  # L0C
         MemorySpace.Bias: 4 * KB,
+        MemorySpace.LeftScale: 4 * KB,
+        MemorySpace.RightScale: 4 * KB,
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
-    facts={"pto_arch": "a5", "native_tile_casts": NATIVE_TILE_CASTS},
+    # Every accumulator's rows pad to 16 in L0C (docs/memory_planning.md, sizes).
+    facts={"pto_arch": "a5", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {}},
     description="Ascend 950 (a5): 1 AIC + 2 AIV per core group",
 )

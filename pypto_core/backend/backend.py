@@ -34,6 +34,9 @@ FACTS: dict[str, str] = {
     "native_tile_casts": (
         "the (source, target) dtype pairs one pto.tcvt converts, in preference order; LegalizeTileCast chains "
         "them for every other tile.cast (docs/passes/legalize_tile_cast.md)"),
+    "acc_row_alignment": (
+        "{dtype: rows}: the rows an Acc (L0C) tile's M dimension is padded to, per dtype; 16 for a dtype not "
+        "listed; without the fact INT32 pads to 32 (docs/memory_planning.md, sizes)"),
 }
 
 _NZ_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right)
@@ -93,8 +96,13 @@ class Backend:
         return self.capability("requires_gm_pipe_buffer")
 
     def capacity(self, space: MemorySpace) -> int:
-        """Bytes available in `space`; 0 for a space this backend does not have on chip."""
+        """Bytes a kernel may plan in `space` (docs/memory_planning.md, capacities); 0 for a space this backend
+        does not have on chip (DDR is never bounded), which no capacity check checks."""
         return int(self.memory_capacity.get(space, 0))
+
+    def get_mem_size(self, space: MemorySpace) -> int:
+        """PyPTO's name of `capacity`."""
+        return self.capacity(space)
 
     def cross_core_transfer_view(self, source: TileType, target_memory: MemorySpace) -> TileView:
         """Layout of a tile popped on the other core: NZ for cube spaces, the source layout kept for Vec."""

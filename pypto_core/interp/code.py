@@ -12,6 +12,7 @@ from pypto_core.interp.dtypes import np_scalar_type
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.frame import UNSET, Return, Slots
 from pypto_core.interp.kernel_results import owned_results
+from pypto_core.interp.onchip import Placement, plan_placements
 from pypto_core.interp.stable import read_only_params, read_only_view, stable_params
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
@@ -66,6 +67,8 @@ class FunctionCode:
                             plain.add(id(var))
                             self.solved_dims.append((i, axis, dim, self.slots(var), _dim_scalar_type(var)))
         self.read_only = read_only_params(func)
+        # Tiles with MemRefs live in the on-chip bytes (onchip.py, docs/memory_planning.md).
+        self.placements = plan_placements(self, machine.backend_object()) if machine.addresses else {}
         # An InCore kernel's results are its own tensors (kernel_results.py).
         self.owns_results = func.func_type is FunctionType.InCore
         self.body = compile_stmt(self, func.body, None)
@@ -73,6 +76,27 @@ class FunctionCode:
         self.nslots = len(self.slots)
 
     # -- compile-time helpers ---------------------------------------------------------------------
+    def placement(self, var: Any) -> Placement | None:
+        """Where a tile variable lives in the on-chip bytes, or None (value semantics)."""
+        return self.placements.get(id(var)) if self.placements else None
+
+    def store(self, slot: int) -> Callable[[list[Any], Any], None]:
+        """`store(fr, value)` binds a slot; a placed tile's value is written into its bytes too."""
+        var = self.slots.vars[slot]
+        placed = self.placement(var) if var is not None else None
+        if placed is None:
+            def plain(fr: list[Any], value: Any) -> None:
+                fr[slot] = value
+
+            return plain
+
+        def placed_store(fr: list[Any], value: Any) -> None:
+            if isinstance(value, np.ndarray):
+                placed.write(fr, value)
+            fr[slot] = value
+
+        return placed_store
+
     @staticmethod
     def scalar_type(dtype: DataType) -> type:
         return np_scalar_type(dtype)
@@ -115,6 +139,11 @@ class FunctionCode:
         ctx.frame = fr
         for slot, to, value in zip(self.param_slots, self.param_scalar_types, args):
             fr[slot] = to(value) if to is not None and not isinstance(value, to) else value
+        if self.placements:
+            for p, slot in zip(func.params, self.param_slots):
+                placed = self.placement(p)
+                if placed is not None and isinstance(fr[slot], np.ndarray):
+                    placed.write(fr, fr[slot])
         ctx.stable = _NONE_STABLE
         if self.read_only and ctx.sched is None:  # a coroutine shares its tensors with concurrent tasks
             stable = stable_params(self.read_only, args)

@@ -132,8 +132,12 @@ def compile_var(code: FunctionCode, var: E.Var, handle: bool = False) -> Closure
 
         return unbound
 
+    placed = code.placement(var)
+
     def read(fr: list[Any]) -> Any:
         value = fr[slot]
+        if placed is not None and isinstance(value, np.ndarray):
+            return placed.read(fr)  # the bytes, which a tile sharing them may have changed
         if value is UNSET:
             raise MachineError(f"variable '{name}' is read before it is assigned (in {code.func.name})",
                                var.span)

@@ -34,8 +34,9 @@ from pypto_core.interp.fifo import CoreGroup
 from pypto_core.interp.gm_race import GmRaceTracker
 from pypto_core.interp.lanes import LaneSet
 from pypto_core.interp.limits import IterationBudget
+from pypto_core.interp.onchip import OnChipMemory
 from pypto_core.interp.scheduler import Scheduler
-from pypto_core.interp.shape import CoreGroupShape, active_shape, shape_from_backend
+from pypto_core.interp.shape import CoreGroupShape, active_backend_object, active_shape, shape_from_backend
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
 from pypto_core.ir.function import Function, Program
@@ -52,19 +53,35 @@ def runs_on_lanes(func: Function) -> bool:
 
 class Machine:
     def __init__(self, program: Program | Function, *, shape: CoreGroupShape | None = None,
-                 backend: Any = None, blas_threads: int | None = 1) -> None:
-        """`blas_threads`: BLAS threads for the products while a run lasts (blas.py); None: leave BLAS alone."""
+                 backend: Any = None, blas_threads: int | None = 1, addresses: bool = True) -> None:
+        """`blas_threads`: BLAS threads for the products while a run lasts (blas.py); None: leave BLAS alone.
+        `addresses`: tiles with MemRefs live in on-chip bytes (onchip.py); False runs every tile as a value."""
         if isinstance(program, Function):
             program = Program([program], program.name)
         self.program = program
         if shape is None:
             shape = shape_from_backend(backend) if backend is not None else active_shape()
         self.shape = shape
+        self.backend = backend
+        self.addresses = addresses
+        self.onchip = OnChipMemory(self.backend_object())
         self.blas_threads = blas_threads
         self.budget = IterationBudget()  # renewed by each run()
         self._codes: dict[int, tuple[Function, FunctionCode]] = {}
         self._called: set[str] | None = None  # names of the called functions (the program never changes)
         self._lane_funcs: set[str] | None = None  # names of the functions a fork's lanes may run
+
+    def backend_object(self) -> Any:
+        """The Backend whose capacities bound the on-chip bytes: the one given, else the active one."""
+        if not isinstance(self.backend, str) and self.backend is not None:
+            return self.backend
+        if isinstance(self.backend, str):
+            from pypto_core.backend.registry import get_backend
+
+            self.backend = get_backend(self.backend)
+            return self.backend
+        self.backend = active_backend_object()
+        return self.backend
 
     # -- functions -----------------------------------------------------------------------------
     def program_function(self, name: str, span: Any = None) -> Function:
@@ -119,6 +136,7 @@ class Machine:
         func = self.entry_function(entry)
         args = bind_arguments(func, inputs)
         self.budget = IterationBudget()
+        self.onchip = OnChipMemory(self.backend_object())
         ctx = EvalContext(self, self.code_of(func), task=func.name)
         with np.errstate(all="ignore"), blas_threads(self.blas_threads):
             return self.call(ctx, func, args, None)

@@ -49,3 +49,24 @@ def active_shape() -> CoreGroupShape:
         return shape_from_backend(active_backend())
     except (ImportError, ValueError, KeyError):  # no backend plugin loaded: the Ascend shape
         return DEFAULT_SHAPE
+
+
+def active_backend_object() -> Any:
+    """The active Backend (the PassContext's, else the process-wide choice), or None without a backend plugin."""
+    try:
+        from pypto_core.passes.context import PassContext
+
+        ctx = PassContext.current()
+        if ctx is not None and ctx.backend is not None:
+            backend = ctx.backend
+        else:
+            from pypto_core.backend.selection import active_backend
+
+            backend = active_backend()
+        if isinstance(backend, str):
+            from pypto_core.backend.registry import get_backend
+
+            backend = get_backend(backend)
+        return backend
+    except (ImportError, ValueError, KeyError):
+        return None

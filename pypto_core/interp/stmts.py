@@ -61,6 +61,9 @@ def _seq(code: FunctionCode, stmt: S.SeqStmts, target: YieldTarget) -> Runner:
 
 def _assign(code: FunctionCode, stmt: S.AssignStmt, target: YieldTarget) -> Runner:
     value, slot = compile_handle(code, stmt.value), code.slots(stmt.var)
+    if code.placement(stmt.var) is not None:
+        store = code.store(slot)
+        return lambda fr: store(fr, value(fr))
 
     def run(fr: list[Any]) -> None:
         fr[slot] = value(fr)
@@ -74,10 +77,10 @@ def _eval(code: FunctionCode, stmt: S.EvalStmt, target: YieldTarget) -> Runner:
     if written is not None:
         # `pl.write(t, ...)` as a statement: the op writes t's buffer (a Write / ReadWrite tile operand whose
         # type the result has), so t holds the result afterwards. Tiles are values here, so rebind it.
-        slot = code.slots(written)
+        store = code.store(code.slots(written))
 
         def write_back(fr: list[Any]) -> None:
-            fr[slot] = value(fr)
+            store(fr, value(fr))
 
         return write_back
 
@@ -115,12 +118,12 @@ def _yield(code: FunctionCode, stmt: S.YieldStmt, target: YieldTarget) -> Runner
     if len(values) != len(target):
         raise MachineError(f"yield of {len(values)} value(s) in a construct that carries {len(target)}",
                            stmt.span)
-    slots = target
+    stores = [code.store(slot) for slot in target]
 
     def run(fr: list[Any]) -> None:
         new = [v(fr) for v in values]  # all first: a yield may permute the carried values
-        for slot, value in zip(slots, new):
-            fr[slot] = value
+        for store, value in zip(stores, new):
+            store(fr, value)
 
     return run
 
@@ -152,6 +155,25 @@ def _carries(code: FunctionCode, iter_args: Sequence[E.IterArg], return_vars: Se
     return inits, tuple(code.slots(a) for a in iter_args), tuple(code.slots(v) for v in return_vars)
 
 
+def _carry_stores(code: FunctionCode, iter_slots: tuple[int, ...], rv_slots: tuple[int, ...]
+                  ) -> tuple[list[Any], Runner | None]:
+    """The stores of the iter_args, and the copy of the iter_args into the return vars when the loop ends
+    (None when every slot is a plain value: the copy is then done inline)."""
+    stores = [code.store(s) for s in iter_slots]
+    placed = [code.placement(code.slots.vars[s]) for s in (*iter_slots, *rv_slots)]
+    if not any(p is not None for p in placed):
+        return stores, None
+    reads = [compile_expr(code, code.slots.vars[s]) for s in iter_slots]
+    rv_stores = [code.store(s) for s in rv_slots]
+
+    def finish(fr: list[Any]) -> None:
+        values = [r(fr) for r in reads]
+        for store, value in zip(rv_stores, values):
+            store(fr, value)
+
+    return stores, finish
+
+
 def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
     start, stop, step = (compile_expr(code, e) for e in (stmt.start, stmt.stop, stmt.step))
     loop_slot = code.slots(stmt.loop_var)
@@ -159,13 +181,14 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
     to = code.scalar_type(loop_type.dtype if isinstance(loop_type, ScalarType) else DataType.INDEX)
     inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
     body = compile_stmt(code, stmt.body, iter_slots)
+    stores, finish = _carry_stores(code, iter_slots, rv_slots)
     span = stmt.span
     machine = code.machine
 
     def run(fr: list[Any]) -> Any:
         values = [f(fr) for f in inits]
-        for slot, value in zip(iter_slots, values):
-            fr[slot] = value
+        for store, value in zip(stores, values):
+            store(fr, value)
         b, e, s = int(start(fr)), int(stop(fr)), int(step(fr))
         if s == 0:
             raise MachineError("for loop with step 0", span)
@@ -180,6 +203,9 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
                 if signal is CONTINUE:
                     continue
                 return signal
+        if finish is not None:
+            finish(fr)
+            return None
         for rv, it in zip(rv_slots, iter_slots):
             fr[rv] = fr[it]
         return None
@@ -191,13 +217,14 @@ def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner
     cond = compile_expr(code, stmt.condition)
     inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
     body = compile_stmt(code, stmt.body, iter_slots if stmt.iter_args else target)
+    stores, finish = _carry_stores(code, iter_slots, rv_slots)
     span = stmt.span
     budget_of = code.machine
 
     def run(fr: list[Any]) -> Any:
         values = [f(fr) for f in inits]
-        for slot, value in zip(iter_slots, values):
-            fr[slot] = value
+        for store, value in zip(stores, values):
+            store(fr, value)
         budget = budget_of.budget
         while cond(fr):
             budget.spend(1, span)
@@ -208,6 +235,9 @@ def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner
                 if signal is CONTINUE:
                     continue
                 return signal
+        if finish is not None:
+            finish(fr)
+            return None
         for rv, it in zip(rv_slots, iter_slots):
             fr[rv] = fr[it]
         return None
@@ -343,15 +373,15 @@ def _compile_batch(code: FunctionCode, batch: list[S.Stmt], target: YieldTarget)
         assert call is not None
         callee = machine.program_function(call.op.name, call.span)
         arg_fns = [compile_expr(code, a) for a in call.args]
-        slot = code.slots(stmt.var) if isinstance(stmt, S.AssignStmt) else None
+        slot = code.store(code.slots(stmt.var)) if isinstance(stmt, S.AssignStmt) else None
         calls.append((callee, arg_fns, slot, call))
 
     def run(fr: list[Any]) -> None:
         launches = [(callee, [f(fr) for f in arg_fns], call) for callee, arg_fns, _, call in calls]
         results = machine.launch_group(fr[0], launches)
-        for (_, _, slot, _), value in zip(calls, results):
-            if slot is not None:
-                fr[slot] = value
+        for (_, _, store, _), value in zip(calls, results):
+            if store is not None:
+                store(fr, value)
 
     return run
 

@@ -32,6 +32,7 @@ from pypto_core.ir.structural import assert_structural_equal, structural_equal, 
 from pypto_core.ir.types import (
     DistributedTensorType,
     MemRef,
+    PtrType,
     ScalarType,
     TensorType,
     TensorView,
@@ -57,7 +58,7 @@ __all__ = [
     "CachePolicy", "CastMode", "CompactMode", "ForKind", "FunctionType", "Level", "MemorySpace", "PadValue",
     "ParamDirection", "PipeType", "Role", "ScopeKind", "SplitMode", "TensorLayout", "TileLayout", "Function",
     "Program", "FieldRole", "IRNode", "Span", "assert_structural_equal", "structural_equal", "structural_hash",
-    "DistributedTensorType", "MemRef", "ScalarType", "TensorType", "TensorView", "TileType", "TileView",
+    "DistributedTensorType", "MemRef", "PtrType", "ScalarType", "TensorType", "TensorView", "TileType", "TileView",
     "TupleType", "Type", "UnknownType", "collect_def_vars", "deep_clone", "find_yield_stmt", "flatten_to_stmts",
     "get_last_yield_stmt", "substitute_expr", "substitute_stmt", "IRMutator", "IRVisitor", "IRBuilder",
 ]

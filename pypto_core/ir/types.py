@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CompactMode, MemorySpace, PadValue, TensorLayout, TileLayout
-from pypto_core.ir.node import IRNode, Usual
+from pypto_core.ir.node import Ignored, IRNode, Usual
 
 if TYPE_CHECKING:
     from pypto_core.ir.expr import Expr
@@ -92,11 +92,12 @@ class Type(IRNode):
 
     def _init(self, **values: Any) -> None:
         super()._init(**values)
-        object.__setattr__(self, "_has_vars", _contains_var(tuple(values.values())))
+        # Only compared fields count: a MemRef's base Ptr is carried, not walked (docs/memory_planning.md).
+        object.__setattr__(self, "_has_vars", _contains_var(tuple(getattr(self, n) for n in self.WALKED_NAMES)))
 
     def with_fields(self, **changes: Any) -> IRNode:
         new = super().with_fields(**changes)
-        object.__setattr__(new, "_has_vars", _contains_var(tuple(getattr(new, f.name) for f in new.FIELDS)))
+        object.__setattr__(new, "_has_vars", _contains_var(tuple(getattr(new, n) for n in new.WALKED_NAMES)))
         return new
 
     @property
@@ -143,14 +144,165 @@ class ScalarType(Type):
         self._init(dtype=dtype)
 
 
+class PtrType(Type):
+    """The type of an allocation-identity token, a "base Ptr" (printed `pl.Ptr`; docs/memory_planning.md)."""
+
+    fields = ()
+
+    def __init__(self) -> None:
+        self._init()
+
+
+def _ptr_var(name: str) -> Any:
+    from pypto_core.ir.expr import Var
+
+    return Var(name, PtrType())
+
+
+def _offset_expr(value: Any, dtype: DataType) -> Any:
+    """An int offset as a constant of `dtype`; an Expr as it is."""
+    expr_cls, const_int, _ = _EXPR_CLASSES or _expr_classes()
+    if isinstance(value, expr_cls):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"a MemRef byte offset must be an int or a scalar expression, got {value!r}")
+    return const_int(value, dtype)
+
+
 class MemRef(IRNode):
-    """A memory reference attached to a tensor or tile type (printed only; docs/dsl.md, the printed form)."""
+    """Where a tile or tensor lives: an allocation (`base`, a Var of PtrType: its identity), a byte offset
+    and a size in bytes (docs/memory_planning.md, MemRefs).
 
-    fields = (Usual("base"), Usual("byte_offset"), Usual("size"), Usual("slots"), Usual("slot"))
+    Forms (docs/memory_planning.md):
+      MemRef(base_ptr_var, byte_offset, size)      a compiler MemRef on an existing allocation
+      MemRef("name", byte_offset, size)            the same on a fresh Ptr named `name`
+      MemRef(space, addr_expr, size, id)           legacy: base `mem_<space>_<id>`
+      MemRef(addr, size, id)                       legacy: base `mem_<id>`
+      MemRef() / MemRef("name", slots=N)           a declared (pinned) allocation; `decl[k]` is its slot k
 
-    def __init__(self, base: Any, byte_offset: Any = 0, size: int = 0, slots: int | None = None,
-                 slot: int | None = None) -> None:
-        self._init(base=base, byte_offset=as_dim(byte_offset), size=int(size), slots=slots, slot=slot)
+    Two tiles share storage iff their MemRefs have the same base object. Structural equality of Tile and
+    Tensor types ignores the MemRef; a bare MemRef compares base, offset, size, pinned and slots.
+    """
+
+    fields = (Usual("base"), Usual("byte_offset"), Usual("size"), Usual("is_pinned"), Usual("slots"),
+              Usual("slot"))
+
+    def __init__(self, base: Any = None, byte_offset: Any = None, size: Any = None, id: Any = None, *,
+                 span: Any = None, is_pinned: bool = False, slots: int | None = None, slot: Any = None) -> None:
+        from pypto_core.ir.enums import MemorySpace as _Space
+        from pypto_core.ir.expr import Var
+
+        if base is None or (isinstance(base, str) and byte_offset is None and size is None):
+            # A declaration: pinned, offset 0, size 0 (the planner sizes it from the tiles bound to it).
+            n = 1 if slots is None else int(slots)
+            if n < 1:
+                raise ValueError(f"a declared allocation needs at least one slot, got slots={n}")
+            self._init(base=_ptr_var(base or ""), byte_offset=_offset_expr(0, DataType.INT64), size=0,
+                       is_pinned=True, slots=n, slot=None)
+            return
+        if isinstance(base, _Space):  # legacy MemRef(space, addr_expr, size, id)
+            base, offset_dtype = _ptr_var(f"mem_{base.name.lower()}_{id}"), DataType.INT64
+        elif isinstance(base, int) and not isinstance(base, bool):  # legacy MemRef(addr, size, id)
+            base, byte_offset, size, offset_dtype = _ptr_var(f"mem_{size}"), base, byte_offset, DataType.INDEX
+        elif isinstance(base, str):
+            base, offset_dtype = _ptr_var(base), DataType.INT64
+        elif isinstance(base, Var):
+            if not isinstance(base.type, PtrType):
+                raise TypeError(f"a MemRef's base must be a Var of type pl.Ptr, got '{base.name_hint}' of type "
+                                f"{base.type}")
+            offset_dtype = DataType.INT64
+        else:
+            raise TypeError(f"a MemRef's base must be a pl.Ptr Var or a name, got {base!r}")
+        if size is None:
+            raise TypeError("MemRef(base, byte_offset, size): the size in bytes is missing")
+        if slot is not None and not isinstance(slot, IRNode):
+            slot = _offset_expr(int(slot), DataType.INDEX)
+        self._init(base=base, byte_offset=_offset_expr(0 if byte_offset is None else byte_offset, offset_dtype),
+                   size=int(size), is_pinned=bool(is_pinned),
+                   slots=None if slots is None and slot is None else int(slots or 1), slot=slot)
+
+    # -- PyPTO's field names ------------------------------------------------------------------------
+    @property
+    def base_(self) -> Any:
+        return self.base
+
+    @property
+    def byte_offset_(self) -> Any:
+        return self.byte_offset
+
+    @property
+    def size_(self) -> int:
+        return self.size
+
+    @property
+    def is_pinned_(self) -> bool:
+        return self.is_pinned
+
+    @property
+    def slot_count_(self) -> int:
+        return 1 if self.slots is None else self.slots
+
+    @property
+    def slot_index_(self) -> Any:
+        return self.slot
+
+    @property
+    def name_hint(self) -> str:
+        return self.base.name_hint
+
+    @property
+    def static_offset(self) -> int | None:
+        """The byte offset when it is a constant, else None."""
+        _, const_int, _ = _EXPR_CLASSES or _expr_classes()
+        return self.byte_offset.value if isinstance(self.byte_offset, const_int) else None
+
+    def __getitem__(self, index: Any) -> MemRef:
+        """Slot `index` of a declared allocation (`ring[0]`, `ring[i % 2]`)."""
+        if not self.is_pinned or self.slot is not None:
+            raise ValueError(f"Only a declared allocation can be subscripted: '{self.name_hint}' is not a "
+                             f"pl.MemRef() declaration (declare it at module level: {self.name_hint} = "
+                             f"pl.MemRef(slots=N))")
+        if isinstance(index, int) and not isinstance(index, bool):
+            if not 0 <= index < self.slot_count_:
+                raise ValueError(f"Slot index {index} is out of range for a declaration with "
+                                 f"{self.slot_count_} slot(s); declare more slots (pl.MemRef(slots=N)) or "
+                                 f"index 0..{self.slot_count_ - 1}")
+            index = _offset_expr(index, DataType.INDEX)
+        new = self.with_fields(slot=index)
+        assert isinstance(new, MemRef)
+        return new
+
+    @staticmethod
+    def same_allocation(a: MemRef, b: MemRef) -> bool:
+        """Whether two MemRefs name the same allocation (the same base Ptr object)."""
+        return a.base is b.base
+
+    @staticmethod
+    def may_alias(a: MemRef, b: MemRef) -> bool:
+        """Same allocation and, when both offsets are constant, intersecting byte ranges."""
+        if a.base is not b.base:
+            return False
+        x, y = a.static_offset, b.static_offset
+        if x is None or y is None:
+            return True
+        return x < y + b.size and y < x + a.size
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemRef):
+            return NotImplemented
+        from pypto_core.ir.structural import structural_equal
+
+        return structural_equal(self, other)
+
+    def __hash__(self) -> int:
+        from pypto_core.ir.structural import structural_hash
+
+        return structural_hash(self)
+
+    def __repr__(self) -> str:
+        from pypto_core.language.printer import python_print
+
+        return python_print(self)
 
 
 class TensorView(IRNode):
@@ -203,7 +355,8 @@ class TileView(IRNode):
 
 
 class TensorType(Type):
-    fields = (Usual("shape"), Usual("dtype"), Usual("memref"), Usual("tensor_view"))
+    # The MemRef is carried but not compared: equality and hashing ignore it (docs/memory_planning.md).
+    fields = (Usual("shape"), Usual("dtype"), Ignored("memref"), Usual("tensor_view"))
 
     def __init__(self, shape: Sequence[Any], dtype: DataType, memref: MemRef | None = None,
                  tensor_view: TensorView | None = None) -> None:
@@ -289,7 +442,8 @@ def canonical_tile_view(view: TileView | None, shape: Sequence[Expr],
 
 
 class TileType(Type):
-    fields = (Usual("shape"), Usual("dtype"), Usual("memref"), Usual("tile_view"), Usual("memory_space"))
+    # The MemRef is carried but not compared: equality and hashing ignore it (docs/memory_planning.md).
+    fields = (Usual("shape"), Usual("dtype"), Ignored("memref"), Usual("tile_view"), Usual("memory_space"))
 
     def __init__(self, shape: Sequence[Any], dtype: DataType, memref: MemRef | None = None,
                  tile_view: TileView | None = None, memory_space: MemorySpace | None = None) -> None:
@@ -335,6 +489,6 @@ def shape_of(t: Type) -> tuple[Expr, ...]:
 
 __all__ = [
     "Type", "UnknownType", "ScalarType", "TensorType", "TileType", "TupleType", "TensorView", "TileView",
-    "MemRef", "DistributedTensorType", "implicit_layout", "canonical_tile_view", "as_dim", "as_dims",
+    "MemRef", "PtrType", "DistributedTensorType", "implicit_layout", "canonical_tile_view", "as_dim", "as_dims",
     "dims_equal", "shape_of",
 ]

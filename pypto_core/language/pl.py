@@ -27,6 +27,9 @@ from pypto_core.ir.enums import (
     TensorLayout,
     TileLayout,
 )
+from pypto_core.ir.types import (
+    PtrType as Ptr,  # the type of an allocation's identity (docs/memory_planning.md)
+)
 from pypto_core.language.api import loads, parse, parse_program
 from pypto_core.language.decorators import function, program
 from pypto_core.language.runtime import (
@@ -123,7 +126,7 @@ def __getattr__(name: str) -> _Any:
 
 __all__ = ['AUTO', 'AtomicType', 'BF16', 'BOOL', 'CachePolicy', 'CompactMode', 'DN', 'DistributedTensor', 'FP16',
            'FP32', 'FP4', 'FP8E4M3FN', 'FP8E5M2', 'FP8E8M0', 'ForKind', 'FunctionType', 'HF4', 'HF8',
-           'INDEX', 'INT16', 'INT32', 'INT4', 'INT64', 'INT8', 'InOut', 'Level', 'Mem', 'MemRef',
+           'INDEX', 'INT16', 'INT32', 'INT4', 'INT64', 'INT8', 'InOut', 'Level', 'Mem', 'MemRef', 'Ptr',
            'MemorySpace', 'ND', 'NZ', 'Out', 'PadValue', 'PipeType', 'Role', 'Scalar', 'SplitMode',
            'TASK_ID', 'Tensor', 'TensorLayout', 'TensorView', 'Tile', 'TileLayout', 'TileView', 'Tuple',
            'UINT16', 'UINT32', 'UINT4', 'UINT64', 'UINT8', 'UnknownType', 'adir', 'aic_gather', 'aiv_shard',

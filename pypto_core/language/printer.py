@@ -145,6 +145,8 @@ class Printer:
         # Printed text of types that name no variable (so print the same everywhere), by identity: outlined
         # functions share their callers' type objects, and a type is printed at every annotation.
         self._type_texts: dict[int, tuple[T.Type, str]] = {}
+        self.ptr_defs: set[int] = set()  # Ptr vars an assignment of the current function's body defines
+        self.in_signature = False
 
     # -- names ---------------------------------------------------------------------------------
     def name(self, v: E.Var) -> str:
@@ -207,6 +209,8 @@ class Printer:
         for u in order.uses:
             if not order.is_defined(u) and id(u) not in self.global_names:
                 self.names[id(u)] = f"{u.name_hint}__FREE_VAR"
+        self.ptr_defs = {id(v) for v in order.defs if isinstance(v.type, T.PtrType)}
+        self.in_signature = True
         lines = [indent + self.decorator(func)]
         params = []
         with_self = self.in_program and func.role is not Role.SubWorker
@@ -223,6 +227,7 @@ class Printer:
         elif len(func.return_types) > 1:
             ret = " -> tuple[" + ", ".join(self.type(t) for t in func.return_types) + "]"
         lines.append(f"{indent}def {func.name}({', '.join(params)}){ret}:")
+        self.in_signature = False
         body_indent = indent + INDENT
         attrs = self.func_attrs(func)
         if attrs:
@@ -305,7 +310,7 @@ class Printer:
 
     # -- types -----------------------------------------------------------------------------------
     def type(self, t: T.Type) -> str:
-        if t.has_vars:
+        if t.has_vars or getattr(t, "memref", None) is not None:  # a MemRef prints by where it is printed
             return self._type(t)
         hit = self._type_texts.get(id(t))
         if hit is not None and hit[0] is t:
@@ -317,6 +322,8 @@ class Printer:
     def _type(self, t: T.Type) -> str:
         if isinstance(t, T.ScalarType):
             return self.p(f"Scalar[{self.p(t.dtype.name)}]")
+        if isinstance(t, T.PtrType):
+            return self.p("Ptr")
         if isinstance(t, T.TileType):
             parts = [self.dims(t.shape), self.p(t.dtype.name)]
             if t.memref is not None:
@@ -385,14 +392,31 @@ class Printer:
         return self.p(f"TensorView({', '.join(parts)})")
 
     def memref(self, m: T.MemRef) -> str:
-        base = quote_double(m.base) if isinstance(m.base, str) else self.expr(m.base)
-        text = f"{self.p('MemRef')}({base}, {self.dim(m.byte_offset)}, {m.size}"
-        if m.slots is not None:
-            text += f", slots={m.slots}"
-        text += ")"
+        """`pl.MemRef(base, offset, size[, slots=N])[k]`; a declaration `pl.MemRef("name"[, slots=N])[k]`.
+
+        The base prints as a bare name when an assignment of the body defines it and the printer is in the
+        body, else as a quoted name (docs/memory_planning.md, printed forms)."""
+        base = m.base
+        name = self.names.get(id(base)) or self.global_names.get(id(base)) or base.name_hint
+        if m.is_pinned and m.size == 0:
+            text = f"{self.p('MemRef')}({quote_double(name)}"
+            if m.slot_count_ != 1:
+                text += f", slots={m.slot_count_}"
+            text += ")"
+        else:
+            shown = name if id(base) in self.ptr_defs and not self.in_signature else quote_double(name)
+            text = f"{self.p('MemRef')}({shown}, {self.memref_offset(m.byte_offset)}, {m.size}"
+            if m.slots is not None:
+                text += f", slots={m.slots}"
+            text += ")"
         if m.slot is not None:
-            text += f"[{m.slot}]"
+            text += f"[{self.expr(m.slot)}]"
         return text
+
+    def memref_offset(self, e: E.Expr) -> str:
+        if isinstance(e, E.ConstInt):
+            return str(e.value) if e.type.dtype is DataType.INDEX else self.expr(e, const_leaves=True)
+        return self.expr(e)
 
     # -- statements --------------------------------------------------------------------------------
     def body(self, stmt: S.Stmt | None, indent: str, function_body: bool = False,
@@ -748,10 +772,24 @@ class Printer:
         if name == "tile.gather_row" and len(args) >= 6:
             positional = args[:5]
             extra = [f"valid_shape={self.expr(args[5])}"]
-        parts = [self.expr(a) for a in positional] + extra
+        parts = [self.arg(name, i, a) for i, a in enumerate(positional)] + extra
         parts += [f"{k}={self.kwarg(k, v)}" for k, v in kwargs.items()]
         parts += [f"{k}=None" for k in _deferred_kwargs(name) if k not in kwargs]
         return self._call_text(name, parts, c)
+
+    def arg(self, op_name: str, index: int, a: E.Expr) -> str:
+        """A positional operand; a constant the op declares an enum member prints as that member
+        (`pl.Mem.Vec` for tile.alloc's space: ArgSpec.enum)."""
+        if isinstance(a, E.ConstInt):
+            opdef = find_opdef(op_name)
+            spec = opdef.args[index] if opdef is not None and index < len(opdef.args) else None
+            if spec is not None and spec.enum is not None:
+                try:
+                    member = spec.enum(a.value)
+                except ValueError:
+                    return self.expr(a)
+                return self.p(f"Mem.{member.name}") if isinstance(member, MemorySpace) else self.enum(member)
+        return self.expr(a)
 
     def _call_text(self, name: str, parts: list[str], c: E.Call) -> str:
         """`op(parts..., attrs={...})`; the attrs alone when there are no other arguments

@@ -62,6 +62,9 @@ class ArgSpec:
     name: str
     optional: bool = False
     doc: str = ""
+    # An enum whose member a constant operand stands for: the printer writes the member (`pl.Mem.Vec` for
+    # tile.alloc's int memory space, docs/memory_planning.md), the parser reads it back as the int.
+    enum: type | None = None
 
 
 _NO_DEFAULT = object()

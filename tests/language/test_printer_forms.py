@@ -60,7 +60,7 @@ def test_types_print_on_their_own():
     assert str(T.TupleType([])) == "pl.Tuple[()]"
     assert str(T.UnknownType()) == "pl.UnknownType"
     assert str(T.TensorType([4, 4], DataType.INT8, T.MemRef("gm", 16, 64))) == \
-        'pl.Tensor[[4, 4], pl.INT8, pl.MemRef("gm", 16, 64)]'
+        'pl.Tensor[[4, 4], pl.INT8, pl.MemRef("gm", pl.const(16, pl.INT64), 64)]'
     mat = T.TileType([128, 128], DataType.FP32, memory_space=MemorySpace.Mat)
     assert ir.python_print(mat) == "pl.Tile[[128, 128], pl.FP32, pl.Mem.Mat]"
     assert ir.python_print(mat, explicit_layout=True) == (

@@ -16,8 +16,9 @@ IR layouts (docs/reference/ops.md):
 * `tile.expands(target, s)` / `tensor.expands(target, s)`: a tile of target's shape and valid region filled
   with s in the promoted dtype (target's values are not read); a tensor of target's shape and dtype.
 * `tile.alloc(memory_space, size)` / `tensor.alloc(memory_space, size)`: declare a buffer of `size` bytes
-  (on chip, not DDR / in DDR). PyPTO's result is a Ptr; this IR has no PtrType, so it is a Scalar[INDEX]
-  stand-in: the allocation's identity, 0 on the reference machine (which plans no addresses).
+  (on chip, not DDR / in DDR). The result is a `pl.Ptr`, the allocation's identity; the space prints as
+  `pl.Mem.Vec` (docs/memory_planning.md). A tile whose MemRef names the Ptr lives at the MemRef's bytes on the
+  reference machine; the alloc itself computes nothing.
 
 full and create are pure generators that describe a shape (docs/passes/lower_auto_vector_split.md, when a
 halved call is sound). Tile forms: tensor.create is a tile.create (memory space left to
@@ -40,7 +41,7 @@ from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace, TensorLayout, TileLayout
 from pypto_core.ir.expr import Call, ConstFloat, ConstInt, Expr
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import ScalarType, TensorType, TensorView, TileType, TileView, Type
+from pypto_core.ir.types import PtrType, ScalarType, TensorType, TensorView, TileType, TileView, Type
 from pypto_core.ops.build import (
     dsl_entry,
     promote_dtypes,
@@ -76,7 +77,7 @@ from pypto_plugins.ops_tile.common.views import VEC_RESULT, result_tile, row_maj
 
 family = OpFamily("creation")
 
-PTR = ScalarType(DataType.INDEX)  # stand-in for PyPTO's Ptr (no PtrType in this IR)
+PTR = PtrType()  # an allocation's identity (docs/memory_planning.md)
 
 
 # -- type rules ---------------------------------------------------------------------------------------------
@@ -193,11 +194,19 @@ family.op(vec_op("expands", deduce_tile_expands, (ArgSpec("target"), ArgSpec("sc
                  "A tile of target's shape and valid region filled with the scalar (target's values are not read)."))
 family.op(OpDef("tensor.expands", deduce_tensor_expands, args=(ArgSpec("target"), ArgSpec("scalar")),
                 doc="A tensor of target's shape and dtype filled with the scalar."))
-family.op(OpDef("tile.alloc", deduce_tile_alloc, args=(ArgSpec("memory_space"), ArgSpec("size")),
-                kwargs=(KwargSpec("pinned", (bool,), False),), affinity=CoreAffinity.VECTOR,
-                doc="Declare an on-chip buffer of `size` bytes in `memory_space` (a Ptr; Scalar[INDEX] here)."))
-family.op(OpDef("tensor.alloc", deduce_tensor_alloc, args=(ArgSpec("memory_space"), ArgSpec("size")),
-                doc="Declare a DDR buffer of `size` bytes (a Ptr; Scalar[INDEX] here)."))
+def alloc_affinity(call: Call) -> CoreAffinity:
+    """An allocation runs on the core that owns its space: Vec on the vector core, the others on the cube."""
+    space = static_int(call.args[0]) if call.args else None
+    return CoreAffinity.VECTOR if space == MemorySpace.Vec.value else CoreAffinity.CUBE
+
+
+_SPACE_ARG = ArgSpec("memory_space", enum=MemorySpace)
+family.op(OpDef("tile.alloc", deduce_tile_alloc, args=(_SPACE_ARG, ArgSpec("size")),
+                kwargs=(KwargSpec("pinned", (bool,), False),), affinity=alloc_affinity,
+                doc="Declare an on-chip buffer of `size` bytes in `memory_space`: a pl.Ptr, the allocation's "
+                    "identity (docs/memory_planning.md)."))
+family.op(OpDef("tensor.alloc", deduce_tensor_alloc, args=(_SPACE_ARG, ArgSpec("size")),
+                doc="Declare a DDR buffer of `size` bytes: a pl.Ptr."))
 
 
 # -- semantics ----------------------------------------------------------------------------------------------
@@ -234,7 +243,7 @@ def expands(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 
 @family.semantics("tile.alloc", "tensor.alloc")
 def alloc(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    """A Ptr stand-in; the machine plans no addresses, so every buffer is at 0."""
+    """The Ptr token: the tiles naming it hold the bytes (docs/memory_planning.md, address-accurate execution)."""
     return np.int64(0)
 
 

@@ -101,14 +101,14 @@ def test_fillpad_of_integers_uses_the_dtype_limits():
     np.testing.assert_array_equal(got, want)
 
 
-def test_alloc_runs_and_gives_a_ptr_stand_in():
+def test_alloc_runs_and_gives_a_ptr():
     @pl.program
     class P:
         @pl.function(type=pl.FunctionType.InCore)
         def main(self, x: pl.Tensor[[8, 16], pl.FP32], out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
-            buf = pl.tile.alloc(pl.Mem.Vec, 512)
-            t = pl.load(x, [0, 0], [8, 16])
-            out = pl.store(pl.tile.adds(t, pl.cast(buf, pl.FP32)), [0, 0], out)
+            buf: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 512)
+            t: pl.Tile[[8, 16], pl.FP32, pl.MemRef(buf, 0, 512), pl.Mem.Vec] = pl.load(x, [0, 0], [8, 16])
+            out = pl.store(pl.tile.adds(t, 0.0), [0, 0], out)
             return out
 
     x = rand((8, 16))

@@ -11,8 +11,8 @@ _PART = "p = pl.tile.set_validshape(v, 8, 100)"
 _PART_T = "q = pl.tensor.set_validshape(a, 40, 100)"
 
 CASES: dict[str, tuple[str, str]] = {
-    "tile.alloc": ("x = pl.tile.alloc(pl.Mem.Vec, 16384, pinned=True)", "pl.tile.alloc(1, 16384, pinned=True)"),
-    "tensor.alloc": ("x = pl.tensor.alloc(pl.Mem.DDR, 4096)", "pl.tensor.alloc(0, 4096)"),
+    "tile.alloc": ("x = pl.tile.alloc(pl.Mem.Vec, 16384, pinned=True)", "pl.tile.alloc(pl.Mem.Vec, 16384, pinned=True)"),
+    "tensor.alloc": ("x = pl.tensor.alloc(pl.Mem.DDR, 4096)", "pl.tensor.alloc(pl.Mem.DDR, 4096)"),
     "tile.tri": ("x = pl.tile.tri(s, [16, 16], [8, 16], dtype=pl.FP32, upper=True)",
                  "pl.tile.tri(s, [16, 16], [8, 16], dtype=pl.FP32, upper=True)"),
     "tri": ("x = pl.tri(-1, [16, 32])", "pl.tile.tri(-1, [16, 32], dtype=pl.INT32, upper=False)"),

@@ -58,8 +58,8 @@ class TypeParser(OutsideValueParser):
                 sl = node.slice
                 return "Tuple", list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
         path = self.pl_path(node)
-        if path == "UnknownType":
-            return "UnknownType", []
+        if path in ("UnknownType", "Ptr"):
+            return path, []
         return None, []
 
     def parse_type(self, node: ast.AST) -> T.Type:
@@ -76,6 +76,8 @@ class TypeParser(OutsideValueParser):
             return T.TupleType([self.parse_type(a) for a in args])
         if head == "UnknownType":
             return T.UnknownType()
+        if head == "Ptr":
+            return T.PtrType()
         if head in ("Out", "InOut"):
             self.fail(ParserTypeError, f"pl.{head}[...] is only allowed on function parameters", node)
         self.fail(ParserTypeError, f"unsupported type annotation '{ast.unparse(node)}'", node,
@@ -196,11 +198,108 @@ class TypeParser(OutsideValueParser):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) \
                 and self.pl_path(node.value.func) == "MemRef":
             return self.parse_memref(node.value, node.slice)
+        declared = self.declared_memref(node)
+        if declared is not None:
+            return declared
         value = self.outside_static(node)
         if value is MISSING:
             self.explain_unresolved(node)
             self.fail(ParserTypeError, f"cannot resolve '{ast.unparse(node)}' in a type annotation", node)
         return value
+
+    # -- MemRefs (docs/memory_planning.md, printed forms) -------------------------------------------------
+    def ptr_var(self, name: str) -> E.Var:
+        """The one Ptr Var of this function named `name` (interned: `pl.MemRef("x", ...)` and `pl.MemRef(x,
+        ...)` and the assignment `x: pl.Ptr = ...` all mean the same allocation)."""
+        table: dict[str, E.Var] = self.__dict__.setdefault("_ptr_vars", {})
+        var = table.get(name)
+        if var is None:
+            var = table[name] = E.Var(name, T.PtrType())
+        return var
+
+    def declared_memref(self, node: ast.AST) -> T.MemRef | None:
+        """`ping` / `ring[0]` / `ring[i % 2]`: a module-level `pl.MemRef()` declaration named by its variable."""
+        name_node, index_node = (node, None) if isinstance(node, ast.Name) else (
+            (node.value, node.slice) if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+            else (None, None))
+        if name_node is None or name_node.id in self.symbols:
+            return None
+        decl = self.outside_static(name_node)
+        if not isinstance(decl, T.MemRef):
+            return None
+        if not decl.is_pinned or decl.slot is not None:
+            self.fail(ParserTypeError, f"'{name_node.id}' is a MemRef, not a declared allocation", node,
+                      hint=f"declare it at module level: {name_node.id} = pl.MemRef() (or pl.MemRef(slots=N))")
+        memref = T.MemRef(self.ptr_var(name_node.id), 0, 0, is_pinned=True, slots=decl.slot_count_)
+        memref = memref.with_fields(slots=decl.slot_count_)
+        if index_node is None:
+            return memref  # type: ignore[return-value]
+        return self._slot_of(memref, index_node)  # type: ignore[arg-type]
+
+    def _slot_of(self, memref: T.MemRef, index_node: ast.AST) -> T.MemRef:
+        index = self.outside_static(index_node)
+        if index is MISSING:
+            index = self.parse_scalar_expr(index_node, "a slot index")
+        try:
+            return memref[index]
+        except ValueError as exc:
+            self.fail(ParserTypeError, str(exc), index_node)
+
+    def _memref_base(self, node: ast.AST) -> E.Var:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.ptr_var(node.value)
+        if isinstance(node, ast.Name):
+            var = self.symbols.get(node.id)
+            if var is None:
+                return self.ptr_var(node.id)
+            if not isinstance(var.type, T.PtrType):
+                self.fail(ParserTypeError, f"a MemRef's base must be a pl.Ptr, but '{node.id}' is {var.type}", node,
+                          hint=f"name the allocation: {node.id}: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, size)")
+            return var
+        self.fail(ParserTypeError, f"a MemRef's base must be an allocation name, got '{ast.unparse(node)}'", node,
+                  hint='write pl.MemRef("mem_vec_0", offset, size) or pl.MemRef(mem_vec_0, offset, size)')
+
+    def parse_memref(self, call: ast.Call, slot: ast.AST | None) -> T.MemRef:
+        """`pl.MemRef(base, offset, size[, slots=N])[k]`, a declaration `pl.MemRef("name"[, slots=N])[k]`,
+        and the legacy `pl.MemRef(addr, size, id)` / `pl.MemRef(space, addr, size, id)`."""
+        if len(call.args) == 4:
+            space = self.outside_static(call.args[0])
+            if not isinstance(space, MemorySpace):
+                self.fail(ParserTypeError, "pl.MemRef(space, addr, size, id): the space must be a pl.Mem member",
+                          call.args[0])
+            ident, size = self.outside_static(call.args[3]), self.outside_static(call.args[2])
+            base = self.ptr_var(f"mem_{space.name.lower()}_{ident}")
+            return T.MemRef(base, self.parse_scalar_expr(call.args[1], "byte_offset"), size)
+        if len(call.args) == 3 and all(isinstance(self.outside_static(a), int) for a in call.args):
+            addr, size, ident = (self.outside_static(a) for a in call.args)
+            return T.MemRef(self.ptr_var(f"mem_{ident}"), E.ConstInt(addr, DataType.INDEX), size)
+        kw = self._keywords(call, ("base", "byte_offset", "size", "slots"))
+        slots = self.outside_static(kw["slots"]) if "slots" in kw else None
+        if slots is not None and (not isinstance(slots, int) or isinstance(slots, bool) or slots < 1):
+            self.fail(ParserTypeError, f"slots= must be a positive integer, got '{ast.unparse(kw['slots'])}'",
+                      kw["slots"])
+        if "byte_offset" not in kw and "size" not in kw:  # a declaration, named
+            name = self.outside_static(kw["base"]) if "base" in kw else ""
+            if not isinstance(name, str) or not name:
+                self.fail(ParserTypeError, "a declared allocation in a type is written pl.MemRef(\"name\"[, slots=N])",
+                          call, hint="declare it at module level (ping = pl.MemRef()) and write ping in the type")
+            memref = T.MemRef(self.ptr_var(name), 0, 0, is_pinned=True, slots=slots or 1)
+            memref = memref.with_fields(slots=slots or 1)  # type: ignore[assignment]
+            return memref if slot is None else self._slot_of(memref, slot)
+        if "base" not in kw or "byte_offset" not in kw or "size" not in kw:
+            self.fail(ParserTypeError, "pl.MemRef(base, byte_offset, size) needs all three", call)
+        base = self._memref_base(kw["base"])
+        offset = self.parse_scalar_expr(kw["byte_offset"], "byte_offset")
+        size = self.outside_static(kw["size"])
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            self.fail(ParserTypeError, f"a MemRef's size must be a byte count, got '{ast.unparse(kw['size'])}'",
+                      kw["size"])
+        slot_expr: Any = None
+        if slot is not None:
+            index = self.outside_static(slot)
+            slot_expr = E.ConstInt(index, DataType.INDEX) if isinstance(index, int) else \
+                self.parse_scalar_expr(slot, "a slot index")
+        return T.MemRef(base, offset, size, slots=slots, slot=slot_expr)
 
     def _keywords(self, call: ast.Call, names: tuple[str, ...]) -> dict[str, ast.AST]:
         out: dict[str, ast.AST] = {}
@@ -262,18 +361,6 @@ class TypeParser(OutsideValueParser):
         if "pad" in kw:
             args["pad"] = self._enum_arg(kw["pad"], PadValue)
         return T.TensorView(**args)
-
-    def parse_memref(self, call: ast.Call, slot: ast.AST | None) -> T.MemRef:
-        kw = self._keywords(call, ("base", "byte_offset", "size", "slots"))
-        base_node = kw.get("base")
-        base: Any = self.outside_static(base_node) if base_node is not None else ""
-        if not isinstance(base, str):
-            base = self.parse_value(base_node) if base_node is not None else ""
-        offset = self.parse_scalar_expr(kw["byte_offset"], "byte_offset") if "byte_offset" in kw else 0
-        size = self.outside_static(kw["size"]) if "size" in kw else 0
-        slots = self.outside_static(kw["slots"]) if "slots" in kw else None
-        slot_value = self.outside_static(slot) if slot is not None else None
-        return T.MemRef(base, offset, size, slots, slot_value)
 
 
 class _ViewFields(dict):  # type: ignore[type-arg]

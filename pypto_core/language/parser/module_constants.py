@@ -2,7 +2,7 @@
 
 Read: imports of pypto modules, and `NAME = value`, `NAME: T = value`, `A, B = 1, 2`, `N += 1` whose value
 is a literal, a list or tuple of them (nested), arithmetic or indexing on earlier constants, a `pl.*` enum
-or dtype, `pl.dynamic("M")`, or `pl.min` / `pl.max` / `pl.cast` / `pl.const` of constants. A name bound any other way (a call, an import of another module, a def,
+or dtype, `pl.dynamic("M")`, `pl.min` / `pl.max` / `pl.cast` / `pl.const` of constants, or a `pl.MemRef()` declaration. A name bound any other way (a call, an import of another module, a def,
 an assignment inside an `if` or a loop, a later mutation) is recorded as `Unresolved`, so that a program
 using it gets a located error saying why, and nothing is run to find out.
 """
@@ -105,7 +105,8 @@ class _ModuleReader:
         from pypto_core.language import runtime
 
         fn = static_value(node.func, self.env)
-        if not any(fn is pure for pure in (runtime.min, runtime.max, runtime.cast, runtime.const)):
+        # pl.MemRef(...) at module level declares an allocation (docs/memory_planning.md): a value, nothing run.
+        if not any(fn is pure for pure in (runtime.min, runtime.max, runtime.cast, runtime.const, runtime.MemRef)):
             return MISSING
         args = [static_value(a, self.env) for a in node.args]
         kwargs = {kw.arg: static_value(kw.value, self.env) for kw in node.keywords if kw.arg is not None}

@@ -342,6 +342,9 @@ class StmtParser(ExprParser):
                                            f"type {var_type}", node, hint="use a new name for a value of another type")
         else:
             var = E.Var(name, var_type, span)
+            if isinstance(var_type, T.PtrType):
+                # The allocation MemRefs name (pl.MemRef("x", ...) in a parameter type): one Ptr per name.
+                var = self.ptr_var(name)
             self.symbols[name] = var
             self.def_nodes[name] = node
         if emit:
