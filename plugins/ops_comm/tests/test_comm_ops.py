@@ -230,8 +230,6 @@ def test_the_tile_passes_keep_them_and_the_results():
     np.testing.assert_array_equal(got["win"][16:], want["win"][16:])
 
 
-@pytest.mark.xfail(strict=True, reason="the parser resolves pl.<path> values only: pld.NotifyOp.<X> in a body "
-                                       "needs it to look names up in the pld namespace too")
 def test_the_dsl_spells_the_op_with_pld_notify_op():
     text = PROGRAM.replace("op=0)", "op=pld.NotifyOp.AtomicAdd)").replace("op=1)", "op=pld.NotifyOp.Set)")
     ir.assert_structural_equal(pl.parse(text), pl.parse(PROGRAM))

@@ -294,9 +294,9 @@ def test_an_init_that_is_a_parameter_still_gets_a_move():
     assert any("pl.tile.move(acc0__ssa_v0, target_memory=pl.Mem.Acc)" in line for line in k), k
 
 
-@pytest.mark.xfail(strict=True, reason="the parser rejects an annotation naming another space than tile.full's "
-                                       "(the form a forced loop init prints)")
 def test_the_retyped_init_round_trips():
+    # the parser takes an annotation's space for an op no kwarg places (tile.full): the form a forced loop
+    # init prints
     from pypto_core.language.roundtrip import roundtrip
 
     with verified_only():

@@ -179,14 +179,15 @@ class ParserBase:
         return path
 
     def pl_value(self, path: str) -> Any:
-        """`pl.<path>` in the pypto.language module (MISSING when it has no such name), looked up once per
-        path and parse: the module does not change while parsing."""
+        """`pl.<path>` in the pypto.language module, `pld.<path>` in pypto.language.distributed (MISSING when
+        it has no such name), looked up once per path and parse: the modules do not change while parsing."""
         value = self._pl_values.get(path, _UNSET)
         if value is _UNSET:
-            from pypto_core.language import pl  # here: the pl namespace imports the parser
+            from pypto_core.language import pl, pld  # here: the pl namespace imports the parser
 
-            value = pl
-            for part in path.split("."):
+            # `pld.NotifyOp.Set` (a path _pl_path gives "pld."): walked from the distributed module
+            value, parts = (pld, path.split(".")[1:]) if path.startswith("pld.") else (pl, path.split("."))
+            for part in parts:
                 value = getattr(value, part, MISSING)
                 if value is MISSING:
                     break

@@ -368,7 +368,8 @@ class StmtParser(ExprParser):
             self._check_same(ann.dtype is inferred.dtype and dims_compatible(ann.shape, inferred.shape),
                              ann, inferred, node)
             if ann.memory_space is not None and inferred.memory_space is not None and \
-                    ann.memory_space is not inferred.memory_space and not yielded:
+                    ann.memory_space is not inferred.memory_space and not yielded and \
+                    _space_is_stated(value):
                 # Unchecked, `t: pl.Tile[..., pl.Mem.Left] = pl.tile.load(..., target_memory=pl.Mem.Vec)` would
                 # take the annotation's space, and the passes and the machine would each read a different one.
                 self.fail(ParserTypeError, f"the annotation places the tile in {ann.memory_space.name}, but the value "
@@ -680,3 +681,15 @@ def _ends_with_yield(stmts: list[S.Stmt]) -> bool:
     if isinstance(last, S.SplitAivScopeStmt):
         return _ends_with_yield(flatten_to_stmts(last.body))
     return False
+
+
+def _space_is_stated(value: E.Expr) -> bool:
+    """Whether the value says where its tile lives: anything but a call of an op whose result space no kwarg
+    sets (`tile.full`). For such a call an annotation naming another space is taken as written -- the form
+    InferTileMemorySpace prints for a loop carry's init it moved (docs/passes/infer_tile_memory_space.md) --
+    and the call is retyped to it; a retargetable op (`target_memory=`) must agree with its annotation."""
+    from pypto_core.ops.registry import opdef_of
+
+    opdef = opdef_of(value) if isinstance(value, E.Call) else None
+    return opdef is None or opdef.retarget_kwarg is not None or opdef.output_memory is None
+
