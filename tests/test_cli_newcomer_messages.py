@@ -83,3 +83,13 @@ def test_a_filter_func_that_matches_gives_no_warning(capsys):
     code, _, err = run(capsys, "compile", EXAMPLE, "--print-after-all", "--filter-func", "main_incore*")
     assert code == 0
     assert "warning" not in err and "IR after" in err
+
+
+@pytest.mark.parametrize("written, suggested", [("pl.FP23", "pl.FP32"), ("pl.BF61", "pl.BF16"), ("pl.INT23", "pl.INT32")])
+def test_a_mistyped_dtype_gets_a_did_you_mean(capsys, tmp_path, written, suggested):
+    src = tmp_path / "dt.py"
+    src.write_text(Path(EXAMPLE).read_text().replace("pl.Tensor[[64], pl.FP32]) ->", f"pl.Tensor[[64], {written}]) ->"))
+    code, _, err = run(capsys, "compile", str(src))
+    assert code == 1
+    assert f"expected a dtype such as pl.FP32, got '{written}'" in err and "hint: did you mean" in err
+    assert suggested in err.split("hint: did you mean")[1]

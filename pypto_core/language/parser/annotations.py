@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 from typing import Any
 
 from pypto_core.ir import expr as E
@@ -88,8 +89,13 @@ class TypeParser(OutsideValueParser):
         if isinstance(value, DataType):
             return value
         self.explain_unresolved(node)
-        self.fail(ParserTypeError, f"expected a dtype such as pl.FP32, got '{ast.unparse(node)}'"
-                                   f"{_held(value)}", node)
+        written = ast.unparse(node)
+        # `pl.FP23`: the nearest dtype names (DataType members, as `pl.<NAME>` spells them)
+        close = difflib.get_close_matches(written.rsplit(".", 1)[-1].upper(), list(DataType.__members__), n=2,
+                                          cutoff=0.5)
+        hint = f"did you mean {' or '.join(f'pl.{c}' for c in close)}?" if close else None
+        self.fail(ParserTypeError, f"expected a dtype such as pl.FP32, got '{written}'{_held(value)}", node,
+                  hint=hint)
 
     def parse_dims(self, node: ast.AST, what: str = "shape") -> list[E.Expr]:
         """`[64, N]` written out, or a list or tuple from outside the body (`pl.Tensor[input_shape, ...]`)."""
