@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -32,6 +33,7 @@ from pypto_core.ir.enums import (
     TensorLayout,
     TileLayout,
 )
+from pypto_core.ir.fresh_names import user_base
 from pypto_core.language.naming import VarOrder, assign_names, dynamic_dim_vars, function_var_order
 from pypto_core.ops.registry import find_opdef
 
@@ -540,8 +542,11 @@ class Printer:
             args.append(f"stage={self.value(attrs.pop('pipeline_stages'), True)}")
         if s.iter_args and s.kind is ForKind.Unroll:
             # The DSL has no spelling for it (docs/dsl.md, loops and carries); the round-trip instrument only warns (docs/architecture.md, the pass manager).
-            raise ValueError(f"pl.unroll does not support iter_args: the loop over '{self.name(s.loop_var)}' "
-                             f"carries {len(s.iter_args)} value(s), which the DSL cannot write")
+            carried = ", ".join(repr(user_base(a)) for a in s.iter_args)
+            raise UserError(f"pl.unroll does not support iter_args: the loop over '{self.name(s.loop_var)}' "
+                            f"carries {len(s.iter_args)} value(s) ({carried}), which the DSL cannot write; unroll "
+                            f"the loop before convert_to_ssa gives it carries (the unroll_loops pass: --pipeline "
+                            f"full runs it first), or write the loop with pl.range", s.span)
         if s.iter_args:
             args.append(f"init_values={self.init_tuple(s.iter_args)}")
         if attrs:

@@ -216,3 +216,42 @@ def f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
 ''')
     loop = ir.flatten_to_stmts(program.body)[0]
     assert loop.kind is ir.ForKind.Pipeline and len(loop.iter_args) == 1
+
+
+UNROLL_REBINDS = '''
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.FP32]:
+        for i1 in pl.unroll(2):
+            a[0:32, 0:64] = a
+        return a
+'''
+
+
+def test_printing_an_unroll_loop_convert_to_ssa_gave_a_carry_is_a_located_error_with_the_fix():
+    # ConvertToSSA carries through a pl.unroll loop as PyPTO's does; the DSL cannot write that loop, so
+    # printing it names the loop, the carried variable and the fix instead of failing bare.
+    import pytest
+
+    import pypto.language as pl
+    from pypto import ir, passes
+
+    after = passes.convert_to_ssa()(pl.parse(UNROLL_REBINDS, "unr.py"))
+    with pytest.raises(ValueError) as info:
+        ir.python_print(after)
+    message = str(info.value)
+    assert "carries 1 value(s) ('a')" in message and "--pipeline full runs it first" in message
+    assert "unr.py:8:" in message
+
+
+def test_the_same_loop_unrolled_first_compiles_and_runs():
+    import pypto.language as pl
+    from pypto import passes
+    from pypto_core.testing import same_results
+
+    before = pl.parse(UNROLL_REBINDS)
+    after = passes.convert_to_ssa()(passes.unroll_loops()(before))
+    same_results(before, after)
