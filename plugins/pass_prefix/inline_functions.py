@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from pypto_core.analysis.walk import statements
 from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -87,17 +88,7 @@ def check_no_cycle(inline: dict[str, F.Function]) -> None:
 
 # -- one call site -----------------------------------------------------------------------------------------
 def _contains_return(stmt: S.Stmt | None) -> bool:
-    if stmt is None:
-        return False
-    if isinstance(stmt, S.ReturnStmt):
-        return True
-    if isinstance(stmt, S.SeqStmts):
-        return any(_contains_return(s) for s in stmt.stmts)
-    if isinstance(stmt, S.IfStmt):
-        return _contains_return(stmt.then_body) or _contains_return(stmt.else_body)
-    if isinstance(stmt, (S.ForStmt, S.WhileStmt, S.ScopeStmt)):
-        return _contains_return(stmt.body)
-    return False
+    return stmt is not None and any(isinstance(s, S.ReturnStmt) for s in statements(stmt))
 
 
 def cloned_body(callee: F.Function, call: E.Call) -> S.Stmt:

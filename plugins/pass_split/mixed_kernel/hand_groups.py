@@ -25,7 +25,7 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType, SplitMode
-from pypto_core.ir.utils import deep_clone, function_calls, substitute_stmt
+from pypto_core.ir.utils import deep_clone, function_calls, has_split_aiv_region, substitute_stmt
 from pypto_core.ir.visitor import IRMutator, IRVisitor
 from pypto_core.ops.opdef import CrossCoreRole
 from pypto_core.ops.registry import opdef_of
@@ -142,11 +142,6 @@ class _Transfers(IRVisitor):
     def __init__(self) -> None:
         self.any = False
         self.split = False
-        self.lane_region = False  # a pl.split_aiv region: the body already divides its work between the lanes
-
-    def visit_split_aiv_scope_stmt(self, s: Any) -> None:
-        self.lane_region = True
-        super().visit_split_aiv_scope_stmt(s)
 
     def visit_call(self, call: E.Call) -> None:
         opdef = opdef_of(call) if type(call.op) is E.Op else None
@@ -170,7 +165,8 @@ def mark_dual_dispatch(funcs: dict[str, F.Function], backend: Any) -> bool:
             continue
         walker = _Transfers()
         walker.visit_stmt(member.body)
-        if not walker.any or walker.split or walker.lane_region:
+        # a pl.split_aiv region: the body already divides its work between the lanes
+        if not walker.any or walker.split or has_split_aiv_region(member.body):
             continue
         funcs[member.name] = member.with_fields(attrs={**member.attrs, "dual_aiv_dispatch": True})
         changed = True
