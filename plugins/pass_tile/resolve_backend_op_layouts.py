@@ -100,6 +100,11 @@ class _Resolver(BodyRewriter):
                                             s.span)
         if value is s.value:
             return [*self.take_pending(), s]
+        if isinstance(value, E.Call) and isinstance(var.type, TileType) and isinstance(value.type, TileType):
+            # The variable's type is printed as its annotation, which the parser gives the call it is bound to
+            # (a declared valid region narrower than the op's): the rebuilt call takes it too, so the program
+            # prints and parses back the same.
+            value = value.with_fields(type=var.type)
         return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
 
     def back_to_layout(self, t: TileType, row_major_value: E.Var, span: Any) -> E.Expr:

@@ -132,3 +132,29 @@ class P:
         return r
 ''')
     assert after is before
+
+
+DECLARED_NARROWER = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, qk: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[31, 32])],
+          o: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        v: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.move(qk, target_memory=pl.Mem.Vec)
+        y: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[31, 32], blayout=pl.TileLayout.col_major, slayout=pl.TileLayout.row_major)] = pl.tile.add(v, v)
+        o = pl.store(y, [0, 0], o)
+        return o
+'''
+
+
+def test_a_result_brought_back_keeps_its_declared_valid_region_and_round_trips():
+    from pypto_core.language.roundtrip import roundtrip
+
+    before = pl.parse(HEADER + DECLARED_NARROWER)
+    after = passes.resolve_backend_op_layouts()(before)
+    assert after is not before
+    k = after.get_function("k")
+    (y,) = [s for s in ir.flatten_to_stmts(k.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "y"]
+    # the call bringing the row-major sum back carries the variable's type, as the parser gives it
+    ir.assert_structural_equal(y.value.type, y.var.type)
+    roundtrip(after)
