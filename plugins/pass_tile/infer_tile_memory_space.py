@@ -21,6 +21,7 @@ from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.memory_space.demands import collect_demands
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
+from pypto_plugins.pass_tile.memory_space.tile_capacity import reject_tiles_beyond_capacity
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.verifiers.acc_to_gm_store import verify_acc_to_gm_store
 from pypto_plugins.pass_tile.verifiers.tile_memory_inferred import verify_tile_memory_inferred
@@ -61,6 +62,9 @@ class InferTileMemorySpace(Pass):
         reject_misplaced_core_functions(program)
         funcs = [place_function(f) if f.func_type is FunctionType.InCore else f
                  for f in program.functions.values()]
+        for f in funcs:
+            if f.func_type is FunctionType.InCore:
+                reject_tiles_beyond_capacity(f, ctx.backend)
         funcs = [_StripMatBridgeMarker().visit_function(f) for f in funcs]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
             return program
