@@ -126,17 +126,18 @@ def an_explicit_reinterpret_shape_is_the_inferred_one(ctx: SplitLowering, call: 
                     "reinterpret_view outside the split scope.", call.span)
 
 
-def halve_view(op: str) -> SplitFormFn:
-    """tile.reshape / tile.reinterpret_view: a split source keeps its split axis where it survives whole."""
+def halve_view(op: str, *, row_major_reshape: bool) -> SplitFormFn:
+    """tile.reshape (`row_major_reshape`: the split axis is followed through the flat row-major layout) /
+    tile.reinterpret_view (its explicit shape must be the inferred one; the split axis must survive whole)."""
 
     def split_view(ctx: SplitLowering, call: Call, args: list[Expr]) -> tuple[Expr, int | None]:
         src, dst = tile_type(call.args[0]), tile_type(call)
-        if op == "tile.reinterpret_view":
+        if not row_major_reshape:
             an_explicit_reinterpret_shape_is_the_inferred_one(ctx, call)
         source_axis = ctx.split_axis(args[0])
         if source_axis is None:
             return viewed_whole_then_sliced_per_lane(ctx, op, call, args)
-        if op == "tile.reshape":
+        if row_major_reshape:
             axis = the_split_axis_in_flat_layout(ctx, op, src.shape, dst.shape, source_axis)
         else:
             axis = the_split_axis_survives_whole(src.shape, dst.shape, source_axis)
