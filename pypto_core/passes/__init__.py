@@ -11,6 +11,7 @@ from pypto_core.passes.instruments import (
     make_roundtrip_instrument,
 )
 from pypto_core.passes.manager import PassManager
+from pypto_core.passes.memory_planner import MemoryPlanner
 from pypto_core.passes.pass_base import Pass, PassOptions
 from pypto_core.passes.pipeline import PassPipeline
 from pypto_core.passes.properties import IRProperty, IRPropertySet
@@ -38,7 +39,7 @@ def __getattr__(name: str) -> _Any:
     return factory(name)
 
 
-__all__ = ["CallbackInstrument", "Diagnostic", "DiagnosticSeverity", "IRProperty", "IRPropertySet", "Pass",
+__all__ = ["CallbackInstrument", "Diagnostic", "DiagnosticSeverity", "IRProperty", "IRPropertySet", "MemoryPlanner", "Pass",
            "PassContext", "PassInstrument", "PassManager", "PassOptions", "PassPipeline",
            "PropertyVerifierRegistry", "VerificationInstrument", "VerificationLevel", "VerificationMode",
            "get_default_verify_properties", "get_structural_properties", "get_verified_properties",
