@@ -13,6 +13,7 @@ from pypto_core.cli import main
 from pypto_core.config import ConfigError, key_lines, parse_config_text, resolve_config
 from pypto_core.passes.verifier_registry import PropertyVerifierRegistry, error
 
+from .default_preset import default_passes
 from .test_pipeline_toys.support import TOY_SOURCE
 from .test_pipeline_toys.toy_failing import failing_plugin  # noqa: F401 - a fixture
 
@@ -301,13 +302,15 @@ def test_pypto_run_shows_its_progress_when_asked(capsys):
     assert code == 0
     lines = err.splitlines()
     stages = [line for line in lines if line.startswith("pypto run: ") and not line.endswith(" ...")]
-    assert [s.rsplit(": ", 1)[0] for s in stages] == ["pypto run: compiling with 9 passes",
+    passes = default_passes()
+    n = len(passes)
+    assert [s.rsplit(": ", 1)[0] for s in stages] == [f"pypto run: compiling with {n} passes",
                                                       "pypto run: running main as written",
                                                       "pypto run: running main compiled"]
     assert all(s.endswith(" s") for s in stages)
     # The compile stage shows each pass between its start and end lines.
-    start, end = lines.index("pypto run: compiling with 9 passes ..."), lines.index(stages[0])
+    start, end = lines.index(f"pypto run: compiling with {n} passes ..."), lines.index(stages[0])
     assert [line for line in lines[start + 1:end] if line.startswith("pypto: [")][:2] == [
-        "pypto: [1/9] convert_to_ssa", "pypto: [2/9] normalize_stmt_structure"]
+        f"pypto: [1/{n}] {passes[0]}", f"pypto: [2/{n}] {passes[1]}"]
     code, _, err = run(capsys, "run", "--no-progress", example)
     assert code == 0 and "pypto run: " not in err and "pypto: [" not in err

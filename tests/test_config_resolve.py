@@ -15,6 +15,7 @@ from pypto_core.config import (
 from pypto_core.passes.instruments import IRDumpInstrument, PrintAfterInstrument
 from pypto_core.plugins.host import plugin_host
 
+from .default_preset import default_passes
 from .test_pipeline_toys import support
 
 toy_plugin = support.toy_plugin  # shared fixture
@@ -33,10 +34,8 @@ def error_of(text: str, cli: CliOverrides | None = None) -> str:
 def test_no_file_means_default_preset_and_ascend910b(toy_plugin, tmp_path):
     resolved = resolve_config(load_config(search_dir=tmp_path))
     assert resolved.backend == "Ascend910B"
-    assert [s.name for s in resolved.steps] == ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes",
-                                                "convert_tensor_to_tile_ops", "flatten_tile_nd_to_2d",
-                                                "infer_tile_memory_space", "lower_auto_vector_split",
-                                                "expand_mixed_kernel", "split_vector_kernel"]
+    assert [s.name for s in resolved.steps] == default_passes()
+    assert resolved.steps[0].name == "inline_functions" and resolved.steps[-1].name == "split_vector_kernel"
     assert resolved.pipeline_origin == "preset 'default'"
     assert resolved.verify == "basic"
 

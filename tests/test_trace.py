@@ -25,6 +25,7 @@ from pypto_core.passes.pass_base import Pass
 from pypto_core.trace import collect_trace, render_html
 from pypto_core.trace.diff import diff_programs, split_sections
 
+from .default_preset import default_passes, step_of
 from .test_pipeline_toys import support
 from .test_pipeline_toys.support import TOY_SOURCE
 
@@ -32,9 +33,10 @@ toy_plugin = support.toy_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "mixed_matmul_bias.py"
-DEFAULT_PASSES = ["convert_to_ssa", "normalize_stmt_structure", "outline_incore_scopes",
-                  "convert_tensor_to_tile_ops", "flatten_tile_nd_to_2d", "infer_tile_memory_space",
-                  "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel"]
+DEFAULT_PASSES = default_passes()
+LAST = len(DEFAULT_PASSES)
+SSA, NORMALIZE, OUTLINE = step_of("convert_to_ssa"), step_of("normalize_stmt_structure"), step_of("outline_incore_scopes")
+TO_TILES, SPLIT = step_of("convert_tensor_to_tile_ops"), step_of("lower_auto_vector_split")
 SCREENSHOT = ROOT / "docs" / "images" / "trace.png"
 UPDATE_SCREENSHOT_ENV = "PYPTO_UPDATE_TRACE_SCREENSHOT"  # =1: the browser test rewrites docs/images/trace.png
 INSTALL_TIMEOUT = 900
@@ -107,7 +109,7 @@ def test_passes_that_changed_nothing_are_marked(traced):
     assert status["flatten_tile_nd_to_2d"] == "unchanged"
     assert status["outline_incore_scopes"] == "changed"
     page = traced["page"]
-    unchanged = page[page.index('id="pass-2"'):page.index('id="pass-3"')]
+    unchanged = page[page.index(f'id="pass-{NORMALIZE}"'):page.index(f'id="pass-{NORMALIZE + 1}"')]
     assert '<span class="badge unchanged">no change</span>' in unchanged
     assert "no change: the program is the same as before the pass" in unchanged
     assert 'class="l add' not in unchanged and 'class="l del' not in unchanged
@@ -115,14 +117,14 @@ def test_passes_that_changed_nothing_are_marked(traced):
 
 def test_diff_markup_has_added_and_removed_lines_with_changed_characters(traced):
     page = traced["page"]
-    ssa = page[page.index('id="pass-1"'):page.index('id="pass-2"')]
+    ssa = page[page.index(f'id="pass-{SSA}"'):page.index(f'id="pass-{SSA + 1}"')]
     assert '<div class="l del">' in ssa and '<div class="l add">' in ssa
     assert '<span class="x">' in ssa  # intra-line: the renamed variables
     # the removed line is the source's, the added one the SSA form, both highlighted
     assert re.search(r'class="l del"><span class="o">\d+</span><span class="n"></span><span class="g">-</span>', ssa)
     assert re.search(r'class="l add"><span class="o"></span><span class="n">\d+</span><span class="g">\+</span>', ssa)
     assert "__ssa_v0" in ssa
-    outline = page[page.index('id="pass-3"'):page.index('id="pass-4"')]
+    outline = page[page.index(f'id="pass-{OUTLINE}"'):page.index(f'id="pass-{OUTLINE + 1}"')]
     assert 'data-fn="by_rows" data-status="added"' in outline  # a new function is one added block
     assert 'data-fn="main" data-status="changed"' in outline
 
@@ -131,19 +133,20 @@ def test_function_navigation_anchors(traced):
     doc = _elements(traced["page"])
     ids = {a["id"] for a in doc.find("div") if "id" in a}
     for fn in ("by_rows", "by_cols", "main"):
-        assert f"p3-f-{fn}" in ids and f"p9-f-{fn}" in ids
+        assert f"p{OUTLINE}-f-{fn}" in ids and f"p{LAST}-f-{fn}" in ids
     assert "p0-f-main" in ids and "p0-f-by_rows" not in ids  # the input has main only
-    assert {a["href"] for a in doc.find("a", **{"class": "fn-link"})} >= {"#pass=3&fn=by_rows", "#pass=0&fn=main"}
-    last = doc.find("section", id="pass-9")[0]
+    assert {a["href"] for a in doc.find("a", **{"class": "fn-link"})} >= {f"#pass={OUTLINE}&fn=by_rows",
+                                                                       "#pass=0&fn=main"}
+    last = doc.find("section", id=f"pass-{LAST}")[0]
     assert set(last["data-functions"].split(",")) >= {"main", "by_rows", "by_cols"}
 
 
 def test_verified_properties_and_check_run_verdicts_are_shown(traced):
     page = traced["page"]
-    tile = page[page.index('id="pass-4"'):page.index('id="pass-5"')]
+    tile = page[page.index(f'id="pass-{TO_TILES}"'):page.index(f'id="pass-{TO_TILES + 1}"')]
     assert "<th>verified after</th>" in tile and '<span class="chip prop">' in tile
     assert "<th>check-run</th>" in tile and re.search(r"outputs match: cols, .*rows<", tile)
-    unchanged = page[page.index('id="pass-2"'):page.index('id="pass-3"')]
+    unchanged = page[page.index(f'id="pass-{NORMALIZE}"'):page.index(f'id="pass-{NORMALIZE + 1}"')]
     assert "the pass returned its input: nothing to rerun" in unchanged or "outputs match" in unchanged
 
 
@@ -158,9 +161,10 @@ def test_the_page_is_self_contained(traced):
 
 
 def test_progress_goes_to_stderr_one_line_per_pass(traced):
-    lines = [line for line in traced["stderr"].splitlines() if re.match(r"pypto trace: \[ ?\d/9\]", line)]
-    assert len(lines) == 9
-    assert "normalize_stmt_structure" in lines[1] and lines[1].endswith("no change")
+    lines = [line for line in traced["stderr"].splitlines() if re.match(rf"pypto trace: \[ *\d+/{LAST}\]", line)]
+    assert len(lines) == LAST
+    normalize = lines[NORMALIZE - 1]
+    assert "normalize_stmt_structure" in normalize and normalize.endswith("no change")
     assert "wrote" in traced["stderr"].splitlines()[-1]
 
 
@@ -307,19 +311,19 @@ def _run_chromium(chromium: str, profile: Path, url: str, *args: str, timeout: f
 
 
 def test_browser_builds_the_navigation_from_the_url(chromium, traced, tmp_path):
-    url = traced["path"].as_uri() + "#pass=3&fn=by_rows"
+    url = traced["path"].as_uri() + f"#pass={OUTLINE}&fn=by_rows"
     dom = _run_chromium(chromium, tmp_path / "profile", url, "--virtual-time-budget=3000", "--dump-dom")
     doc = _elements(dom)
     body = doc.find("body")[0]
     assert body.get("data-ready") == "1" and "js" in body["class"].split()
-    assert body["data-current-pass"] == "3" and body["data-current-fn"] == "by_rows"
+    assert body["data-current-pass"] == str(OUTLINE) and body["data-current-fn"] == "by_rows"
     links = [a for a in doc.find("a") if "data-step" in a]
     assert [a["data-step"] for a in links] == [str(i) for i in range(len(DEFAULT_PASSES) + 1)]
-    assert "current" in links[3]["class"].split()
+    assert "current" in links[OUTLINE]["class"].split()
     fn_links = [a["data-fn"] for a in doc.find("a") if "data-fn" in a]
     assert {"", "main", "by_rows", "by_cols"} <= set(fn_links)
     current = [s for s in doc.find("section") if "current" in s["class"].split()]
-    assert [s["id"] for s in current] == ["pass-3"]
+    assert [s["id"] for s in current] == [f"pass-{OUTLINE}"]
     filtered = {a["data-fn"] for a in doc.find("div") if "filtered" in a.get("class", "").split()}
     assert {"main", "by_cols"} <= filtered and "by_rows" not in filtered
     assert "<option value=\"by_cols\">by_cols</option>" in dom  # the function filter, built by the script
@@ -411,7 +415,7 @@ def test_browser_clicking_a_pass_shows_its_diff(chromium, traced, tmp_path):
 
 def test_browser_screenshot(chromium, traced, tmp_path):
     shot = tmp_path / "trace.png"
-    url = traced["path"].as_uri() + "#pass=7"
+    url = traced["path"].as_uri() + f"#pass={SPLIT}"
     _run_chromium(chromium, tmp_path / "profile", url, "--virtual-time-budget=3000", "--window-size=1440,900",
                   "--hide-scrollbars", f"--screenshot={shot}")
     data = shot.read_bytes()

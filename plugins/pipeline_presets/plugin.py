@@ -29,10 +29,10 @@ _DEFAULT = [
 ]
 
 PRESETS: dict[str, list[str]] = {
-    # What `pypto compile` runs with no pypto.toml: from the program as written to per-lane AIC / AIV kernels.
-    "default": [*_TILE, "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel"],
-    # PyPTO's own order of the same road, with the passes it runs before and between them
-    # (docs/architecture.md, pipeline presets); `PassManager.get_strategy(Default)` runs it.
+    # What `pypto compile` runs with no pypto.toml: PyPTO's own order from the program as written to
+    # per-lane AIC / AIV kernels (docs/architecture.md, pipeline presets); `PassManager.get_strategy(Default)`
+    # runs it too. `full` is its older name, kept for the pypto.toml files that say it.
+    "default": list(_DEFAULT),
     "full": list(_DEFAULT),
     "outline": list(_OUTLINE),
     "tile": list(_TILE),

@@ -545,8 +545,8 @@ class Printer:
             carried = ", ".join(repr(user_base(a)) for a in s.iter_args)
             raise UserError(f"pl.unroll does not support iter_args: the loop over '{self.name(s.loop_var)}' "
                             f"carries {len(s.iter_args)} value(s) ({carried}), which the DSL cannot write; unroll "
-                            f"the loop before convert_to_ssa gives it carries (the unroll_loops pass: --pipeline "
-                            f"full runs it first), or write the loop with pl.range", s.span)
+                            f"the loop before convert_to_ssa gives it carries (the unroll_loops pass: the default "
+                            f"pipeline runs it first), or write the loop with pl.range", s.span)
         if s.iter_args:
             args.append(f"init_values={self.init_tuple(s.iter_args)}")
         if attrs:

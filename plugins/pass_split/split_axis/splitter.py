@@ -42,7 +42,7 @@ from pypto_plugins.pass_split.split_axis.conditions import (
     same_physical_shape,
 )
 from pypto_plugins.pass_split.split_axis.facts import Split, SplitFacts
-from pypto_plugins.pass_split.split_axis.halving import halve_tile_type
+from pypto_plugins.pass_split.split_axis.halving import halve_tile_type, with_valid_region
 from pypto_plugins.pass_split.split_axis.lanes import LanePartition, lane_one_may_be_empty
 from pypto_plugins.pass_split.split_axis.modes import split_dimension
 
@@ -217,6 +217,10 @@ class Splitter(BodyRewriter):
             raise self.reject(f"{call.op.name} here carries {operand}: each lane computes half the result on the "
                               f"split axis{why}; derive the per-lane half first (pl.load / pl.slice it inside the "
                               f"split function, or write pl.tile.aiv_shard), or keep the value out of the split")
+        if not (t.tile_view is not None and t.tile_view.valid_shape):
+            # No valid region was declared: the lane's is the one its operands derive, as the parser derives
+            # it when it reads the printed program back (a temporary a later pass made from a narrowed tile).
+            halved = with_valid_region(halved, deduced.valid_shape, deduced.effective_view().compact)
         new = E.Call(call.op, args, kwargs=dict(call.kwargs), attrs=dict(call.attrs), type=halved, span=call.span)
         self.facts.record(new, Split(axis, may_be_empty=may_be_empty))
         if result is None and not structural_equal(deduced, halved):

@@ -243,7 +243,7 @@ def test_printing_an_unroll_loop_convert_to_ssa_gave_a_carry_is_a_located_error_
     with pytest.raises(ValueError) as info:
         ir.python_print(after)
     message = str(info.value)
-    assert "carries 1 value(s) ('a')" in message and "--pipeline full runs it first" in message
+    assert "carries 1 value(s) ('a')" in message and "the default pipeline runs it first" in message
     assert "unr.py:8:" in message
 
 
