@@ -109,7 +109,8 @@ DEFAULT_PASSES = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "Conver
                   "NormalizeStmtStructure", "FlattenCallExpr", "OutlineIncoreScopes", "OutlineClusterScopes",
                   "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
                   "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr", "ResolveBackendOpLayouts",
-                  "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel"]
+                  "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel", "StampTfreeSplit",
+                  "NormalizeReturnOrder"]
 
 
 def test_strategy_pass_manager_runs_the_preset_in_the_current_context(toy_plugin):

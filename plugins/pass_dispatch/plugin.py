@@ -1,5 +1,5 @@
 """Entry point of the pass_dispatch plugin: DeriveCallDirections (and the property it establishes),
-AutoDeriveTaskDependencies."""
+AutoDeriveTaskDependencies, NormalizeReturnOrder."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_dispatch.call_directions_verifier import verify_call_directions
 from pypto_plugins.pass_dispatch.derive_call_directions import DeriveCallDirections
+from pypto_plugins.pass_dispatch.normalize_return_order import NormalizeReturnOrder
 from pypto_plugins.pass_dispatch.task_dependencies import AutoDeriveTaskDependencies
 
 
@@ -15,6 +16,7 @@ from pypto_plugins.pass_dispatch.task_dependencies import AutoDeriveTaskDependen
 def pypto_register_passes(registry: Any) -> None:
     registry.register_pass(DeriveCallDirections)
     registry.register_pass(AutoDeriveTaskDependencies)
+    registry.register_pass(NormalizeReturnOrder)
 
 
 @hookimpl

@@ -26,6 +26,8 @@ _DEFAULT = [
     "infer_tile_memory_space", "insert_mx_scale_addr", "resolve_backend_op_layouts",
     # the split chain: per-lane AIC / AIV kernels
     "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel",
+    # per-core kernels made explicit for codegen: frees name their pops, kernels return their Out parameters
+    "stamp_tfree_split", "normalize_return_order",
 ]
 
 PRESETS: dict[str, list[str]] = {
