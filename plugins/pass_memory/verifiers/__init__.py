@@ -1,0 +1,10 @@
+"""The properties pass_memory's passes establish, with their verifiers (docs/reference/properties.md)."""
+
+from __future__ import annotations
+
+from pypto_plugins.pass_memory.verifiers.has_memrefs import verify_has_memrefs
+
+VERIFIERS = {
+    "HasMemRefs": (verify_has_memrefs, "every tile variable has a MemRef (InitMemRef), except the buffer-less "
+                                       "tiles of a pipe ring (a cross-core pop and its views)"),
+}
