@@ -6,6 +6,7 @@ from typing import Any
 
 from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_memory.init_mem_ref import InitMemRef
+from pypto_plugins.pass_memory.materialize_semantic_aliases import MaterializeSemanticAliases
 from pypto_plugins.pass_memory.verifiers import VERIFIERS
 
 
@@ -13,6 +14,7 @@ from pypto_plugins.pass_memory.verifiers import VERIFIERS
 def pypto_register_passes(registry: Any) -> None:
     # the passes register here as they land (docs/memory_planning.md)
     registry.register_pass(InitMemRef)
+    registry.register_pass(MaterializeSemanticAliases)
 
 
 @hookimpl
