@@ -7,6 +7,7 @@ from typing import Any
 from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_memory.init_mem_ref import InitMemRef
 from pypto_plugins.pass_memory.materialize_semantic_aliases import MaterializeSemanticAliases
+from pypto_plugins.pass_memory.materialize_tensor_strides import MaterializeTensorStrides
 from pypto_plugins.pass_memory.verifiers import VERIFIERS
 
 
@@ -15,6 +16,7 @@ def pypto_register_passes(registry: Any) -> None:
     # the passes register here as they land (docs/memory_planning.md)
     registry.register_pass(InitMemRef)
     registry.register_pass(MaterializeSemanticAliases)
+    registry.register_pass(MaterializeTensorStrides)
 
 
 @hookimpl
