@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_memory.canonicalize_io_order import CanonicalizeIOOrder
 from pypto_plugins.pass_memory.init_mem_ref import InitMemRef
 from pypto_plugins.pass_memory.materialize_semantic_aliases import MaterializeSemanticAliases
 from pypto_plugins.pass_memory.materialize_tensor_strides import MaterializeTensorStrides
@@ -17,6 +18,7 @@ def pypto_register_passes(registry: Any) -> None:
     registry.register_pass(InitMemRef)
     registry.register_pass(MaterializeSemanticAliases)
     registry.register_pass(MaterializeTensorStrides)
+    registry.register_pass(CanonicalizeIOOrder)
 
 
 @hookimpl

@@ -16,7 +16,7 @@ from pypto_core.testing import checked_pipeline, same_results
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.py"))
 BACKENDS = ("Ascend910B", "Ascend950")
-MEMORY_PASSES = ("materialize_tensor_strides", "init_mem_ref", "materialize_semantic_aliases")
+MEMORY_PASSES = ("canonicalize_io_order", "materialize_tensor_strides", "init_mem_ref", "materialize_semantic_aliases")
 
 
 def tiles_with_memrefs(program: ir.Program) -> int:
