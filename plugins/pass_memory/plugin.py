@@ -5,8 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_memory.canonicalize_io_order import CanonicalizeIOOrder
+from pypto_plugins.pass_memory.init_mem_ref import InitMemRef
+from pypto_plugins.pass_memory.materialize_semantic_aliases import MaterializeSemanticAliases
+from pypto_plugins.pass_memory.materialize_tensor_strides import MaterializeTensorStrides
+from pypto_plugins.pass_memory.verifiers import VERIFIERS
 
 
 @hookimpl
 def pypto_register_passes(registry: Any) -> None:
-    del registry  # the passes register here as they land (docs/memory_planning.md)
+    # the passes register here as they land (docs/memory_planning.md)
+    registry.register_pass(InitMemRef)
+    registry.register_pass(MaterializeSemanticAliases)
+    registry.register_pass(MaterializeTensorStrides)
+    registry.register_pass(CanonicalizeIOOrder)
+
+
+@hookimpl
+def pypto_register_properties(registry: Any) -> None:
+    for name, (verifier, doc) in VERIFIERS.items():
+        registry.register_property(name, verifier, doc)

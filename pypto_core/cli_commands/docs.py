@@ -63,6 +63,8 @@ def _value(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         inner = ", ".join(_value(v) for v in value)
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if callable(value):
+        return _callable_name(value)
     return repr(value)
 
 

@@ -123,7 +123,10 @@ def _placed_tiles(func: Function) -> tuple[list[E.Var], dict[int, E.Var]]:
     out = []
     for var in bound:
         t = var.type
-        if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
+        # A declaration not resolved yet (`pl.MemRef("ring", slots=2)[1]` before InitMemRef: pinned, size 0) has
+        # no slot offsets: its tiles stay values until InitMemRef gives each slot its bytes.
+        if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR) \
+                and not t.memref.is_pinned:
             out.append(var)
     return out, source
 

@@ -21,6 +21,7 @@ an IR builder, a semantics, an interface implementation) naming both places.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,15 @@ class OpFamily:
             self._dsl.append(_Dsl(dsl, derived_builder(opdef, dsl.rpartition(".")[2]), opdef.defined_at,
                                   builder=_has_namespace(dsl)))
         return opdef
+
+    def set_traits(self, *op_names: str, **facts: Any) -> None:
+        """Add trait facts to ops this family already recorded (ops a helper or a loop builds)."""
+        for name in op_names:
+            matches = [o for o in self.opdefs if o.name == name]
+            if not matches:
+                raise KeyError(f"op family '{self.name}' has no op '{name}' to set traits on")
+            for opdef in matches:
+                opdef.traits = dataclasses.replace(opdef.traits, **facts)
 
     def ops(self, opdefs: list[OpDef]) -> list[OpDef]:
         for opdef in opdefs:

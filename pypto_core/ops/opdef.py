@@ -161,6 +161,24 @@ class OpTraits:
     # The result may share operand 0's buffer (a view, or a move the backend may elide): a popped tile's
     # FIFO slot stays in use until such results are dead too (ExpandMixedKernel's tfree placement).
     aliases_operand: bool = False
+    # Memory planning (docs/memory_planning.md). `buffer_view`: the result lives in operand 0's buffer (PyPTO:
+    # "output memory inherits input"): "window" at an offset its operands give (a slice), "relabel" the same
+    # bytes with only the valid region changed, "view" the same bytes read with another shape / dtype / layout.
+    buffer_view: str = ""
+    # The result is written into operand k's buffer (destination passing: tile.store's tensor, matmul_acc's acc).
+    output_reuses_input: int | None = None
+    # Operands whose buffer the result must not share: "all" (PyPTO: not in-place safe), their indices, or a
+    # function (call, backend) -> "all" | indices, for ops where it depends on the call (a widening cast).
+    output_must_not_alias: str | tuple[int, ...] | Callable[..., Any] = ()
+
+    def no_alias_operands(self, call: Call, backend: Any = None) -> tuple[int, ...]:
+        """The operand indices of `call` its result's buffer must not share (output_must_not_alias)."""
+        rule = self.output_must_not_alias
+        if callable(rule):
+            rule = rule(call, backend)
+        if rule == "all":
+            return tuple(range(len(call.args)))
+        return tuple(i for i in rule if i < len(call.args))
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

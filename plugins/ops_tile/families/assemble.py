@@ -306,3 +306,9 @@ def tensor_assemble(target: Expr, source: Expr, offset: Any, span: Span | None =
 family.dsl_function("assemble", dispatch_between("assemble", tile_assemble, tensor_assemble))
 family.dsl_function("concat", dispatch_between("concat", registered("tile.concat"), registered("tensor.concat")))
 family.dsl_function("expand_clone", registered("tensor.expand_clone"))  # tensor-only
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.assemble", buffer_view="view")  # written into the target's buffer
+family.set_traits("tensor.assemble", output_reuses_input=0)
+family.set_traits("tile.concat", output_must_not_alias="all")

@@ -538,3 +538,7 @@ for _name in (*names.TENSOR.SCALAR, "maxs", "mins", "maximums", "minimums", "rem
 for _row_major_op in ("add", "sub", "mul", "rem", "fmod", "and", "or", "xor", "shl", "shr", "maximum", "minimum",
                       "adds", "subs", "muls", "divs", "fmods", "maximums", "div"):
     family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.fmod", "tile.fmods", "tile.ands", "tile.ors", "tile.xors", output_must_not_alias="all")

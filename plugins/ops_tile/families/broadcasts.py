@@ -286,3 +286,10 @@ for _d in ("row", "col"):
 # a constant origin (CanonicalizeTileSlice, docs/plugins.md, op interfaces).
 for _n in ("mul", "add", "div", "sub", "max", "min", "expdif"):
     family.implement("contiguous_window_operands", f"tile.col_expand_{_n}", True)
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits(*(f"tile.{side}_expand{kind}" for side in ("row", "col")
+                    for kind in ("", "_add", "_div", "_expdif", "_max", "_min", "_mul", "_sub")),
+                  output_must_not_alias=(1,))
+family.set_traits("tile.row_expand_add", output_must_not_alias=(1, 2))

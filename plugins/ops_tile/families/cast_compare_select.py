@@ -400,3 +400,17 @@ for _name, _fn in _TENSOR.items():
 for _name in ("cast", "cmp", "cmps", "sel", "sels"):
     family.dsl_function(_name, dispatch_between(_name, _TILE.get(_name) or registered(f"tile.{_name}"),
                                                 _TENSOR[_name]))
+
+
+# Memory planning facts (docs/memory_planning.md): which operands a result's buffer must not share.
+
+def cast_no_alias_operands(call: Any, backend: Any) -> tuple[int, ...]:
+    """A widening cast writes more bytes per element than it reads: its result may not share the operand's
+    buffer; a narrowing or same-width one may."""
+    source, target = call.args[0].type.dtype, call.kwargs.get("target_type")
+    return (0,) if isinstance(target, DataType) and target.get_bit() > source.get_bit() else ()
+
+
+family.set_traits("tile.cast", output_must_not_alias=cast_no_alias_operands)
+family.set_traits("tile.sel", output_must_not_alias=(0, 3))
+family.set_traits("tile.sels", output_must_not_alias=(0,))

@@ -164,3 +164,14 @@ for _name in ("addc", "subc", "addsc", "subsc", "prelu", "lrelu"):
 # The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
 for _row_major_op in ("lrelu", "addsc", "subsc", "prelu"):
     family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())
+
+
+# Memory planning facts (docs/memory_planning.md): which operands a result's buffer must not share.
+
+def prelu_no_alias_operands(call: Any, backend: Any) -> str | tuple[int, ...]:
+    """tile.prelu may not share any operand's buffer; on a5 only the tile's and the slope's."""
+    arch = backend.fact("pto_arch", None) if backend is not None else None
+    return (0, 1) if arch == "a5" else "all"
+
+
+family.set_traits("tile.prelu", output_must_not_alias=prelu_no_alias_operands)

@@ -456,3 +456,8 @@ family.dsl_function("gather_compare", tile_only("gather_compare", tile_gather_co
 # The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
 for _row_major_op in ("gatherb",):
     family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.gather", "tile.gather_compare", "tile.gather_mask", "tile.gatherb",
+                  output_must_not_alias="all")

@@ -526,3 +526,8 @@ family.dsl_function("gather_row", dispatch_between("gather_row", gather_row, ten
                                                    mixed=True))
 family.dsl_function("mgather", mgather)  # its first operand is the GM table
 family.dsl_function("paged_gather", paged_gather)
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.gather_row", output_reuses_input=0)
+family.set_traits("tile.mgather", output_must_not_alias="all")

@@ -726,3 +726,7 @@ def matmul_acc(acc: Expr, lhs: Expr, rhs: Expr, a_trans: Any = False, b_trans: A
 
 for _name in ("matmul_bias", "gemv", "gemv_acc", "gemv_bias", "batch_matmul"):
     family.dsl_function(_name, tile_only(_name, registered(f"tile.{_name}")))
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.matmul_acc", "tile.gemv_acc", "tile.batch_matmul_acc", output_reuses_input=0)

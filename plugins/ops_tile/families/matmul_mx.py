@@ -236,3 +236,8 @@ def matmul_mx_bias(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
 @family.semantics("tile.tget_scale_addr")
 def tget_scale_addr(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     return args[0]  # an address binding: the scale tile's values stay as they are
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.tget_scale_addr", buffer_view="view", output_reuses_input=0)
+family.set_traits("tile.matmul_mx_acc", output_reuses_input=0)

@@ -727,3 +727,8 @@ def rebase_extract(call: Call, source: Expr, row: Expr, col: Expr) -> Call:
 
 
 family.implement("window_copy", "tile.extract", {"window": extract_window, "rebase": rebase_extract})
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.store", output_reuses_input=2)
+family.set_traits("tile.move", "tile.extract", output_must_not_alias="all")

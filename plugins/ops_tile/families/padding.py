@@ -188,3 +188,8 @@ for _name, _fn in _TENSOR.items():
     family.dsl_function(f"tensor.{_name}", _fn)
 for _name in ("fillpad", "fillpad_expand"):
     family.dsl_function(_name, dispatch_between(_name, _TILE[_name], _TENSOR[_name]))
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.fillpad_inplace", output_reuses_input=0)
+family.set_traits("tile.fillpad_expand", output_must_not_alias="all")

@@ -426,3 +426,8 @@ for _n in ("row_prod", "row_argmin", "col_argmax", "col_argmin"):
 family.dsl_function("col_prod", col_prod)
 family.dsl_function("row_argmax", dispatch_between("row_argmax", registered("tile.row_argmax"),
                                                    registered("tensor.row_argmax")))
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.row_sum", "tile.row_max", "tile.row_min", "tile.row_prod", "tile.row_argmax",
+                  "tile.row_argmin", "tile.col_argmax", "tile.col_argmin", output_must_not_alias="all")

@@ -412,3 +412,8 @@ family.dsl_function("mscatter", tile_only("mscatter", registered("tile.mscatter"
 
 # The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
 family.implement("row_major_layout", "tile.mscatter", row_major((0, 1), result=False))
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.scatter", "tile.scatter_mask", "tile.scatter_update", output_reuses_input=0)
+family.set_traits("tile.mscatter", output_reuses_input=2)

@@ -350,3 +350,7 @@ family.dsl_function("mrgsort", dispatch_between("mrgsort", tile_mrgsort, _mrgsor
 for _row_major_op in ("mrgsort_format2", "sort32"):
     family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())
 family.implement("row_major_layout", "tile.mrgsort_format1", row_major((0,)))
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.mrgsort_format1", "tile.mrgsort_format2", "tile.sort32", output_must_not_alias="all")

@@ -166,3 +166,8 @@ family.implement("tile_form", "tensor.transpose", TileForm(lower=lower_tensor_tr
 family.dsl_function("transpose", dispatch_between("transpose", registered("tile.transpose"),
                                                   registered("tensor.transpose")))
 family.dsl_function("transpose_view", tile_only("transpose_view", registered("tile.transpose_view")))
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.transpose_view", buffer_view="view")
+family.set_traits("tile.transpose", output_must_not_alias="all")  # data movement: a buffer of its own

@@ -260,3 +260,7 @@ for _n in (*map(dsl_name, names.TENSOR.UNARY), "relu", "log"):
 # The row-major tiles the backend's instruction needs (ResolveBackendOpLayouts, docs/plugins.md, op interfaces).
 for _row_major_op in ("abs", "exp", "sqrt", "not", "relu", "log", "recip", "rsqrt"):
     family.implement("row_major_layout", f"tile.{_row_major_op}", row_major())
+
+
+# Memory planning facts (docs/memory_planning.md): which operands a result's buffer must not share.
+family.set_traits("tile.recip", "tile.rsqrt", output_must_not_alias="all")

@@ -729,3 +729,11 @@ def copy_window(source: Expr, row: Expr, col: Expr, shape: Sequence[Expr], targe
 
 
 family.implement("tile_window", "tile.slice", {"window": plain_2d_window, "copy": copy_window})
+
+
+# Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
+family.set_traits("tile.slice", "tensor.slice", buffer_view="window")
+family.set_traits("tile.reshape", "tile.reinterpret_view", "tensor.reshape", "tensor.reinterpret_view", "tensor.view",
+                  buffer_view="view")
+family.set_traits("tile.set_validshape", buffer_view="relabel")
+family.set_traits("tensor.set_validshape", buffer_view="relabel", output_reuses_input=0)

@@ -1,0 +1,197 @@
+"""The walk of one function (init_mem_ref.md 3.2 - 3.4): parameters first, then every definition of the body
+in program order gets its MemRef; loops and ifs hand their carried MemRefs to their results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.errors import UserError
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
+from pypto_core.ir.types import MemRef, TensorType, TileType, Type
+from pypto_core.ir.utils import Substituter, flatten_to_stmts
+from pypto_plugins.pass_memory.init_mem_ref_steps.buffer_facts import (
+    BufferlessTiles,
+    lands_in_source_buffer,
+    reused_operand,
+    view_kind,
+)
+from pypto_plugins.pass_memory.init_mem_ref_steps.declarations import Declaration, is_declared, slot_memref
+from pypto_plugins.pass_memory.init_mem_ref_steps.naming import MemRefMinter
+from pypto_plugins.pass_memory.init_mem_ref_steps.views import view_memref
+
+
+def shaped(t: Type) -> bool:
+    return isinstance(t, (TileType, TensorType))
+
+
+def memref_of(value: E.Expr) -> MemRef | None:
+    return value.type.memref if isinstance(value, E.Var) and shaped(value.type) else None
+
+
+def with_memref(var: E.Var, memref: MemRef | None, space: Any = None) -> E.Var:
+    """`var` retyped: the same type with `memref` (and the memory space `space` when given)."""
+    t = var.type
+    changes: dict[str, Any] = {"memref": memref}
+    if space is not None and isinstance(t, TileType):
+        changes["memory_space"] = space
+    new_type = t.with_fields(**changes)
+    new = var.with_fields(type=new_type)
+    assert isinstance(new, E.Var)
+    return new
+
+
+class FunctionMemRefs:
+    """Rewrites one function's parameters and body; `self.subst` maps each old variable to its retyped one."""
+
+    def __init__(self, func: F.Function, minter: MemRefMinter, decls: dict[int, Declaration]) -> None:
+        self.func = func
+        self.minter = minter
+        self.decls = decls
+        self.subst = Substituter({})
+        self.bufferless = BufferlessTiles()
+
+    # -- variables -----------------------------------------------------------------------------------------
+    def bind(self, old: E.Var, new: E.Var) -> E.Var:
+        if new is not old:
+            self.subst.mapping[id(old)] = new
+        return new
+
+    def expr(self, e: E.Expr) -> E.Expr:
+        return self.subst.visit_expr(e)
+
+    def declared(self, var: E.Var) -> MemRef | None:
+        """The slot MemRef of a tile written with a declared allocation, else None."""
+        t = var.type
+        if not isinstance(t, TileType) or not is_declared(t.memref):
+            return None
+        return slot_memref(self.decls[id(t.memref.base)], t.memref)
+
+    def fresh(self, var: E.Var) -> MemRef:
+        return self.declared(var) or self.minter.fresh(var, var.type)
+
+    # -- parameters ----------------------------------------------------------------------------------------
+    def params(self) -> list[E.Var]:
+        out = []
+        for p in self.func.params:
+            out.append(self.bind(p, with_memref(p, self.fresh(p))) if shaped(p.type) else p)
+        return out
+
+    # -- statements ----------------------------------------------------------------------------------------
+    def stmt(self, stmt: S.Stmt) -> S.Stmt:
+        if isinstance(stmt, S.SeqStmts):
+            return S.SeqStmts([self.stmt(s) for s in stmt.stmts], stmt.span, stmt.leading_comments)
+        if isinstance(stmt, S.AssignStmt):
+            return self.assign(stmt)
+        if isinstance(stmt, S.ForStmt):
+            return self.for_stmt(stmt)
+        if isinstance(stmt, S.IfStmt):
+            return self.if_stmt(stmt)
+        if isinstance(stmt, S.WhileStmt):
+            return self.while_stmt(stmt)
+        if isinstance(stmt, S.ScopeStmt):
+            return stmt.with_fields(body=self.stmt(stmt.body))  # type: ignore[return-value]
+        return self.subst.visit_stmt(stmt)
+
+    def assign(self, stmt: S.AssignStmt) -> S.Stmt:
+        value = self.expr(stmt.value)
+        var = stmt.var
+        if shaped(var.type):
+            var = self.bind(var, with_memref(var, self.memref_for(stmt, value), None))
+            if isinstance(var.type, TileType) and var.type.memref is None:
+                self.bufferless.add(var)
+        if var is stmt.var and value is stmt.value:
+            return stmt
+        return S.AssignStmt(var, value, stmt.span, stmt.leading_comments)
+
+    def memref_for(self, stmt: S.AssignStmt, value: E.Expr) -> MemRef | None:
+        """The first rule of init_mem_ref.md 3.3 that matches."""
+        var = stmt.var
+        is_tile = isinstance(var.type, TileType)
+        if is_tile and self.bufferless.is_bufferless_value(value):
+            return None  # rule 1: the data lives in the pipe ring
+        if isinstance(value, E.Call) and lands_in_source_buffer(value) and is_tile and is_declared(var.type.memref):
+            raise UserError(
+                f"Tile '{var.name_hint}' is produced by '{value.op.name}', which lands in its source tile's "
+                f"allocation, so it cannot be given one of its own. Bind the source tile instead.", stmt.span)
+        if isinstance(value, E.Call):
+            kind = view_kind(value)
+            source = value.args[0] if kind and value.args else None
+            if source is not None and memref_of(source) is not None:
+                return view_memref(value, source.type, kind)  # rule 3
+            k = reused_operand(value)
+            if k is not None and k < len(value.args) and memref_of(value.args[k]) is not None:
+                return memref_of(value.args[k])  # rule 4
+        if is_tile and memref_of(value) is not None:
+            return memref_of(value)  # rule 5: a tile copy shares its source's buffer
+        return self.fresh(var)  # rule 6
+
+    def iter_args(self, iter_args: tuple[E.IterArg, ...]) -> list[E.IterArg]:
+        """Each carry takes its init value's MemRef (and, for a tile, its memory space)."""
+        out = []
+        for ia in iter_args:
+            init = self.expr(ia.initValue)
+            new: E.IterArg = ia if init is ia.initValue else ia.with_fields(initValue=init)  # type: ignore[assignment]
+            source = memref_of(init)
+            if shaped(ia.type) and source is not None:
+                space = init.type.memory_space if isinstance(init.type, TileType) else None
+                new_type = ia.type.with_fields(**({"memref": source, "memory_space": space}
+                                                  if isinstance(ia.type, TileType) and space is not None
+                                                  else {"memref": source}))
+                new = new.with_fields(type=new_type)  # type: ignore[assignment]
+            out.append(self.bind(ia, new))  # type: ignore[arg-type]
+        return out
+
+    def for_stmt(self, stmt: S.ForStmt) -> S.Stmt:
+        start, stop, step = self.expr(stmt.start), self.expr(stmt.stop), self.expr(stmt.step)
+        iter_args = self.iter_args(stmt.iter_args)
+        body = self.stmt(stmt.body)
+        return_vars = []
+        for rv, ia in zip(stmt.return_vars, iter_args):
+            if not shaped(rv.type):
+                return_vars.append(rv)
+                continue
+            minted = self.with_fresh(rv)  # takes a number even though the carry's MemRef replaces it
+            carried = memref_of(ia)
+            space = ia.type.memory_space if isinstance(ia.type, TileType) else None
+            return_vars.append(self.bind(rv, with_memref(rv, carried, space) if carried is not None else minted))
+        return_vars += list(stmt.return_vars[len(iter_args):])
+        return stmt.with_fields(start=start, stop=stop, step=step, iter_args=tuple(iter_args), body=body,
+                                return_vars=tuple(return_vars))  # type: ignore[return-value]
+
+    def with_fresh(self, var: E.Var) -> E.Var:
+        return with_memref(var, self.minter.fresh(var, var.type))
+
+    def if_stmt(self, stmt: S.IfStmt) -> S.Stmt:
+        condition = self.expr(stmt.condition)
+        then_body = self.stmt(stmt.then_body)
+        else_body = self.stmt(stmt.else_body) if stmt.else_body is not None else None
+        then_yield, else_yield = _yielded(then_body), _yielded(else_body)
+        return_vars = []
+        for i, rv in enumerate(stmt.return_vars):
+            if not shaped(rv.type):
+                return_vars.append(rv)
+                continue
+            minted = self.with_fresh(rv)
+            source = next((m for m in (_memref_at(then_yield, i), _memref_at(else_yield, i)) if m is not None), None)
+            return_vars.append(self.bind(rv, with_memref(rv, source) if source is not None else minted))
+        return stmt.with_fields(condition=condition, then_body=then_body, else_body=else_body,
+                                return_vars=tuple(return_vars))  # type: ignore[return-value]
+
+    def while_stmt(self, stmt: S.WhileStmt) -> S.Stmt:
+        iter_args = self.iter_args(stmt.iter_args)
+        condition = self.expr(stmt.condition)
+        body = self.stmt(stmt.body)
+        return_vars = [self.bind(rv, self.with_fresh(rv)) if shaped(rv.type) else rv for rv in stmt.return_vars]
+        return stmt.with_fields(iter_args=tuple(iter_args), condition=condition, body=body,
+                                return_vars=tuple(return_vars))  # type: ignore[return-value]
+
+
+def _yielded(body: S.Stmt | None) -> tuple[E.Expr, ...]:
+    stmts = flatten_to_stmts(body)
+    return stmts[-1].value if stmts and isinstance(stmts[-1], S.YieldStmt) else ()
+
+
+def _memref_at(values: tuple[E.Expr, ...], i: int) -> MemRef | None:
+    return memref_of(values[i]) if i < len(values) else None

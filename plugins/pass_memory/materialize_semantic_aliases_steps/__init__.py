@@ -1,0 +1,1 @@
+"""The steps of MaterializeSemanticAliases (docs/passes/materialize_semantic_aliases.md), one module each."""
