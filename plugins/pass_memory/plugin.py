@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_memory.allocate_memory_addr import AllocateMemoryAddr
+from pypto_plugins.pass_memory.verifiers import VERIFIERS
 
 
 @hookimpl
 def pypto_register_passes(registry: Any) -> None:
-    del registry  # the passes register here as they land (docs/memory_planning.md)
+    registry.register_pass(AllocateMemoryAddr)
+
+
+@hookimpl
+def pypto_register_properties(registry: Any) -> None:
+    for name, (verifier, doc) in VERIFIERS.items():
+        registry.register_property(name, verifier, doc)

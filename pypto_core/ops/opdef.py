@@ -161,6 +161,9 @@ class OpTraits:
     # The result may share operand 0's buffer (a view, or a move the backend may elide): a popped tile's
     # FIFO slot stays in use until such results are dead too (ExpandMixedKernel's tfree placement).
     aliases_operand: bool = False
+    # The op reserves a window of on-chip bytes (its `size` kwarg, at its `base` kwarg or -1: placed by the
+    # memory planner) that no tile may overlap (system.reserve_buffer; docs/memory_planning.md, overflow).
+    reserves_on_chip_window: bool = False
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]
