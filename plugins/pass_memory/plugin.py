@@ -6,11 +6,13 @@ from typing import Any
 
 from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_memory.allocate_memory_addr import AllocateMemoryAddr
+from pypto_plugins.pass_memory.memory_reuse import MemoryReuse
 from pypto_plugins.pass_memory.verifiers import VERIFIERS
 
 
 @hookimpl
 def pypto_register_passes(registry: Any) -> None:
+    registry.register_pass(MemoryReuse)
     registry.register_pass(AllocateMemoryAddr)
 
 

@@ -164,6 +164,15 @@ class OpTraits:
     # The op reserves a window of on-chip bytes (its `size` kwarg, at its `base` kwarg or -1: placed by the
     # memory planner) that no tile may overlap (system.reserve_buffer; docs/memory_planning.md, overflow).
     reserves_on_chip_window: bool = False
+    # The operands the result must not share a buffer with (the op is not in-place safe for them: it reads an
+    # element after writing the result's bytes over it), or a function `(call, backend) -> indices` when it
+    # depends on the call (a widening cast) or the backend. MemoryReuse asks it (docs/passes/memory_reuse.md).
+    no_alias_operands: tuple[int, ...] | Callable[[Call, Any], Sequence[int]] = ()
+
+    def operands_not_aliased(self, call: Call, backend: Any = None) -> tuple[int, ...]:
+        """The indices of `call`'s operands its result must not share a buffer with."""
+        found = self.no_alias_operands
+        return tuple(found(call, backend) if callable(found) else found)
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

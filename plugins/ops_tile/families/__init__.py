@@ -53,12 +53,14 @@ from pypto_plugins.ops_tile.families import (
     unary,
     views,
 )
+from pypto_plugins.ops_tile.families.in_place_safety import apply_in_place_safety
 
 FAMILIES: tuple[OpFamily, ...] = tuple(m.family for m in (
     binary, unary, cast_compare_select, partial, fused, reductions, broadcasts, matmul, matmul_mx,
     memory, views, transpose, assemble, padding, creation, generators, gather, gm_gather, scatter, sort,
     cross_core, pipes, sync, launch,
 ))
+apply_in_place_safety(FAMILIES)
 
 
 # -- what the families registered, by name (for tests and tools that inspect the plugin) ------------------

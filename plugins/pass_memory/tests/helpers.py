@@ -57,21 +57,23 @@ def base(prog: ir.Program, var: str, func: str = "k") -> str:
 
 
 def run_by_address(prog: ir.Program, backend: str, entry: str = "k", seed: int = 0,
-                   addresses: bool = True) -> dict[str, Any]:
+                   addresses: bool = True, **given: Any) -> dict[str, Any]:
+    """The outputs of `entry` run on the machine (by address unless `addresses=False`); `given` inputs replace
+    generated ones (a scalar flag)."""
     machine = Machine(prog, backend=get_backend(backend), addresses=addresses)
     func = machine.entry_function(entry)
-    inputs = make_inputs(func, seed=seed)
+    inputs = {**make_inputs(func, seed=seed), **given}
     args = copy_inputs(inputs)
     returned = machine.run(func.name, args)
     return collect_outputs(func, args, returned)
 
 
-def assert_same_outputs(before: ir.Program, after: ir.Program, backend: str, entry: str = "k") -> None:
+def assert_same_outputs(before: ir.Program, after: ir.Program, backend: str, entry: str = "k", **given: Any) -> None:
     """`after`, executed by address, computes what `before` computes (also by address) on `backend`; both agree
     with the value-semantics run of `before`."""
-    expected = run_by_address(before, backend, entry, addresses=False)
+    expected = run_by_address(before, backend, entry, addresses=False, **given)
     for which, prog in (("before", before), ("after", after)):
-        checks = compare_outputs(expected, run_by_address(prog, backend, entry))
+        checks = compare_outputs(expected, run_by_address(prog, backend, entry, **given))
         assert checks
         bad = [f"{c.label}: {c.comparison.describe()}" for c in checks if not c.comparison.ok]
         assert not bad, f"{which} the pass, by address on {backend}: " + "; ".join(bad)

@@ -118,3 +118,121 @@ def cube_kernel(name: str = "mykern_aic", reserve: str = "", func_type: str = "A
         o: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(c, [0, 0], out)
         return o
 '''
+
+
+# -- MemoryReuse inputs (memory_reuse.md §5) -----------------------------------------------------------------
+
+def vec(shape: str, base: str, size: int, dtype: str = "pl.FP32") -> str:
+    return tile(shape, f"{base}, pl.const(0, pl.INT64), {size}", dtype)
+
+
+def allocs(size: int, *names: str) -> str:
+    return "".join(f"\n        {n}: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, {size})" for n in names)
+
+
+# E1: a chain load -> add -> muls -> store, each on its own allocation.
+CHAIN = f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:{allocs(16384, "mem_vec_2", "mem_vec_3", "mem_vec_4")}
+        t: {vec("[64, 64]", "mem_vec_2", 16384)} = pl.tile.load(a, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
+        u: {vec("[64, 64]", "mem_vec_3", 16384)} = pl.tile.add(t, t)
+        v: {vec("[64, 64]", "mem_vec_4", 16384)} = pl.tile.muls(u, 2.0)
+        o: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(v, [0, 0], out)
+        return o
+'''
+
+# E2: s = load [16,64]; s2 = recip(s); store; big = load [64,64]; big2 = add(big, big); store.
+LARGEST_FIRST = f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], o1: pl.Out[pl.Tensor[[16, 64], pl.FP32]], o2: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:{allocs(4096, "mem_vec_4", "mem_vec_5")}{allocs(16384, "mem_vec_6", "mem_vec_7")}
+        s: {vec("[16, 64]", "mem_vec_4", 4096)} = pl.tile.load(b, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        s2: {vec("[16, 64]", "mem_vec_5", 4096)} = pl.tile.recip(s)
+        r1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(s2, [0, 0], o1)
+        big: {vec("[64, 64]", "mem_vec_6", 16384)} = pl.tile.load(a, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
+        big2: {vec("[64, 64]", "mem_vec_7", 16384)} = pl.tile.add(big, big)
+        r2: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(big2, [0, 0], o2)
+        return r1, r2
+'''
+
+# E3: t = load FP32; h = cast(t, BF16) (narrowing); f = cast(h, FP32) (widening).
+CASTS = f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:{allocs(4096, "mem_vec_2")}{allocs(2048, "mem_vec_3")}{allocs(4096, "mem_vec_4")}
+        t: {vec("[16, 64]", "mem_vec_2", 4096)} = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        h: {vec("[16, 64]", "mem_vec_3", 2048, "pl.BF16")} = pl.tile.cast(t, target_type=pl.BF16, mode='round')
+        f: {vec("[16, 64]", "mem_vec_4", 4096)} = pl.tile.cast(h, target_type=pl.FP32, mode='round')
+        o: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(f, [0, 0], out)
+        return o
+'''
+
+# E4: a loop whose yielded tile could not be put on the carried buffer (acc is read after nxt).
+LOOP_CARRY = f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out2: pl.Out[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:{allocs(4096, "mem_vec_3", "mem_vec_4", "mem_vec_5", "mem_vec_6")}
+        acc0: {vec("[16, 64]", "mem_vec_3", 4096)} = pl.tile.full([16, 64], dtype=pl.FP32, value=1.0)
+        w: {vec("[16, 64]", "mem_vec_4", 4096)} = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        for i, (acc,) in pl.range(4, init_values=(acc0,)):
+            nxt: {vec("[16, 64]", "mem_vec_5", 4096)} = pl.tile.add(acc, w)
+            dbl: {vec("[16, 64]", "mem_vec_6", 4096)} = pl.tile.muls(acc, 2.0)
+            pl.tile.store(dbl, [0, 0], out2)
+            acc_out: {vec("[16, 64]", "mem_vec_3", 4096)} = pl.yield_(nxt)
+        o: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(acc_out, [0, 0], out)
+        return o
+'''
+
+# E4 (second part): a loop-invariant input read inside a loop.
+LOOP_INVARIANT = f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:{allocs(4096, "mem_vec_2", "mem_vec_3", "mem_vec_4")}
+        w: {vec("[16, 64]", "mem_vec_2", 4096)} = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        for i in pl.range(4):
+            x: {vec("[16, 64]", "mem_vec_3", 4096)} = pl.tile.add(w, w)
+            y: {vec("[16, 64]", "mem_vec_4", 4096)} = pl.tile.exp(x)
+            pl.tile.store(y, [i * 16, 0], out)
+        return out
+'''
+
+# E5: init_mem_ref.md E3: an if whose branches compute u / v from t, then a transpose of the result.
+IF_BRANCHES = f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP32], flag: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:{allocs(2048, "mem_vec_2", "mem_vec_3", "mem_vec_4", "mem_vec_6")}
+        t: {vec("[16, 32]", "mem_vec_2", 2048)} = pl.tile.load(a, [0, 0], [16, 32], [16, 32], target_memory=pl.Mem.Vec)
+        if flag == 0:
+            u: {vec("[16, 32]", "mem_vec_3", 2048)} = pl.tile.exp(t)
+            res: {vec("[16, 32]", "mem_vec_3", 2048)} = pl.yield_(u)
+        else:
+            v: {vec("[16, 32]", "mem_vec_4", 2048)} = pl.tile.neg(t)
+            res: {vec("[16, 32]", "mem_vec_3", 2048)} = pl.yield_(v)
+        tr: {vec("[32, 16]", "mem_vec_6", 2048)} = pl.tile.transpose(res, 0, 1)
+        o: pl.Tensor[[32, 16], pl.FP32] = pl.tile.store(tr, [0, 0], out)
+        return o
+'''
+
+# E6: hand-written split AIV kernel: sm = sub(ld, pp) where pp is popped from the cube.
+SPLIT_HAZARD = f'''
+    @pl.function(type=pl.FunctionType.AIV, attrs={{"split": pl.SplitMode.LEFT_RIGHT}})
+    def k(self, x: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:{allocs(4096, "buf_a", "buf_b", "buf_c")}
+        ld: {tile("[32, 32]", "buf_a, 0, 4096")} = pl.tile.load(x, [0, 0], [32, 32], [32, 32], target_memory=pl.Mem.Vec)
+        pp: {tile("[32, 32]", "buf_b, 0, 4096")} = pl.tile.tpop_from_aic(split=2)
+        sm: {tile("[32, 32]", "buf_c, 0, 4096")} = pl.tile.sub(ld, pp)
+        o: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(sm, [0, 0], out)
+        return o
+'''
+
+
+def pipelined(n: int = 64) -> str:
+    """A stage=2 pipeline body (LowerPipelineLoops' tags): each stage loads, exps and stores its own chunk."""
+    size = n * 4
+    t = vec(f"[{n}]", "{b}", size)
+    return f'''
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[{4 * n}], pl.FP32], out: pl.Out[pl.Tensor[[{4 * n}], pl.FP32]]) -> pl.Tensor[[{4 * n}], pl.FP32]:{allocs(size, "mem_vec_2", "mem_vec_3", "mem_vec_4", "mem_vec_5")}
+        for i in pl.range(0, 4, 2):
+            t: {t.format(b="mem_vec_2")} = pl.tile.load(a, [i * {n}], [{n}], [{n}], target_memory=pl.Mem.Vec, attrs={{"pipeline_membership": "0:0"}})
+            u: {t.format(b="mem_vec_3")} = pl.tile.exp(t, attrs={{"pipeline_membership": "0:0"}})
+            pl.tile.store(u, [i * {n}], out, attrs={{"pipeline_membership": "0:0"}})
+            t_1: {t.format(b="mem_vec_4")} = pl.tile.load(a, [(i + 1) * {n}], [{n}], [{n}], target_memory=pl.Mem.Vec, attrs={{"pipeline_membership": "0:1"}})
+            u_1: {t.format(b="mem_vec_5")} = pl.tile.exp(t_1, attrs={{"pipeline_membership": "0:1"}})
+            pl.tile.store(u_1, [(i + 1) * {n}], out, attrs={{"pipeline_membership": "0:1"}})
+        return out
+'''
