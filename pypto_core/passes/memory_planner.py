@@ -28,6 +28,8 @@ def active_memory_planner(ctx: Any = None) -> MemoryPlanner:
         contexts.append(current)
     for context in contexts:
         planner = getattr(context, "memory_planner", None)
+        if isinstance(planner, str):  # a planner given by name ("PTOAS")
+            return MemoryPlanner[planner.rpartition(".")[2]]
         if planner is not None:
             return MemoryPlanner(int(planner))
     return MemoryPlanner.PYPTO

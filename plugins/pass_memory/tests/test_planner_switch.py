@@ -103,3 +103,9 @@ def test_calling_a_memory_pass_directly_under_ptoas_still_runs_it():
     with passes.PassContext([], memory_planner=Planner.PTOAS):
         after = passes.allocate_memory_addr()(program(P.NAME_ORDER))
     assert address(after, "s") == 4096
+
+
+def test_a_planner_given_by_name_counts_too():
+    with passes.PassContext([], memory_planner="PTOAS"):
+        manager = PassManager([passes.memory_reuse(), passes.allocate_memory_addr()], verify="none")
+    assert names(manager) == []
