@@ -57,6 +57,9 @@ ASCEND910B = Backend(
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
     # An INT32 accumulator's rows pad to 32 in L0C, every other dtype's to 16 (docs/memory_planning.md, sizes).
-    facts={"pto_arch": "a2a3", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {INT32: 32}},
+    # A tile computed from a popped cube tile must not reuse a loaded tile's buffer in a split AIV kernel
+    # (PyPTO's RequiresSplitLoadTpopWorkaround, docs/passes/memory_reuse.md).
+    facts={"pto_arch": "a2a3", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {INT32: 32},
+           "split_load_tpop_hazard": True},
     description="Ascend 910B (a2a3): 1 AIC + 2 AIV per core group",
 )

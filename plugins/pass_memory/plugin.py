@@ -5,20 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.plugins import hookimpl
+from pypto_plugins.pass_memory.allocate_memory_addr import AllocateMemoryAddr
 from pypto_plugins.pass_memory.canonicalize_io_order import CanonicalizeIOOrder
 from pypto_plugins.pass_memory.init_mem_ref import InitMemRef
 from pypto_plugins.pass_memory.materialize_semantic_aliases import MaterializeSemanticAliases
 from pypto_plugins.pass_memory.materialize_tensor_strides import MaterializeTensorStrides
+from pypto_plugins.pass_memory.memory_reuse import MemoryReuse
 from pypto_plugins.pass_memory.verifiers import VERIFIERS
 
 
 @hookimpl
 def pypto_register_passes(registry: Any) -> None:
-    # the passes register here as they land (docs/memory_planning.md)
     registry.register_pass(InitMemRef)
     registry.register_pass(MaterializeSemanticAliases)
     registry.register_pass(MaterializeTensorStrides)
     registry.register_pass(CanonicalizeIOOrder)
+    registry.register_pass(MemoryReuse)
+    registry.register_pass(AllocateMemoryAddr)
 
 
 @hookimpl

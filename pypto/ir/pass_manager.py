@@ -14,6 +14,7 @@ import enum
 from collections.abc import Callable
 from typing import Any
 
+from pypto_core.passes.memory_planner import active_memory_planner, check_planner, runs_under
 from pypto_core.passes.pipeline import PassPipeline
 
 
@@ -29,9 +30,12 @@ _PRESETS: dict[OptimizationStrategy, tuple[str, ...]] = {
 class PassManager:
     def __init__(self, strategy: OptimizationStrategy = OptimizationStrategy.Default) -> None:
         self.strategy = strategy
-        factories = self._get_pass_factories(strategy)
-        self.pass_names: list[str] = [name for name, _ in factories]
-        self.passes: list[Any] = [make() for _, make in factories]
+        # The memory planner of the active context decides which memory passes run (docs/memory_planning.md).
+        self.memory_planner = active_memory_planner()
+        made = [(name, make()) for name, make in self._get_pass_factories(strategy)]
+        kept = [(name, p) for name, p in made if runs_under(p, self.memory_planner)]
+        self.pass_names: list[str] = [name for name, _ in kept]
+        self.passes: list[Any] = [p for _, p in kept]
         self.pipeline = PassPipeline()
         for p in self.passes:
             self.pipeline.add_pass(p)
@@ -69,6 +73,7 @@ class PassManager:
         return list(self.passes)
 
     def run_passes(self, program: Any, **_options: Any) -> Any:
+        check_planner(self.memory_planner)
         return self.pipeline.run(program)
 
 

@@ -37,6 +37,9 @@ FACTS: dict[str, str] = {
     "acc_row_alignment": (
         "{dtype: rows}: the rows an Acc (L0C) tile's M dimension is padded to, per dtype; 16 for a dtype not "
         "listed; without the fact INT32 pads to 32 (docs/memory_planning.md, sizes)"),
+    "split_load_tpop_hazard": (
+        "True: in a split AIV kernel a tile computed from a popped cube tile must not take the buffer of a loaded "
+        "tile read last by that computation; MemoryReuse keeps them apart (docs/passes/memory_reuse.md)"),
 }
 
 _NZ_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right)

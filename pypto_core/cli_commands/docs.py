@@ -208,7 +208,8 @@ def _traits_text(opdef: Any) -> str:
     for f in fields(OpTraits):
         value = getattr(opdef.traits, f.name)
         if value != getattr(default, f.name):
-            parts.append(f.name if value is True else f"{f.name}={_value(value)}")
+            shown = value.__name__ if callable(value) else _value(value)  # a rule decided per call: its name
+            parts.append(f.name if value is True else f"{f.name}={shown}")
     return ", ".join(_code(p) for p in parts)
 
 

@@ -88,6 +88,7 @@ def run_command(args: argparse.Namespace) -> int:
     checks = compare_outputs(expected, actual)
 
     _print_table(args.file, entry.name, resolved, checks, generated if args.inputs else [])
+    _print_memory_use(compiled, resolved.backend)
     if args.save:
         arrays = {f"{INPUT_PREFIX}{k}": np.asarray(v) for k, v in inputs.items()}
         arrays.update({f"{EXPECTED_PREFIX}{k}": np.asarray(v) for k, v in expected.items()})
@@ -119,6 +120,28 @@ def _print_table(file: str, entry: str, resolved: Any, checks: list[Any], genera
         from pypto_core.cli_commands._console import print_error
 
         print_error(f"{len(failed)} of {len(checks)} output(s) differ: {', '.join(failed)}", "mismatch")
+
+
+def _print_memory_use(program: Any, backend_name: str) -> None:
+    """Each placed kernel's bytes per on-chip space against the backend's capacity (docs/memory_planning.md,
+    the memory table); nothing when no kernel carries addresses yet."""
+    from rich.table import Table
+
+    from pypto_core.analysis.memory_use import memory_use
+    from pypto_core.backend.registry import get_backend
+    from pypto_core.cli_commands._console import stdout_console
+
+    rows = memory_use(program, get_backend(backend_name))
+    if not rows:
+        return
+    table = Table(title=f"on-chip memory per kernel ({backend_name})")
+    for column in ("kernel", "space", "used bytes", "capacity", "used"):
+        table.add_column(column, justify="left" if column in ("kernel", "space") else "right")
+    for row in rows:
+        share = f"{row.fraction:.1%}" if row.fraction is not None else "unbounded"
+        table.add_row(row.kernel, row.space.name, str(row.used), str(row.capacity) if row.capacity else "-",
+                      share if row.fits else f"{share} OVER")
+    stdout_console().print(table)
 
 
 class Progress:

@@ -68,7 +68,8 @@ class FunctionCode:
                             self.solved_dims.append((i, axis, dim, self.slots(var), _dim_scalar_type(var)))
         self.read_only = read_only_params(func)
         # Tiles with MemRefs live in the on-chip bytes (onchip.py, docs/memory_planning.md).
-        self.placements: dict[int, Any] = {}  # planning compiles offset expressions, which ask placement()
+        # (empty while they are planned: a runtime slot offset `(i % 2) * 8192` reads the scalar i by value)
+        self.placements: dict[int, Placement] = {}
         self.placements = plan_placements(self, machine.backend_object()) if machine.addresses else {}
         # An InCore kernel's results are its own tensors (kernel_results.py).
         self.owns_results = func.func_type is FunctionType.InCore

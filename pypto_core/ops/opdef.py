@@ -179,6 +179,9 @@ class OpTraits:
         if rule == "all":
             return tuple(range(len(call.args)))
         return tuple(i for i in rule if i < len(call.args))
+    # The op reserves a window of on-chip bytes (its `size` kwarg, at its `base` kwarg or -1: placed by the
+    # memory planner) that no tile may overlap (system.reserve_buffer; docs/memory_planning.md, overflow).
+    reserves_on_chip_window: bool = False
 
 
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.instruments.assemble import OutputOptions, assemble
 from pypto_core.passes.instruments.pipeline_checks import InputVerificationError, PassVerificationError
+from pypto_core.passes.memory_planner import active_memory_planner, check_planner, passes_for_planner
 from pypto_core.passes.naming import pass_origin
 from pypto_core.passes.runner import FailedStep, failed_step, run_pipeline
 from pypto_core.passes.static_check import PipelineAnalysis, check_pipeline, program_input
@@ -32,7 +33,9 @@ class PassManager:
                  verify: str | VerificationLevel = "basic", instruments: Sequence[Any] = (),
                  timing: bool = False, timing_stream: TextIO | None = None,
                  outputs: OutputOptions | None = None) -> None:
-        self.passes = list(passes)
+        # The memory planner in force now decides which memory passes the pipeline keeps (docs/memory_planning.md).
+        self.memory_planner = active_memory_planner()
+        self.passes = passes_for_planner(list(passes), self.memory_planner)
         self.backend = backend
         self.level = VerificationLevel.of(verify)
         self.instruments = list(instruments)
@@ -55,6 +58,7 @@ class PassManager:
         return check_pipeline(self.passes, program_input(program))
 
     def run(self, program: Any) -> Any:
+        check_planner(self.memory_planner)
         extra = list(self.instruments)
         progress = self.outputs.progress
         if progress or (progress is None and sys.stderr.isatty()):

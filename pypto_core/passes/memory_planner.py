@@ -28,6 +28,30 @@ def active_memory_planner(ctx: Any = None) -> MemoryPlanner:
         contexts.append(current)
     for context in contexts:
         planner = getattr(context, "memory_planner", None)
+        if isinstance(planner, str):  # a planner given by name ("PTOAS")
+            return MemoryPlanner[planner.rpartition(".")[2]]
         if planner is not None:
             return MemoryPlanner(int(planner))
     return MemoryPlanner.PYPTO
+
+
+def runs_under(p: Any, planner: MemoryPlanner) -> bool:
+    """Whether a pass belongs in a pipeline built under `planner`: a pass states the planners that run it in
+    its `planners` class attribute (the memory passes do); a pass stating none runs under every planner."""
+    planners = getattr(p, "planners", None)
+    return planners is None or planner in planners
+
+
+def passes_for_planner(passes: list[Any], planner: MemoryPlanner) -> list[Any]:
+    """The passes a pipeline built under `planner` keeps (docs/memory_planning.md, planners)."""
+    return [p for p in passes if runs_under(p, planner)]
+
+
+def check_planner(built_under: MemoryPlanner) -> None:
+    """PyPTO's RuntimeError when a pipeline built under one planner runs under another (its passes were chosen
+    for the planner in force when it was built)."""
+    current = active_memory_planner()
+    if current is not built_under:
+        raise RuntimeError(f"PassManager was constructed under memory_planner={built_under.name} but is being run "
+                           f"under memory_planner={current.name}; build the PassManager inside the PassContext it "
+                           f"runs in")

@@ -48,6 +48,7 @@ class TraceStep:
     check_run_detail: str = ""
     error: str | None = None
     nested_passes: int = 0
+    memory: list[Any] = field(default_factory=list)  # SpaceUse rows after the pass (a bar per space on the page)
 
 
 @dataclass
@@ -149,6 +150,7 @@ def collect_trace(program: Any, manager: Any, *, source: str = "", backend: str 
             step.added, step.removed = count_changes(previous, record.text)
             step.changed_functions = changed_sections(previous, record.text)
             step.nested_passes = record.nested_passes
+            step.memory = list(record.memory or [])
             previous = record.text
         failed_here = error_step == step.index
         reached = step.ran and (error_step is None or step.index <= error_step)

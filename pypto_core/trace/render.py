@@ -18,6 +18,7 @@ import html
 import json
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from pypto_core.trace.collector import Trace, TraceStep
 from pypto_core.trace.diff import HEADER_SECTION, DiffLine, SectionDiff, diff_programs
@@ -152,8 +153,27 @@ def _facts(step: TraceStep, trace: Trace) -> str:
         rows.append(("invalidates", _chips(step.invalidated)))
     if step.nested_passes:
         rows.append(("nested", f"ran {step.nested_passes} pass(es) itself"))
+    if step.memory:
+        rows.append(("memory", _memory_bars(step.memory)))
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<table class="facts">{body}</table>'
+
+
+def _memory_bars(rows: list[Any]) -> str:
+    """A bar per kernel and on-chip space: the bytes used against the backend's capacity
+    (docs/memory_planning.md, the memory table)."""
+    bars = []
+    for row in rows:
+        fraction = row.fraction
+        width = min(fraction, 1.0) * 100 if fraction is not None else 100
+        label = (f"{row.used} / {row.capacity} B ({fraction:.1%})" if fraction is not None
+                 else f"{row.used} B (unbounded)")
+        cls = "mem-bar over" if not row.fits else "mem-bar"
+        bars.append(f'<div class="mem-row" data-kernel="{_esc(row.kernel)}" data-space="{row.space.name}">'
+                    f'<span class="mem-name">{_esc(row.kernel)} {row.space.name}</span>'
+                    f'<span class="{cls}"><span class="mem-fill" style="width:{width:.1f}%"></span></span>'
+                    f'<span class="mem-text">{_esc(label)}</span></div>')
+    return "".join(bars)
 
 
 def _summary(trace: Trace) -> str:
@@ -325,6 +345,11 @@ section.pass{margin-bottom:28px}
 table.facts{border-collapse:collapse;margin:0 0 10px;font-size:13px}
 table.facts th{text-align:left;color:var(--dim);font-weight:500;padding:2px 14px 2px 0;vertical-align:top;white-space:nowrap}
 table.facts td{padding:2px 0}
+.mem-row{display:flex;align-items:center;gap:8px;margin:1px 0}
+.mem-name{min-width:14em;font-family:monospace}
+.mem-bar{display:inline-block;width:240px;height:10px;border:1px solid var(--dim);border-radius:2px}
+.mem-fill{display:block;height:100%;background:#4a8fd8}
+.mem-bar.over .mem-fill{background:#d84a4a}
 table.summary{border-collapse:collapse;margin:6px 0 14px;font-size:13px}
 table.summary th,table.summary td{border-bottom:1px solid var(--line);padding:3px 12px 3px 0;text-align:left}
 table.summary tr.st-unchanged td{color:var(--dim)} table.summary tr.st-failed td{color:var(--bad)}

@@ -31,7 +31,7 @@ from pypto_core.ir.span import Span
 from pypto_core.ir.types import ScalarType, Type, UnknownType
 from pypto_core.ops.build import dsl_entry, require_scalar, to_expr, to_int
 from pypto_core.ops.family import OpFamily
-from pypto_core.ops.opdef import ArgSpec, CoreAffinity, CrossCoreRole, KwargSpec, OpDef
+from pypto_core.ops.opdef import ArgSpec, CoreAffinity, CrossCoreRole, KwargSpec, OpDef, OpTraits
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.ops_tile.common.dsl import registered
 
@@ -75,7 +75,8 @@ _BUFS = (ArgSpec("c2v_consumer_buf"), ArgSpec("v2c_consumer_buf"))
 family.op(OpDef("system.reserve_buffer", deduce_reserve_buffer,
                 kwargs=(KwargSpec("name", (str,), required=True), KwargSpec("size", (int,), required=True),
                         KwargSpec("base", (int,), -1, recorded=True)),
-                cross_core_role=CrossCoreRole.PIPE_SETUP, doc="Reserve a consumer-side slot buffer; its address."),
+                cross_core_role=CrossCoreRole.PIPE_SETUP, traits=OpTraits(reserves_on_chip_window=True),
+                doc="Reserve a consumer-side slot buffer; its address."),
           dsl="system.reserve_buffer")
 family.op(OpDef("system.import_peer_buffer", deduce_address,
                 kwargs=(KwargSpec("name", (str,), required=True), KwargSpec("peer_func", (str,), required=True)),

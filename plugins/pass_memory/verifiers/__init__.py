@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pypto_plugins.pass_memory.verifiers.allocated_memory_addr import verify_allocated_memory_addr
 from pypto_plugins.pass_memory.verifiers.has_memrefs import verify_has_memrefs
 from pypto_plugins.pass_memory.verifiers.tensor_view_canonical import verify_tensor_view_canonical
 
@@ -10,4 +11,7 @@ VERIFIERS = {
                                        "tiles of a pipe ring (a cross-core pop and its views)"),
     "TensorViewCanonical": (verify_tensor_view_canonical, "every tensor view states its strides "
                                                           "(MaterializeTensorStrides) and none is NZ"),
+    "AllocatedMemoryAddr": (verify_allocated_memory_addr,
+                            "every on-chip tile MemRef has a non-negative address and each memory space's bytes "
+                            "fit the backend's capacity"),
 }

@@ -34,6 +34,17 @@ class PassRecord:
     checks_seconds: float | None = None  # from the pass's return to the next pass (or the end)
     check_run_outputs: list[str] | None = None  # outputs check-run compared after the pass, if it ran
     nested_passes: int = 0  # passes this pass ran itself
+    memory: list[Any] | None = None  # SpaceUse rows of the placed kernels after the pass (analysis/memory_use.py)
+
+
+def _memory_use(program: Any, ctx: Any) -> list[Any]:
+    """The program's placed kernels' bytes per space (none before memory planning)."""
+    from pypto_core.analysis.memory_use import memory_use
+    from pypto_core.ir.function import Program
+
+    if not isinstance(program, Program):
+        return []
+    return memory_use(program, ctx.backend if ctx is not None else None)
 
 
 def _default_render(program: Any) -> str:
@@ -105,7 +116,7 @@ class TraceInstrument(PassInstrument):
         seconds = ctx.last_run_seconds if ctx is not None else time.perf_counter() - self._started
         record = PassRecord(step=len(self.records), label=pass_label(p), name=p.get_name(), options=repr(p),
                             seconds=seconds, text=self.render(program), same_object=program is self._given,
-                            nested_passes=self._nested)
+                            nested_passes=self._nested, memory=_memory_use(program, ctx))
         self._given = None
         self.records.append(record)
         if self.progress is not None:

@@ -1,0 +1,1 @@
+"""MemoryReuse's steps (docs/passes/memory_reuse.md): lifetimes, intervals, sharing rules, packing, commit, fix-ups."""
