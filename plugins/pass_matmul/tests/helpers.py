@@ -21,8 +21,22 @@ MATMUL_ATOL = 1e-4
 
 
 def run_pass(program: ir.Program, backend: str, **context: object) -> ir.Program:
-    with passes.PassContext([], backend=backend, **context):  # type: ignore[arg-type]
+    """The pass on `backend`, under the test's verification instruments (properties, round trip)."""
+    outer = passes.PassContext.current()
+    instruments = outer.get_instruments() if outer is not None else []
+    with passes.PassContext(instruments, backend=backend, **context):  # type: ignore[arg-type]
         return passes.auto_tile_matmul_l0()(program)
+
+
+def matmul_kernel(m: int, n: int, k: int, dtype: str = "BF16", lhs_space: str = "Mat") -> ir.Program:
+    """`c = tile.matmul(am, bm)` of Mat (lhs: `lhs_space`) loads, stored once to `out`."""
+    params = (f"a: pl.Tensor[[{m}, {k}], pl.{dtype}], b: pl.Tensor[[{k}, {n}], pl.{dtype}], "
+              f"out: pl.Out[pl.Tensor[[{m}, {n}], pl.FP32]]")
+    body = f"""        am: pl.Tile[[{m}, {k}], pl.{dtype}, pl.Mem.{lhs_space}] = pl.tile.load(a, [0, 0], [{m}, {k}], target_memory=pl.Mem.{lhs_space})
+        bm: pl.Tile[[{k}, {n}], pl.{dtype}, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [{k}, {n}], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[{m}, {n}], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(am, bm)
+        out2: pl.Tensor[[{m}, {n}], pl.FP32] = pl.tile.store(c, [0, 0], out)"""
+    return parse(kernel(body, params, f"pl.Tensor[[{m}, {n}], pl.FP32]"))
 
 
 def same_results_reordered(before: ir.Program, after: ir.Program, backend: str, seed: int = 0) -> None:
