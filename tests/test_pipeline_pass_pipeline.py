@@ -107,7 +107,7 @@ def test_context_instruments_fire_inside_the_pipeline(toy_plugin):
 # PyPTO's Default strategy: the `full` preset, PyPTO's order with the passes pypto has.
 DEFAULT_PASSES = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "ConvertToSSA", "Simplify",
                   "NormalizeStmtStructure", "FlattenCallExpr", "OutlineIncoreScopes", "OutlineClusterScopes",
-                  "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
+                  "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast", "AutoTileMatmulL0",
                   "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr", "ResolveBackendOpLayouts",
                   "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel"]
 
