@@ -14,6 +14,8 @@ def factory(name: str) -> Callable[..., Any]:
     if cls is None:
         # A name a blocked or failed plugin publishes in the passes namespace (`l0_tile_chooser`) is named too.
         published_by = unavailable_provider_note("passes attribute", name)
+        if "which provides it" not in published_by:  # only a plugin known to publish this very name
+            published_by = ""
         raise AttributeError(f"module 'pypto.passes' has no attribute '{name}' (no pass '{name}' is registered"
                              f"{published_by or PASSES.suggest(name)})")
 

@@ -55,7 +55,7 @@ class Emitter:
         value = self.call("tile.extract", [source, row, col, _shape(shape)], target_memory=space)
         var = self.bind(name, value)
         if space is MemorySpace.Left:
-            # PyPTO annotates a Left slab row-major (OPS.md tile.extract: Left -> row/row); so does the
+            # PyPTO annotates a Left slab row-major (docs/passes/auto_tile_matmul_l0.md); so does the
             # printed program, and structural equality compares the annotation.
             t = value.type
             assert isinstance(t, TileType)
