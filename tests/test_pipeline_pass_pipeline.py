@@ -108,8 +108,8 @@ def test_context_instruments_fire_inside_the_pipeline(toy_plugin):
 DEFAULT_PASSES = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "ConvertToSSA", "Simplify",
                   "NormalizeStmtStructure", "FlattenCallExpr", "OutlineIncoreScopes", "OutlineClusterScopes",
                   "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
-                  "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr", "ResolveBackendOpLayouts",
-                  "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel", "StampTfreeSplit",
+                  "AutoTileMatmulL0", "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr",
+                  "ResolveBackendOpLayouts", "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel", "StampTfreeSplit",
                   "NormalizeReturnOrder"]
 
 

@@ -57,9 +57,17 @@ ASCEND910B = Backend(
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
     # An INT32 accumulator's rows pad to 32 in L0C, every other dtype's to 16 (docs/memory_planning.md, sizes).
-    # A tile computed from a popped cube tile must not reuse a loaded tile's buffer in a split AIV kernel
-    # (PyPTO's RequiresSplitLoadTpopWorkaround, docs/passes/memory_reuse.md).
     facts={"pto_arch": "a2a3", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {INT32: 32},
-           "split_load_tpop_hazard": True},
+           # A tile computed from a popped cube tile must not reuse a loaded tile's buffer in a split AIV kernel
+           # (PyPTO's RequiresSplitLoadTpopWorkaround, docs/passes/memory_reuse.md).
+           "split_load_tpop_hazard": True,
+           # The L0 tile chooser's roofline figures, measured on a2a3 (docs/passes/auto_tile_matmul_l0.md).
+           "l0_cost_model": {"bw_a": 129.7, "bw_b": 85.4, "bw_drain": 118.0, "drain_fixed_cycles": 164.0,
+                             "drain_row_cycles": 4.45, "drain_penalty_cycles": 2.6, "drain_c0_bytes": 32,
+                             "mad_head": 21, "mad_k_fractal_bytes": 32, "mad_fp32_passes": 2},
+           "l0_fractal_alignment": 16, "min_l0_tile_dim": 16,
+           # A matmul result reused as an operand goes back to L1 narrowed to BF16 / FP16.
+           "low_precision_mat_scratch": True,
+           "mat_to_bias_moves": ((FP32, FP32), (FP16, FP32), (INT32, INT32))},
     description="Ascend 910B (a2a3): 1 AIC + 2 AIV per core group",
 )

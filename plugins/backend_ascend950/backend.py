@@ -67,6 +67,13 @@ ASCEND950 = Backend(
     },
     core_group=CoreGroup(aic_cores=1, aiv_lanes=2, default_fifo_depth=2),
     # Every accumulator's rows pad to 16 in L0C (docs/memory_planning.md, sizes).
-    facts={"pto_arch": "a5", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {}},
+    facts={"pto_arch": "a5", "native_tile_casts": NATIVE_TILE_CASTS, "acc_row_alignment": {},
+           # The L0 tile chooser's roofline figures, measured on a5 (docs/passes/auto_tile_matmul_l0.md).
+           "l0_cost_model": {"bw_a": 206.3, "bw_b": 223.8, "bw_drain": 30.0, "drain_fixed_cycles": 343.4,
+                             "drain_row_cycles": 4.59, "drain_penalty_cycles": 0.26, "drain_c0_bytes": 32,
+                             "mad_head": 25, "mad_k_fractal_bytes": 32, "mad_fp32_passes": 8},
+           "l0_fractal_alignment": 16, "min_l0_tile_dim": 16,
+           "low_precision_mat_scratch": False,
+           "mat_to_bias_moves": ((FP32, FP32), (FP16, FP32), (BF16, FP32), (INT32, INT32))},
     description="Ascend 950 (a5): 1 AIC + 2 AIV per core group",
 )

@@ -40,6 +40,21 @@ FACTS: dict[str, str] = {
     "split_load_tpop_hazard": (
         "True: in a split AIV kernel a tile computed from a popped cube tile must not take the buffer of a loaded "
         "tile read last by that computation; MemoryReuse keeps them apart (docs/passes/memory_reuse.md)"),
+    "l0_cost_model": (
+        "{figure: value}: the cube's roofline figures the L0 tile chooser scores tiles with (bw_a, bw_b, bw_drain, "
+        "drain_fixed_cycles, drain_row_cycles, drain_penalty_cycles, drain_c0_bytes, mad_head, "
+        "mad_k_fractal_bytes, mad_fp32_passes); a figure not stated keeps the chooser's default "
+        "(docs/passes/auto_tile_matmul_l0.md, the cost model)"),
+    "l0_fractal_alignment": (
+        "the cube fractal an L0 tile's m, n and k are multiples of, and the K a matmul must be a multiple of "
+        "for AutoTileMatmulL0 to tile it; 16 without the fact"),
+    "min_l0_tile_dim": "the smallest m, n and k of an L0 tile; 16 without the fact",
+    "low_precision_mat_scratch": (
+        "True when a matmul result reused as a matmul operand must be narrowed to BF16 / FP16 before it is "
+        "assembled into a Mat scratch (AutoTileMatmulL0 then refuses an FP32 scratch); False without the fact"),
+    "mat_to_bias_moves": (
+        "the (bias dtype, accumulator dtype) pairs a Mat -> Bias move converts, for matmul_bias with a Mat bias "
+        "(AutoTileMatmulL0); none without the fact"),
 }
 
 _NZ_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right)

@@ -31,10 +31,16 @@ from pypto_core.passes.verifier_registry import (
 
 
 def __getattr__(name: str) -> _Any:
-    """`passes.outline_incore_scopes` -> a factory for the registered pass of that name."""
+    """`passes.outline_incore_scopes` -> a factory for the registered pass of that name; a name a plugin
+    publishes in the passes namespace (`passes.l0_tile_chooser`) -> that value."""
     if name.startswith("_"):
         raise AttributeError(name)
     from pypto_core.passes.factories import factory
+    from pypto_core.passes.registry import PASSES_NAMESPACE
+
+    published = PASSES_NAMESPACE.get(name)
+    if published is not None:
+        return published
 
     return factory(name)
 

@@ -11,6 +11,9 @@ if TYPE_CHECKING:
 
 PASSES: NamedRegistry[type[Pass]] = NamedRegistry("pass")
 PIPELINES: NamedRegistry[list[str]] = NamedRegistry("pipeline preset")
+# Other names a plugin publishes in the `pypto.passes` namespace (a module such as PyPTO's
+# `passes.l0_tile_chooser`), looked up before pass factories (docs/plugins.md, hooks).
+PASSES_NAMESPACE: NamedRegistry[object] = NamedRegistry("passes attribute")
 
 
 def pass_class(factory_name: str) -> type[Pass]:

@@ -74,6 +74,14 @@ class Registrar:
         PASSES.register(pass_cls.factory_name, pass_cls, self.owner)
         self._note("passes", pass_cls.factory_name)
 
+    def register_passes_attribute(self, name: str, value: object) -> None:
+        """`pypto.passes.<name>`: a value this plugin publishes in the passes namespace (a helper module the
+        plugin's passes use and tests call directly, such as PyPTO's `passes.l0_tile_chooser`)."""
+        from pypto_core.passes.registry import PASSES_NAMESPACE
+
+        PASSES_NAMESPACE.register(name, value, self.owner)
+        self._note("passes attributes", name)
+
     def register_backend(self, backend: Backend) -> None:
         from pypto_core.backend.registry import BACKENDS
 
@@ -96,10 +104,10 @@ def _site(site: str | None, obj: Any) -> str:
 
 def _named_registries() -> list[Any]:
     from pypto_core.backend.registry import BACKENDS
-    from pypto_core.passes.registry import PASSES, PIPELINES
+    from pypto_core.passes.registry import PASSES, PASSES_NAMESPACE, PIPELINES
     from pypto_core.passes.verifier_registry import PROPERTY_INFO
 
-    return [PASSES, PIPELINES, BACKENDS, PROPERTY_INFO]
+    return [PASSES, PIPELINES, PASSES_NAMESPACE, BACKENDS, PROPERTY_INFO]
 
 
 def rollback_owner(owner: str) -> None:

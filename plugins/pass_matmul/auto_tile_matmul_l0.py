@@ -1,0 +1,190 @@
+"""AutoTileMatmulL0 (docs/passes/auto_tile_matmul_l0.md): each static 2-D matmul whose operands are still in Mat
+(or a Vec left operand) and whose L0 operands or accumulator would not fit L0A / L0B / L0C becomes L0-sized work:
+a pipelined K loop of Left / Right extracts accumulating in Acc and, when the `[M, N]` accumulator itself does
+not fit, an M/N grid of such tiles stored straight to GM.
+
+Work happens per statement block: a rewritten matmul's later uses in the same block read its new result. Which
+calls are matmuls and stores is the registry's answer (the `l0_matmul` / `l0_result_store` op interfaces);
+capacities, alignments and cost figures are the backend's data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto_core.ir import expr as E
+from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType, MemorySpace
+from pypto_core.ir.fresh_names import FreshNames
+from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_stmt
+from pypto_core.ops.registry import op_registry
+from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_matmul.interfaces import L0_RESULT_STORE
+from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter
+from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
+    MatmulSite,
+    check_explicit_l0_operands,
+    choose,
+    matmul_site,
+    operands_in_place,
+)
+from pypto_plugins.pass_matmul.l0_rewrite.grid import StorePlacement, full_k_grid, split_k_grid
+from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
+from pypto_plugins.pass_matmul.perf_hints import perf_hint
+
+_KERNELS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
+_PROPERTIES = ("SSAForm", "NormalizedStmtStructure", "SplitIncoreOrch", "IncoreTileOps", "TileOps2D")
+
+
+class _FunctionTiler:
+    def __init__(self, func: F.Function, ctx: Any) -> None:
+        self.func, self.ctx, self.backend = func, ctx, ctx.backend
+        self.fresh = FreshNames(func)
+        self.changed = False
+
+    # -- blocks -------------------------------------------------------------------------------------------------
+    def block(self, body: S.Stmt) -> S.Stmt:
+        stmts = flatten_to_stmts(body)
+        out: list[S.Stmt] = []
+        subst: dict[E.Var, E.Expr] = {}
+        deferred: dict[int, tuple[MatmulSite, Any]] = {}  # id(store stmt) -> the grid it becomes
+        for i, original in enumerate(stmts):
+            stmt = substitute_stmt(original, subst) if subst else original
+            stmt = self.nested(stmt)
+            grid = deferred.pop(id(original), None)
+            if grid is not None:
+                out.extend(self.emit_grid(stmt, *grid, subst))
+                continue
+            site = matmul_site(stmt)
+            if site is None:
+                out.append(stmt)
+                continue
+            out.extend(self.matmul(site, stmts[i + 1:], subst, deferred))
+        return make_body(out, body.span)
+
+    def nested(self, stmt: S.Stmt) -> S.Stmt:
+        if isinstance(stmt, (S.ForStmt, S.WhileStmt)):
+            new = self.block(stmt.body)
+            return stmt if new is stmt.body else stmt.with_fields(body=new)  # type: ignore[return-value]
+        if isinstance(stmt, S.IfStmt):
+            then_body = self.block(stmt.then_body)
+            else_body = self.block(stmt.else_body) if stmt.else_body is not None else None
+            return stmt.with_fields(then_body=then_body, else_body=else_body)  # type: ignore[return-value]
+        if isinstance(stmt, S.ScopeStmt):
+            return stmt.with_fields(body=self.block(stmt.body))  # type: ignore[return-value]
+        return stmt
+
+    # -- one matmul ---------------------------------------------------------------------------------------------
+    def matmul(self, site: MatmulSite, rest: list[S.Stmt], subst: dict[E.Var, E.Expr],
+               deferred: dict[int, tuple[MatmulSite, Any]]) -> list[S.Stmt]:
+        if check_explicit_l0_operands(site, self.backend) or not operands_in_place(site, self.backend):
+            return [site.stmt]
+        choice = choose(site, self.backend, self.ctx)
+        if choice is None:
+            return [site.stmt]
+        big_m, big_n, big_k = site.dims()
+        if (choice.m, choice.n, choice.k) == (big_m, big_n, big_k):
+            return [site.stmt]
+        if (choice.m, choice.n) == (big_m, big_n):
+            return self.k_only(site, choice.k, subst)
+        store = self.direct_store(site, rest)
+        if store is None or site.acc is not None or site.bias is not None or \
+                site.lhs.type.memory_space is not MemorySpace.Mat:  # type: ignore[attr-defined]
+            perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] result needs an M/N grid of L0 tiles "
+                      f"({choice.m} x {choice.n}), but it is not a fresh matmul of Mat operands stored once to GM "
+                      "— left untouched.", site.span)
+            return [site.stmt]
+        deferred[id(store)] = (site, choice)
+        self.changed = True
+        return []  # the grid is emitted where the store was
+
+    def k_only(self, site: MatmulSite, k: int, subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
+        em = Emitter(self.fresh, site.span)
+        base = site.result.name_hint
+        lhs = self.lhs_in_mat(em, site, base)
+        bias = self.bias_in_bias(em, site, base)
+        big_m, big_n, _ = site.dims()
+        result = k_loop(em, site, lhs, bias, Window(0, 0, big_m, big_n), k, base, base)
+        subst[site.result] = result
+        self.changed = True
+        return em.stmts
+
+    def lhs_in_mat(self, em: Emitter, site: MatmulSite, base: str) -> E.Expr:
+        if site.lhs.type.memory_space is MemorySpace.Vec:  # type: ignore[attr-defined]
+            return em.bind(f"{base}_l0_lmat", em.call("tile.move", [site.lhs], target_memory=MemorySpace.Mat))
+        return site.lhs
+
+    def bias_in_bias(self, em: Emitter, site: MatmulSite, base: str) -> E.Expr | None:
+        if site.bias is None or site.bias.type.memory_space is MemorySpace.Bias:  # type: ignore[attr-defined]
+            return site.bias
+        return em.bind(f"{base}_l0_bias", em.call("tile.move", [site.bias], target_memory=MemorySpace.Bias))
+
+    # -- M/N grids ----------------------------------------------------------------------------------------------
+    def direct_store(self, site: MatmulSite, rest: list[S.Stmt]) -> S.AssignStmt | None:
+        """The one statement of this block using the result, when it is a 2-D store of the whole tile."""
+        users = [s for s in rest if site.result in _vars_read(s)]
+        if len(users) != 1 or not isinstance(users[0], S.AssignStmt) or not isinstance(users[0].value, E.Call):
+            return None
+        call = users[0].value
+        form = op_registry().implementation(L0_RESULT_STORE.name, call.op.name) if type(call.op) is E.Op else None
+        if form is None or call.args[form.tile] is not site.result:
+            return None
+        if any(a is site.result for j, a in enumerate(call.args) if j != form.tile):
+            return None
+        offsets = call.args[form.offsets]
+        if not isinstance(offsets, E.MakeTuple) or len(offsets.elements) != 2:
+            return None
+        return users[0]
+
+    def emit_grid(self, store: S.AssignStmt, site: MatmulSite, choice: Any,
+                  subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
+        call = store.value
+        assert isinstance(call, E.Call)
+        form = op_registry().implementation(L0_RESULT_STORE.name, call.op.name)
+        target = call.args[form.target]
+        offsets = call.args[form.offsets]
+        assert isinstance(offsets, E.MakeTuple)
+        place = StorePlacement(call.op.name, (offsets.elements[0], offsets.elements[1]), target,
+                               getattr(target, "name_hint", "out"), dict(call.kwargs))
+        em = Emitter(self.fresh, site.span)
+        big_k = site.dims()[2]
+        if choice.k < big_k:
+            last = split_k_grid(em, site, site.lhs, choice, place)
+        else:
+            last = full_k_grid(em, site, site.lhs, choice, place)
+        subst[store.var] = last
+        return em.stmts
+
+
+def _vars_read(stmt: S.Stmt) -> set[E.Var]:
+    from pypto_core.analysis.walk import vars_read
+
+    return set(vars_read(stmt))
+
+
+def _tile_function(func: F.Function, ctx: Any) -> F.Function:
+    tiler = _FunctionTiler(func, ctx)
+    body = tiler.block(func.body)
+    return func.with_fields(body=body) if tiler.changed else func  # type: ignore[return-value]
+
+
+class AutoTileMatmulL0(Pass):
+    """Rewrite matmuls too large for L0 into pipelined K loops and M/N grids of L0-sized tiles."""
+
+    name = "AutoTileMatmulL0"
+    factory_name = "auto_tile_matmul_l0"
+    required = _PROPERTIES
+    produced = _PROPERTIES
+    description = ("Rewrite each static 2-D tile.matmul / matmul_acc / matmul_bias of Mat operands whose L0 tiles "
+                   "do not fit into a pipelined K loop of Left / Right extracts and, when the accumulator does not "
+                   "fit L0C, an M/N grid of L0 tiles (the L0 tile chooser picks the tile).")
+
+    def run(self, program: F.Program, ctx: Any) -> F.Program:
+        funcs = [_tile_function(f, ctx) if f.func_type in _KERNELS else f for f in program.functions.values()]
+        if all(a is b for a, b in zip(funcs, program.functions.values())):
+            return program
+        return program.with_functions(funcs)
+
+
+__all__ = ["AutoTileMatmulL0"]

@@ -1,0 +1,53 @@
+"""The op interfaces AutoTileMatmulL0 asks (docs/plugins.md, op interfaces), declared here and implemented here
+for the bundled tile ops, as pass_split does for its split forms: which calls are cube matmuls it may tile (and
+which op computes the first and the later K blocks), and which calls store a tile to GM at an offset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pypto_core.ops.interfaces import OpInterface
+
+L0_MATMUL = OpInterface(
+    "l0_matmul",
+    doc="a cube matmul AutoTileMatmulL0 may tile into L0-sized work: an L0Matmul naming its operand slots "
+        "(lhs, rhs, and the caller's accumulator or the bias when it has one), its arity, and the ops of a first "
+        "K block and of a later one",
+    missing="the op is not a matmul AutoTileMatmulL0 tiles; it is left as written")
+
+L0_RESULT_STORE = OpInterface(
+    "l0_result_store",
+    doc="a store of a whole tile into a GM tensor at an offset: an L0Store naming the tile, offsets and target "
+        "tensor slots; AutoTileMatmulL0 stores each L0 result tile of a matmul directly through it",
+    missing="not a store; a matmul result it consumes is not stored tile by tile")
+
+
+@dataclass(frozen=True)
+class L0Matmul:
+    lhs: int
+    rhs: int
+    arity: int
+    first_op: str  # the op of the first K block (its result starts the accumulator)
+    accumulate_op: str  # the op of a later K block: (acc, lhs, rhs)
+    acc: int | None = None  # the caller's accumulator slot (matmul_acc)
+    bias: int | None = None  # the bias slot (matmul_bias): the first block's op takes it last
+
+    # Operand slots of a matrix operand: a matmul result read only there may go back to L1 (Mat scratch).
+    @property
+    def matrix_slots(self) -> tuple[int, int]:
+        return (self.lhs, self.rhs)
+
+
+@dataclass(frozen=True)
+class L0Store:
+    tile: int
+    offsets: int
+    target: int
+
+
+MATMUL = L0Matmul(lhs=0, rhs=1, arity=2, first_op="tile.matmul", accumulate_op="tile.matmul_acc")
+MATMUL_ACC = L0Matmul(lhs=1, rhs=2, arity=3, first_op="tile.matmul", accumulate_op="tile.matmul_acc", acc=0)
+MATMUL_BIAS = L0Matmul(lhs=0, rhs=1, arity=3, first_op="tile.matmul_bias", accumulate_op="tile.matmul_acc", bias=2)
+
+BUNDLED_MATMULS = {"tile.matmul": MATMUL, "tile.matmul_acc": MATMUL_ACC, "tile.matmul_bias": MATMUL_BIAS}
+BUNDLED_STORES = {"tile.store": L0Store(tile=0, offsets=1, target=2)}
