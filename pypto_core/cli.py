@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from pypto_core.cli_commands._common import add_plugin_blocking
 from pypto_core.cli_commands._errors import report
@@ -82,10 +83,20 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
+    # A pass's warning reads like the CLI's errors (`pypto: warning: ...`), not like a Python source line.
+    formatwarning = warnings.formatwarning
+    warnings.formatwarning = _cli_warning
     try:
         return int(args.handler(args))
     except Exception as exc:
         return report(exc)
+    finally:
+        warnings.formatwarning = formatwarning
+
+
+def _cli_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 line: str | None = None) -> str:
+    return f"pypto: warning: {message}\n"
 
 
 if __name__ == "__main__":

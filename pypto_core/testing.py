@@ -28,14 +28,17 @@ def pypto_pass_context(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
 
 
-def same_results(before: object, after: object, seed: int = 0) -> None:
+def same_results(before: object, after: object, seed: int = 0, backend: str | None = None) -> None:
     """Assert that every entry function of `before` gives the same outputs (and Out/InOut parameters)
-    in `after` on the reference machine, from the same generated inputs: a pass test's execution check."""
-    from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program
+    in `after` on the reference machine, from the same generated inputs: a pass test's execution check.
+    `backend`: the machine of that backend (its lanes and on-chip capacities); else the active one."""
+    from pypto_core.interp import Machine, compare_outputs, make_inputs, run_program, shape_from_backend
 
+    shape = shape_from_backend(backend) if backend is not None else None
     for entry in Machine(before).roots():  # type: ignore[arg-type]
         inputs = make_inputs(entry, seed=seed)
-        checks = compare_outputs(run_program(before, inputs, entry.name), run_program(after, inputs, entry.name))
+        checks = compare_outputs(run_program(before, inputs, entry.name, shape),
+                                 run_program(after, inputs, entry.name, shape))
         assert checks, f"{entry.name} produces no output to compare"
         bad = [f"{c.label}: {c.comparison.describe()}" for c in checks if not c.comparison.ok]
         assert not bad, f"{entry.name} computes something else after the pass: " + "; ".join(bad)

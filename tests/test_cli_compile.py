@@ -37,7 +37,8 @@ def test_default_pipeline_on_the_example(capsys, toy_plugin, tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)  # no pypto.toml here: built-in defaults
     code, out, err = run(capsys, "compile", str(EXAMPLE))
     assert (code, err) == (0, "")
-    assert "def main_incore_0(y__ssa_v0: pl.Tensor[[64], pl.FP32], x__ssa_v0: pl.Out[" in out
+    # planned: parameters carry their DDR MemRefs (docs/memory_planning.md)
+    assert 'def main_incore_0(y__ssa_v0: pl.Tensor[[64], pl.FP32, pl.MemRef("mem_ddr_0", ' in out
     assert "@pl.function(type=pl.FunctionType.Orchestration" in out
     assert pl.parse(out) is not None
 

@@ -110,7 +110,8 @@ DEFAULT_PASSES = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "Conver
                   "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
                   "AutoTileMatmulL0", "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr",
                   "ResolveBackendOpLayouts", "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel", "StampTfreeSplit",
-                  "NormalizeReturnOrder"]
+                  "NormalizeReturnOrder", "CanonicalizeIOOrder", "MaterializeTensorStrides", "InitMemRef",
+                  "MaterializeSemanticAliases", "MemoryReuse", "AllocateMemoryAddr"]
 
 
 def test_strategy_pass_manager_runs_the_preset_in_the_current_context(toy_plugin):

@@ -29,7 +29,13 @@ _DEFAULT = [
     "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel",
     # per-core kernels made explicit for codegen: frees name their pops, kernels return their Out parameters
     "stamp_tfree_split", "normalize_return_order",
+    # memory planning: every on-chip buffer an address within the chip (docs/memory_planning.md)
+    "canonicalize_io_order", "materialize_tensor_strides", "init_mem_ref", "materialize_semantic_aliases",
+    "memory_reuse", "allocate_memory_addr",
 ]
+# The same road without memory planning: per-core kernels whose tiles are values, for kernels whose tile shapes
+# are not static yet (a whole dynamic-row tensor loaded as one tile) and for studying the split passes alone.
+_KERNELS = _DEFAULT[:_DEFAULT.index("normalize_return_order") + 1]
 
 PRESETS: dict[str, list[str]] = {
     # What `pypto compile` runs with no pypto.toml: PyPTO's own order from the program as written to
@@ -37,6 +43,7 @@ PRESETS: dict[str, list[str]] = {
     # runs it too. `full` is its older name, kept for the pypto.toml files that say it.
     "default": list(_DEFAULT),
     "full": list(_DEFAULT),
+    "kernels": list(_KERNELS),
     "outline": list(_OUTLINE),
     "tile": list(_TILE),
 }

@@ -62,7 +62,7 @@ class Machine:
         if shape is None:
             shape = shape_from_backend(backend) if backend is not None else active_shape()
         self.shape = shape
-        self.backend = backend
+        self.backend = backend if backend is not None else shape.backend  # the shape's backend bounds the bytes
         self.addresses = addresses
         self.onchip = OnChipMemory(self.backend_object())
         self.blas_threads = blas_threads

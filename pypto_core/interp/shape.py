@@ -8,7 +8,7 @@ the depth for its pipe.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -16,6 +16,9 @@ from typing import Any
 class CoreGroupShape:
     aiv_lanes: int = 2
     fifo_depth: int = 2  # slots of a pipe whose setup op names no slot_num
+    # The backend the shape was read from: a machine given this shape bounds its on-chip bytes by that
+    # backend's capacities (docs/memory_planning.md, execution by address). Not part of the shape's identity.
+    backend: str | None = field(default=None, compare=False)
 
 
 DEFAULT_SHAPE = CoreGroupShape()
@@ -33,7 +36,8 @@ def shape_from_backend(backend: Any) -> CoreGroupShape:
     if group is None:
         return DEFAULT_SHAPE
     return CoreGroupShape(aiv_lanes=int(getattr(group, "aiv_lanes", DEFAULT_SHAPE.aiv_lanes)),
-                          fifo_depth=int(getattr(group, "default_fifo_depth", DEFAULT_SHAPE.fifo_depth)))
+                          fifo_depth=int(getattr(group, "default_fifo_depth", DEFAULT_SHAPE.fifo_depth)),
+                          backend=getattr(backend, "name", None))
 
 
 def active_shape() -> CoreGroupShape:

@@ -59,9 +59,17 @@ def _seq(code: FunctionCode, stmt: S.SeqStmts, target: YieldTarget) -> Runner:
     return run
 
 
+def _views_its_operand(value: Any) -> bool:
+    """A window or relabel view's result is its operand's bytes read another way (docs/memory_planning.md,
+    execution by address): nothing is written, so the bytes outside a narrowed valid region keep the operand's
+    data. (A "view" such as tile.assemble may write its source into the target's bytes: it is written.)"""
+    opdef = opdef_of(value) if isinstance(value, E.Call) else None
+    return opdef is not None and opdef.traits.buffer_view in ("window", "relabel")
+
+
 def _assign(code: FunctionCode, stmt: S.AssignStmt, target: YieldTarget) -> Runner:
     value, slot = compile_handle(code, stmt.value), code.slots(stmt.var)
-    if code.placement(stmt.var) is not None:
+    if code.placement(stmt.var) is not None and not _views_its_operand(stmt.value):
         store = code.store(slot)
         return lambda fr: store(fr, value(fr))
 

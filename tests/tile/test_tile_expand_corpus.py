@@ -22,6 +22,11 @@ from .test_tile_corpus import BACKENDS, KERNELS, assert_same_results
 from .test_tile_split_corpus import EXAMPLES, REJECTED, with_split
 
 MODES = ("none", "UP_DOWN", "LEFT_RIGHT")
+# The default pipeline plans on-chip memory: a kernel that loads a whole dynamic-row tensor as one tile has no
+# buffer size to plan (docs/passes/init_mem_ref.md, errors), whatever the split.
+EXPAND_REJECTED = {**REJECTED, **{("dyn_rows_elementwise", mode): r"InitMemRef requires static shape for variable "
+                                                                  r"'a_tile'.*load the tensor in blocks"
+                                  for mode in ("none", "UP_DOWN", "LEFT_RIGHT")}}
 MIN_EXPANDED = 30  # (kernel, mode) pairs that become AIC + AIV + Group (the region corpus adds 46 programs)
 
 
@@ -52,7 +57,7 @@ def check_expanded(before: Program, after: Program, backend: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", KERNELS, ids=[p.stem for p in KERNELS])
 def test_expand_corpus(path: Path, mode: str, backend: str):
-    rejected = REJECTED.get((path.stem, mode))
+    rejected = EXPAND_REJECTED.get((path.stem, mode))
     if rejected is not None:
         with pytest.raises(ValueError, match=rejected):
             compile_expanded(path, mode, backend)
@@ -66,7 +71,7 @@ def test_the_corpus_expands_enough_mixed_kernels(backend: str):
     expanded = 0
     for path in KERNELS:
         for mode in MODES:
-            if (path.stem, mode) in REJECTED:
+            if (path.stem, mode) in EXPAND_REJECTED:
                 continue
             _, after = compile_expanded(path, mode, backend)
             expanded += any(f.func_type is FunctionType.Group for f in after.functions.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.analysis.memory import static_dims, tile_bytes
-from pypto_core.errors import InternalError
+from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
@@ -17,6 +17,12 @@ def space_of(t: Type) -> MemorySpace:
     if isinstance(t, TileType) and t.memory_space is not None:
         return t.memory_space
     return MemorySpace.DDR
+
+
+class StaticShapeRequired(UserError, InternalError):
+    """A tile whose shape is not static reaches memory planning. PyPTO reports it as an InternalError (its
+    frontend gives every tile a static shape); in pypto a user's program can reach it (a whole dynamic tensor
+    loaded in a kernel), so it is also the located ValueError a user can act on (docs/passes/init_mem_ref.md)."""
 
 
 class MemRefMinter:
@@ -40,10 +46,11 @@ class MemRefMinter:
         if isinstance(t, TileType):
             for i, d in enumerate(t.shape):
                 if not isinstance(d, E.ConstInt):
-                    raise InternalError(
+                    raise StaticShapeRequired(
                         f"InitMemRef requires static shape for variable '{var.name_hint}', but shape element {i} is "
-                        f"dynamic. Fix the upstream op that produced it to give the tile a static shape (an on-chip "
-                        f"buffer's size must be known when memory is planned)")
+                        f"dynamic: in function '{self.function}' the tile's on-chip buffer has no size to plan. Give "
+                        f"the tile a static shape: load the tensor in blocks of a constant size (a pl.range over the "
+                        f"blocks, the last one's valid extent as valid_shape) instead of whole", var.span)
                 if d.value <= 0:
                     raise InternalError(
                         f"InitMemRef requires positive shape for variable '{var.name_hint}', but shape element {i} is "

@@ -9,8 +9,11 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
+from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import MemRef, TensorType, TileType, Type
 from pypto_core.ir.utils import Substituter, flatten_to_stmts
+from pypto_core.ir.visitor import IRVisitor
+from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_memory.init_mem_ref_steps.buffer_facts import (
     BufferlessTiles,
     lands_in_source_buffer,
@@ -42,6 +45,58 @@ def with_memref(var: E.Var, memref: MemRef | None, space: Any = None) -> E.Var:
     return new
 
 
+class UsePositions:
+    """Statements numbered in program order; for each variable the position of the last statement that reads
+    it (a loop or if reads what its header reads; its body's statements come after it)."""
+
+    def __init__(self, func: F.Function) -> None:
+        self.positions: dict[int, int] = {}
+        self.last: dict[int, int] = {}
+        self._walk(func.body)
+
+    def position(self, stmt: S.Stmt) -> int:
+        return self.positions.get(id(stmt), 0)
+
+    def last_use(self, var_id: int) -> int:
+        return self.last.get(var_id, -1)
+
+    def _walk(self, stmt: S.Stmt | None) -> None:
+        for s in flatten_to_stmts(stmt):
+            at = len(self.positions)
+            self.positions[id(s)] = at
+            for field in ("value", "expr", "condition", "start", "stop", "step"):
+                part = getattr(s, field, None)
+                if isinstance(part, (E.Expr, tuple)):
+                    self._read(part, at)
+            for ia in getattr(s, "iter_args", ()) or ():
+                self._read(ia.initValue, at)
+            for body in ("body", "then_body", "else_body"):
+                inner = getattr(s, body, None)
+                if isinstance(inner, S.Stmt):
+                    self._walk(inner)
+
+    def _read(self, part: Any, at: int) -> None:
+        for var in _vars_in(part):
+            self.last[id(var)] = at
+
+
+def _vars_in(part: Any) -> list[E.Var]:
+    found: list[E.Var] = []
+
+    class _Collect(IRVisitor):
+        def visit_var_like(self, var: E.Var) -> None:
+            found.append(var)
+
+        def visit_iter_arg(self, var: E.IterArg) -> None:
+            found.append(var)  # a read of a carry is not a read of its init value
+
+    collector = _Collect()
+    for item in part if isinstance(part, tuple) else (part,):
+        if isinstance(item, E.Expr):
+            collector.visit_expr(item)
+    return found
+
+
 class FunctionMemRefs:
     """Rewrites one function's parameters and body; `self.subst` maps each old variable to its retyped one."""
 
@@ -51,12 +106,27 @@ class FunctionMemRefs:
         self.decls = decls
         self.subst = Substituter({})
         self.bufferless = BufferlessTiles()
+        self.uses = UsePositions(func)
+        self.names = FreshNames(func)
+        self.base_members: dict[int, list[int]] = {}  # a MemRef base -> the old variables bound to it
 
     # -- variables -----------------------------------------------------------------------------------------
     def bind(self, old: E.Var, new: E.Var) -> E.Var:
         if new is not old:
             self.subst.mapping[id(old)] = new
+        memref = memref_of(new)
+        if memref is not None:
+            self.base_members.setdefault(id(memref.base), []).append(id(old))
         return new
+
+    def carry_may_take(self, memref: MemRef, loop: S.Stmt, claimed: set[int]) -> bool:
+        """A carry writes its buffer every iteration: it may take its init's buffer only when nothing reads
+        that buffer once the loop starts (no other carry of the loop holds it, no variable on it is read inside
+        or after the loop). Else it gets a buffer of its own (docs/passes/init_mem_ref.md, loops)."""
+        if id(memref.base) in claimed:
+            return False
+        start = self.uses.position(loop)
+        return all(self.uses.last_use(v) <= start for v in self.base_members.get(id(memref.base), []))
 
     def expr(self, e: E.Expr) -> E.Expr:
         return self.subst.visit_expr(e)
@@ -81,7 +151,9 @@ class FunctionMemRefs:
     # -- statements ----------------------------------------------------------------------------------------
     def stmt(self, stmt: S.Stmt) -> S.Stmt:
         if isinstance(stmt, S.SeqStmts):
-            return S.SeqStmts([self.stmt(s) for s in stmt.stmts], stmt.span, stmt.leading_comments)
+            # a loop may come back with the copies of its inits before it (iter_args): one flat block
+            return S.SeqStmts([inner for s in stmt.stmts for inner in flatten_to_stmts(self.stmt(s))], stmt.span,
+                              stmt.leading_comments)
         if isinstance(stmt, S.AssignStmt):
             return self.assign(stmt)
         if isinstance(stmt, S.ForStmt):
@@ -127,13 +199,24 @@ class FunctionMemRefs:
             return memref_of(value)  # rule 5: a tile copy shares its source's buffer
         return self.fresh(var)  # rule 6
 
-    def iter_args(self, iter_args: tuple[E.IterArg, ...]) -> list[E.IterArg]:
-        """Each carry takes its init value's MemRef (and, for a tile, its memory space)."""
+    def iter_args(self, iter_args: tuple[E.IterArg, ...], loop: S.Stmt) -> tuple[list[E.IterArg], list[S.Stmt]]:
+        """Each carry takes its init value's MemRef (and, for a tile, its memory space). A tile init whose buffer
+        the carry may not take (carry_may_take) is first copied (`<init>_mv = pl.tile.move(<init>)`, a buffer
+        of its own), and the carry starts from the copy: the statements to put before the loop are returned."""
         out = []
+        copies: list[S.Stmt] = []
+        claimed: set[int] = set()
         for ia in iter_args:
             init = self.expr(ia.initValue)
-            new: E.IterArg = ia if init is ia.initValue else ia.with_fields(initValue=init)  # type: ignore[assignment]
             source = memref_of(init)
+            if source is not None and isinstance(init.type, TileType) and not self.carry_may_take(source, loop, claimed):
+                copy = self.copied(init, loop)
+                copies.append(copy)
+                init = copy.var
+                source = memref_of(init)
+            if source is not None:
+                claimed.add(id(source.base))
+            new: E.IterArg = ia if init is ia.initValue else ia.with_fields(initValue=init)  # type: ignore[assignment]
             if shaped(ia.type) and source is not None:
                 space = init.type.memory_space if isinstance(init.type, TileType) else None
                 new_type = ia.type.with_fields(**({"memref": source, "memory_space": space}
@@ -141,11 +224,19 @@ class FunctionMemRefs:
                                                   else {"memref": source}))
                 new = new.with_fields(type=new_type)  # type: ignore[assignment]
             out.append(self.bind(ia, new))  # type: ignore[arg-type]
-        return out
+        return out, copies
+
+    def copied(self, init: E.Var, loop: S.Stmt) -> S.AssignStmt:
+        """`<init>_mv = pl.tile.move(<init>, target_memory=<its space>)` on a fresh buffer."""
+        call = create_op_call("tile.move", [init], {"target_memory": init.type.memory_space}, span=loop.span)
+        var = E.Var(self.names(f"{user_base(init)}_mv"), call.type.with_fields(memref=None), loop.span)
+        var = with_memref(var, self.minter.fresh(var, var.type))
+        self.base_members.setdefault(id(memref_of(var).base), [])  # type: ignore[union-attr]
+        return S.AssignStmt(var, call, loop.span)
 
     def for_stmt(self, stmt: S.ForStmt) -> S.Stmt:
         start, stop, step = self.expr(stmt.start), self.expr(stmt.stop), self.expr(stmt.step)
-        iter_args = self.iter_args(stmt.iter_args)
+        iter_args, copies = self.iter_args(stmt.iter_args, stmt)
         body = self.stmt(stmt.body)
         return_vars = []
         for rv, ia in zip(stmt.return_vars, iter_args):
@@ -157,8 +248,9 @@ class FunctionMemRefs:
             space = ia.type.memory_space if isinstance(ia.type, TileType) else None
             return_vars.append(self.bind(rv, with_memref(rv, carried, space) if carried is not None else minted))
         return_vars += list(stmt.return_vars[len(iter_args):])
-        return stmt.with_fields(start=start, stop=stop, step=step, iter_args=tuple(iter_args), body=body,
-                                return_vars=tuple(return_vars))  # type: ignore[return-value]
+        loop = stmt.with_fields(start=start, stop=stop, step=step, iter_args=tuple(iter_args), body=body,
+                                return_vars=tuple(return_vars))
+        return S.SeqStmts([*copies, loop], stmt.span) if copies else loop  # type: ignore[return-value]
 
     def with_fresh(self, var: E.Var) -> E.Var:
         return with_memref(var, self.minter.fresh(var, var.type))
@@ -180,12 +272,13 @@ class FunctionMemRefs:
                                 return_vars=tuple(return_vars))  # type: ignore[return-value]
 
     def while_stmt(self, stmt: S.WhileStmt) -> S.Stmt:
-        iter_args = self.iter_args(stmt.iter_args)
+        iter_args, copies = self.iter_args(stmt.iter_args, stmt)
         condition = self.expr(stmt.condition)
         body = self.stmt(stmt.body)
         return_vars = [self.bind(rv, self.with_fresh(rv)) if shaped(rv.type) else rv for rv in stmt.return_vars]
-        return stmt.with_fields(iter_args=tuple(iter_args), condition=condition, body=body,
-                                return_vars=tuple(return_vars))  # type: ignore[return-value]
+        loop = stmt.with_fields(iter_args=tuple(iter_args), condition=condition, body=body,
+                                return_vars=tuple(return_vars))
+        return S.SeqStmts([*copies, loop], stmt.span) if copies else loop  # type: ignore[return-value]
 
 
 def _yielded(body: S.Stmt | None) -> tuple[E.Expr, ...]:

@@ -13,14 +13,16 @@ from pypto_core.testing import checked_pipeline
 SEEDS = (0, 1)
 
 
-def default_pipeline(backend: str) -> PassManager:
-    return checked_pipeline(backend)
+def default_pipeline(backend: str, preset: str = "default") -> PassManager:
+    return checked_pipeline(backend, preset)
 
 
-def compile_and_compare(text: str, backend: str, filename: str = "fuzz_regression.py") -> Program:
-    """The default pipeline (check-run, round trip); then every entry's outputs, before and after."""
+def compile_and_compare(text: str, backend: str, filename: str = "fuzz_regression.py",
+                        preset: str = "default") -> Program:
+    """The default pipeline (check-run, round trip); then every entry's outputs, before and after. `preset`
+    "kernels" stops before memory planning (for a kernel whose tiles have no static shape or do not fit)."""
     before = parse_text(text, filename)
-    after = default_pipeline(backend).run(before)
+    after = default_pipeline(backend, preset).run(before)
     shape = shape_from_backend(backend)
     compared = 0
     for entry in Machine(before, shape=shape).roots():

@@ -98,4 +98,11 @@ WIDER_THAN_THE_SOURCE = "import pypto.language as pl\n\n@pl.program\n" + '''clas
 @pytest.mark.parametrize("popped", ["128, 128", ""])
 def test_an_annotation_wider_than_the_source_adds_no_valid_rows(backend: str, popped: str):
     text = WIDER_THAN_THE_SOURCE.replace("valid_shape=[128, 128], blayout", f"valid_shape=[{popped}], blayout")
-    compile_and_compare(text, backend)
+    # the split chain alone: with a 128 KiB pipe ring the lanes' [64, 128] FP32 tiles overflow Ascend910B's Vec
+    compile_and_compare(text, backend, preset="kernels")
+
+
+def test_the_pipe_ring_and_the_lane_tiles_overflow_ascend910b_s_vec():
+    with pytest.raises(ValueError, match=r"Vec buffer usage \(196608 bytes\) exceeds platform limit \(188416 bytes\)"
+                                         r".*reserved by system.reserve_buffer.*cross-core pipe ring"):
+        compile_and_compare(WIDER_THAN_THE_SOURCE, "Ascend910B")

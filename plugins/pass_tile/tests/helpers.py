@@ -63,7 +63,7 @@ def compiled(src: str, backend: str) -> ir.Program:
     after = default_pipeline(backend).run(before)
     left = [f.name for f in after.functions.values() if f.func_type is FunctionType.InCore]
     assert not left, f"InCore functions left after the default pipeline: {left}"
-    same_results(before, after)
+    same_results(before, after, backend=backend)
     return after
 
 
