@@ -367,3 +367,25 @@ def test_the_default_pipeline_compiles_hierarchy_scopes_with_kernels_inside(back
     program = pl.parse(HEADER + NESTED)
     after = checked_pipeline(backend).run(program)
     assert not any(passes.PropertyVerifierRegistry.verify(["HierarchyOutlined"], after))
+
+
+def test_two_multi_output_scopes_bind_distinct_tuple_temporaries():
+    after = hoist('''
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.HOST):
+            a = pl.exp(x)
+            b = pl.neg(x)
+        with pl.at(level=pl.Level.CHIP):
+            c = pl.add(a, b)
+            d = pl.sub(a, b)
+        e = pl.mul(c, d)
+        return e
+''')
+    main = ir.flatten_to_stmts(function(after, "main").body)
+    tuples = [s.var.name_hint for s in main if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call)
+              and isinstance(s.value.type, ir.TupleType)]
+    assert tuples == ["ret__tmp_v0", "ret__tmp_v0_1"]
+    assert passes.PropertyVerifierRegistry.verify(["SSAForm"], after) == []
