@@ -106,7 +106,7 @@ def test_context_instruments_fire_inside_the_pipeline(toy_plugin):
 # -- pypto.ir.pass_manager (PyPTO's strategy PassManager) -------------------------------------------
 # PyPTO's Default strategy: the `full` preset, PyPTO's order with the passes pypto has.
 DEFAULT_PASSES = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "ConvertToSSA", "Simplify",
-                  "NormalizeStmtStructure", "FlattenCallExpr", "OutlineIncoreScopes", "OutlineClusterScopes",
+                  "NormalizeStmtStructure", "FlattenCallExpr", "OutlineHierarchyScopes", "OutlineIncoreScopes", "OutlineClusterScopes",
                   "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
                   "AutoTileMatmulL0", "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr",
                   "ResolveBackendOpLayouts", "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel", "StampTfreeSplit",
@@ -131,7 +131,7 @@ def test_strategy_pass_manager_names_a_missing_pass(toy_plugin):
     from pypto_core.plugins.host import reload_plugins
 
     reload_plugins(disabled=["pass_outline"], extra=[])
-    with pytest.raises(ValueError, match="preset 'full' .* names pass 'outline_incore_scopes', which no plugin"):
+    with pytest.raises(ValueError, match="preset 'full' .* names pass 'outline_hierarchy_scopes', which no plugin"):
         PassManager(OptimizationStrategy.Default)
 
 

@@ -108,18 +108,19 @@ def split_attrs(info: ScopeInfo) -> dict[str, object]:
     return attrs
 
 
-def cache_policy_attr(info: ScopeInfo) -> list[tuple[int, int]]:
-    """The scope's `cache_policy_vars` as (param index, policy) pairs sorted by index (docs/passes/outline_incore_scopes.md)."""
+def cache_policy_attr(info: ScopeInfo, pass_name: str = "OutlineIncoreScopes") -> list[tuple[int, int]]:
+    """The scope's `cache_policy_vars` as (param index, policy) pairs sorted by index (docs/passes/outline_incore_scopes.md);
+    OutlineHierarchyScopes shares the rule and names itself in the errors."""
     pairs: dict[int, int] = {}
     for var, policy in info.scope.attrs.get("cache_policy_vars", ()):
         index = next((i for i, v in enumerate(info.inputs) if v is var), None)
         if index is None:
-            raise UserError(f"OutlineIncoreScopes: pl.set_cache_policy names '{var.name_hint}', which this scope "
+            raise UserError(f"{pass_name}: pl.set_cache_policy names '{var.name_hint}', which this scope "
                             f"neither reads nor writes, so no kernel parameter can carry the policy; move the "
                             f"declaration into the scope that uses '{var.name_hint}' or remove it",
                             info.scope.span)
         if int(policy) == int(CachePolicy.BYPASS) and info.directions[index] is not ParamDirection.In:
-            raise UserError(f"OutlineIncoreScopes: pl.set_cache_policy(..., pl.CachePolicy.BYPASS) on "
+            raise UserError(f"{pass_name}: pl.set_cache_policy(..., pl.CachePolicy.BYPASS) on "
                             f"'{var.name_hint}', which the kernel writes ({info.directions[index].name}); a bypass "
                             f"read of bytes the same kernel writes is incoherent: remove the BYPASS declaration",
                             info.scope.span)

@@ -21,7 +21,7 @@ _DEFAULT = [
     "inline_functions", "unroll_loops", "ctrl_flow_transform",
     "convert_to_ssa", "simplify", "normalize_stmt_structure", "flatten_call_expr",
     # kernels outlined and lowered to tiles
-    "outline_incore_scopes", "outline_cluster_scopes", "convert_tensor_to_tile_ops",
+    "outline_hierarchy_scopes", "outline_incore_scopes", "outline_cluster_scopes", "convert_tensor_to_tile_ops",
     "lower_composite_ops", "flatten_tile_nd_to_2d", "legalize_tile_cast", "auto_tile_matmul_l0",
     "canonicalize_tile_slice",
     "infer_tile_memory_space", "insert_mx_scale_addr", "resolve_backend_op_layouts",
