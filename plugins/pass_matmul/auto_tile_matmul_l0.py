@@ -20,6 +20,7 @@ from pypto_core.ir.fresh_names import FreshNames
 from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_stmt
 from pypto_core.ops.registry import op_registry
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_matmul.bridge_loads import place_operand_loads_in_mat
 from pypto_plugins.pass_matmul.interfaces import L0_RESULT_STORE
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
@@ -164,6 +165,7 @@ def _vars_read(stmt: S.Stmt) -> set[E.Var]:
 
 
 def _tile_function(func: F.Function, ctx: Any) -> F.Function:
+    func = place_operand_loads_in_mat(func)
     tiler = _FunctionTiler(func, ctx)
     body = tiler.block(func.body)
     return func.with_fields(body=body) if tiler.changed else func  # type: ignore[return-value]

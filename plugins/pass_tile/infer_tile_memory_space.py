@@ -20,6 +20,11 @@ from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.memory_space.demands import collect_demands
+from pypto_plugins.pass_tile.memory_space.loop_invariant_residency import (
+    MAT_BRIDGE_MARKER,
+    MarkBridgeLoads,
+    hoist_loop_invariant_operands,
+)
 from pypto_plugins.pass_tile.memory_space.placement import Placement, check_params
 from pypto_plugins.pass_tile.memory_space.tile_capacity import reject_tiles_beyond_capacity
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
@@ -60,11 +65,14 @@ class InferTileMemorySpace(Pass):
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         reject_misplaced_core_functions(program)
-        funcs = [place_function(f) if f.func_type is FunctionType.InCore else f
+        funcs = [place_function(MarkBridgeLoads().visit_function(f)) if f.func_type is FunctionType.InCore else f
                  for f in program.functions.values()]
         for f in funcs:
             if f.func_type is FunctionType.InCore:
                 reject_tiles_beyond_capacity(f, ctx.backend)
+        if any(a is not b for a, b in zip(funcs, program.functions.values())):
+            funcs = list(hoist_loop_invariant_operands(program.with_functions(funcs), ctx.backend)
+                         .functions.values())
         funcs = [_StripMatBridgeMarker().visit_function(f) for f in funcs]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
             return program
@@ -73,11 +81,8 @@ class InferTileMemorySpace(Pass):
         return placed
 
 
-# The private marker ConvertTensorToTileOps may put on the GM -> Mat bridge loads it makes; once spaces are
-# inferred nothing reads it (docs/passes/infer_tile_memory_space.md, what it does).
-MAT_BRIDGE_MARKER = "__compiler_tensor_to_tile_mat_bridge"
-
-
+# The private marker of the GM -> Mat bridge loads: once the residency step has read it, nothing does
+# (docs/passes/infer_tile_memory_space.md, loop-invariant Mat residency).
 class _StripMatBridgeMarker(IRMutator):
     """Every call of the function loses the marker attr; its other attrs stay, in order."""
 

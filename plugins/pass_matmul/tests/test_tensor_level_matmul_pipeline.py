@@ -1,0 +1,72 @@
+"""A tensor-level `pl.matmul` written in one kernel, through the whole default pipeline
+(docs/passes/auto_tile_matmul_l0.md, operands ConvertTensorToTileOps left without a space): its operand loads
+become Mat bridge loads, AutoTileMatmulL0 tiles it so every L0 operand fits, and the outputs equal the
+source's at the FP32 reordering tolerance. A [512, 512] x [512, 512] FP32 matmul needs two 1 MiB Mat panels:
+PyPTO refuses it for Mat capacity too, and so does pypto, with the same "Mat buffer usage" message; [256, 256]
+x [256, 256] FP32 (both panels fill Mat exactly) is the largest square one that compiles."""
+
+from __future__ import annotations
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto_core.analysis.memory import tile_bytes
+from pypto_core.analysis.walk import statements
+from pypto_core.backend.registry import get_backend
+from pypto_core.config import parse_config_text, resolve_config
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType, MemorySpace
+from pypto_core.ir.types import TileType
+from pypto_core.passes.manager import PassManager
+
+from .helpers import same_results_reordered
+
+BACKENDS = ("Ascend910B", "Ascend950")
+
+
+def source(size: int) -> str:
+    t = f"pl.Tensor[[{size}, {size}], pl.FP32]"
+    return f'''
+import pypto.language as pl
+
+@pl.program
+class Prog:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: {t}, b: {t}, out: pl.Out[{t}]) -> {t}:
+        c = pl.matmul(a, b)
+        out = pl.assemble(out, c, [0, 0])
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: {t}, b: {t}, out: pl.Out[{t}]) -> {t}:
+        out = self.mm(a, b, out)
+        return out
+'''
+
+
+def default_pipeline(backend: str) -> PassManager:
+    loaded = parse_config_text(f'backend = "{backend}"\n[pipeline]\npreset = "default"\n', "<test>")
+    resolved = resolve_config(loaded)
+    return PassManager(resolved.passes, backend=resolved.backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_256_fp32_matmul_compiles_into_kernels_whose_l0_operands_fit(backend: str):
+    before = pl.parse(source(256))
+    after = default_pipeline(backend).run(before)
+    assert not [f for f in after.functions.values() if f.func_type is FunctionType.InCore]
+    be = get_backend(backend)
+    l0 = [s.var.type for f in after.functions.values() for s in statements(f.body)
+          if isinstance(s, S.AssignStmt) and isinstance(s.var.type, TileType)
+          and s.var.type.memory_space in (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)]
+    assert l0, ir.python_print(after)
+    for t in l0:
+        assert tile_bytes(t, be) <= be.capacity(t.memory_space), t
+    same_results_reordered(before, after, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_512_fp32_matmul_is_refused_for_mat_capacity_as_pypto_does(backend: str):
+    with pytest.raises(ValueError, match=r"Mat buffer usage \(\d+ bytes\) exceeds platform limit \(524288 bytes\)"):
+        default_pipeline(backend).run(pl.parse(source(512)))
