@@ -352,15 +352,44 @@ class SSAConverter:
     # -- ifs -------------------------------------------------------------------------------------
     def _merges(self, s: S.IfStmt, env: Env) -> tuple[list[E.Var], list[E.Var]]:
         """(merged, escaping): rebound outer variables and both-branch definitions; promoted escapes."""
-        then_defs = {id(v) for v in assigned_vars(s.then_body)}
-        else_defs = {id(v) for v in assigned_vars(s.else_body)}
-        own = {id(r) for r in s.return_vars}
-        both = assigned_vars(S.SeqStmts([s.then_body] + ([s.else_body] if s.else_body else [])))
-        merged = [v for v in both if id(v) not in own
-                  and (id(v) in env or (id(v) in then_defs and id(v) in else_defs))]
+        merged = self._merged_vars(s, set(env))
         merged_ids = {id(v) for v in merged}
         escaping = [v for v in self.promotions.get(id(s), []) if id(v) not in merged_ids and id(v) not in env]
         return by_name(merged), by_name(escaping)
+
+    def _merged_vars(self, s: S.IfStmt, visible: set[int]) -> list[E.Var]:
+        """The variables an if merges: those it rebinds (visible before it) and those both branches define at
+        the branch's own level, where a nested if defines only what it merges itself (PyPTO's rule,
+        docs/passes/convert_to_ssa.md, if merges)."""
+        then_defs = self._branch_defs(s.then_body, visible)
+        else_defs = self._branch_defs(s.else_body, visible)
+        own = {id(r) for r in s.return_vars}
+        both = assigned_vars(S.SeqStmts([s.then_body] + ([s.else_body] if s.else_body else [])))
+        return [v for v in both if id(v) not in own
+                and (id(v) in visible or (id(v) in then_defs and id(v) in else_defs))]
+
+    def _branch_defs(self, body: S.Stmt | None, visible: set[int]) -> set[int]:
+        """Ids of the variables a branch defines at its own level, in statement order: assignments, loops
+        (as before: what their bodies bind), transparent scopes, and a nested if's return vars and merges."""
+        defs: set[int] = set()
+
+        def walk(st: S.Stmt | None) -> None:
+            if st is None:
+                return
+            if isinstance(st, S.SeqStmts):
+                for c in st.stmts:
+                    walk(c)
+            elif isinstance(st, S.ScopeStmt):
+                walk(st.body)
+            elif isinstance(st, S.IfStmt):
+                defs.update(id(r) for r in st.return_vars)
+                defs.update(id(v) for v in self._merged_vars(st, visible | defs))
+                defs.update(id(v) for v in self.promotions.get(id(st), []))
+            elif isinstance(st, (S.AssignStmt, S.ForStmt, S.WhileStmt)):
+                defs.update(id(v) for v in assigned_vars(st))
+
+        walk(body)
+        return defs
 
     def _branch_value(self, v: E.Var, branch_env: Env) -> E.Expr:
         hit = branch_env.get(id(v))

@@ -83,6 +83,8 @@ Mem = MemorySpace
 ND = TensorLayout.ND
 DN = TensorLayout.DN
 NZ = TensorLayout.NZ
+MX_A_ZZ = TensorLayout.MX_A_ZZ
+MX_B_NN = TensorLayout.MX_B_NN
 
 BOOL = _DataType.BOOL
 INT4 = _DataType.INT4
@@ -126,8 +128,8 @@ def __getattr__(name: str) -> _Any:
 
 __all__ = ['AUTO', 'AtomicType', 'BF16', 'BOOL', 'CachePolicy', 'CompactMode', 'DN', 'DistributedTensor', 'FP16',
            'FP32', 'FP4', 'FP8E4M3FN', 'FP8E5M2', 'FP8E8M0', 'ForKind', 'FunctionType', 'HF4', 'HF8',
-           'INDEX', 'INT16', 'INT32', 'INT4', 'INT64', 'INT8', 'InOut', 'Level', 'Mem', 'MemRef', 'Ptr',
-           'MemorySpace', 'ND', 'NZ', 'Out', 'PadValue', 'PipeType', 'Role', 'Scalar', 'SplitMode',
+           'INDEX', 'INT16', 'INT32', 'INT4', 'INT64', 'INT8', 'InOut', 'Level', 'MX_A_ZZ', 'MX_B_NN', 'Mem',
+           'MemRef', 'Ptr', 'MemorySpace', 'ND', 'NZ', 'Out', 'PadValue', 'PipeType', 'Role', 'Scalar', 'SplitMode',
            'TASK_ID', 'Tensor', 'TensorLayout', 'TensorView', 'Tile', 'TileLayout', 'TileView', 'Tuple',
            'UINT16', 'UINT32', 'UINT4', 'UINT64', 'UINT8', 'UnknownType', 'adir', 'aic_gather', 'aiv_shard',
            'at', 'cast', 'cluster', 'cond', 'const', 'cross_core_slot', 'dump_tag', 'dynamic', 'func_attr',

@@ -14,6 +14,9 @@ Right -> RightScale, checked when both spaces are known); the result is dst_scal
 (arg 0 Write). The reference machine keeps no hidden scale region beside a tile, so the values are
 dst_scale's own (an address binding moves no data).
 
+The scale tiles hold the scales logically ([m, g] / [g, n]): a scale tensor declared `pl.MX_A_ZZ` /
+`pl.MX_B_NN` keeps its bytes in 16 x 2 blocks, and tile.load reads through that order (common/mx_layout.py).
+
 Semantics: FP8E4M3FN values times a power of two are exact in FP32; the products are summed in FP32 over
 the valid K only (poison past it never reaches the product).
 """

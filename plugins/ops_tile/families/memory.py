@@ -90,6 +90,7 @@ from pypto_plugins.ops_tile.common.dsl import (
     tile_only,
 )
 from pypto_plugins.ops_tile.common.flatten import rebuild, tile_type
+from pypto_plugins.ops_tile.common.mx_layout import logical, mx_layout_of, write_logical
 from pypto_plugins.ops_tile.common.semantics import (
     Evaluate,
     aliases,
@@ -342,7 +343,7 @@ def _specialize_load(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
     """A load of a constant 2-D shape that is all valid: slicing, with the general load for the rest."""
     shape = const_ints(call.args[2])
     valid = const_ints(call.args[3]) if len(call.args) > 3 else shape
-    if shape is None or valid != shape or len(shape) != 2:
+    if shape is None or valid != shape or len(shape) != 2 or mx_layout_of(call.args[0].type) is not None:
         return None
     rows, cols = shape
 
@@ -368,6 +369,12 @@ def load(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     """tile.load(tensor, offsets, shapes, valid_shape): the valid window, poison around it."""
     src, offsets, shape = args[0], as_ints(args[1]), as_ints(args[2])
     valid = as_ints(args[3]) if len(args) > 3 else shape
+    layout = mx_layout_of(call.args[0].type)
+    if layout is not None:  # an MX scale tensor: its bytes in block order (common/mx_layout.py)
+        if ctx.race is not None:
+            note(ctx, call, 0, READ, src)
+        return read_window(logical(src, layout), offsets, valid if valid == shape else
+                           tuple(min(v, s) for v, s in zip(valid, shape)), shape, "tile.load")
     if len(valid) == 2 < len(shape):
         extents = _flat_extents(shape, valid)
         tile = read_window(src, offsets, extents, shape, "tile.load").reshape(int(np.prod(shape[:-1])), shape[-1])
@@ -400,7 +407,12 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     if tile.ndim == 2 < len(extents):
         # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
         tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
-    write_window(out, offsets, tile, extents, "tile.store", accumulate=atomic)
+    layout = mx_layout_of(call.args[2].type)
+    if layout is not None:  # an MX scale tensor: written through its block order (common/mx_layout.py)
+        write_logical(out, layout, lambda values: write_window(values, offsets, tile, extents, "tile.store",
+                                                               accumulate=atomic))
+    else:
+        write_window(out, offsets, tile, extents, "tile.store", accumulate=atomic)
     if ctx.race is not None:
         note_written(ctx, call, 2, out, offsets, extents, atomic)
     return out

@@ -102,7 +102,24 @@ class _Consumer:
             return [s.with_fields(then_body=then_body, else_body=else_body)]
         if isinstance(s, S.ScopeStmt):
             return [s.with_fields(body=make_body(self.block(s.body, in_region), s.body.span))]
+        if isinstance(s, (S.ReturnStmt, S.YieldStmt)):
+            return self.returned_calls(s, in_region)
         return [s]
+
+    def returned_calls(self, s: S.ReturnStmt | S.YieldStmt, in_region: bool) -> list[S.Stmt]:
+        """A return or yield of an op call (`return pl.store(d, [0, 0], out)`) has the call computed first into a
+        temporary and returns that, as PyPTO's FlattenCallExpr does before any split (docs/passes/expand_mixed_kernel.md,
+        placement): the call is then placed by its own affinity (a cube store on the AIC) while the return, which
+        each side keeps, reads a variable."""
+        pre: list[S.Stmt] = []
+        values = []
+        for value in s.value:
+            if isinstance(value, E.Call) and type(value.op) is E.Op:
+                temp = E.Var(self.out.fresh("t_tmp"), value.type, value.span)
+                pre.extend(self.stmt(S.AssignStmt(temp, value, value.span), in_region))
+                value = temp
+            values.append(value)
+        return pre + [s.with_fields(value=tuple(values))] if pre else [s]
 
 
 def consume_regions(func: F.Function) -> ConsumedBody:

@@ -151,7 +151,10 @@ class _UseAfterDefWalk(ScopedWalk):
             return
         then_leaks, else_leaks = self.popped
         for key, var in then_defs.items():
-            if key in else_defs:
+            if key in else_defs and not any(isinstance(getattr(leaks.get(key), "stmt", None), S.IfStmt)
+                                            for leaks in (then_leaks, else_leaks)):
+                # A branch holding it only from one branch of a nested if does not define it at its own level:
+                # no merge here either (PyPTO's rule, docs/passes/convert_to_ssa.md, if merges).
                 # Both branches define it: a merge, no escape -- each branch's yield of it is a use there.
                 for leaks in (then_leaks, else_leaks):
                     leak = leaks.get(key)
