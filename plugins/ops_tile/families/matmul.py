@@ -629,7 +629,7 @@ def flatten_batch_matmul(call: Call, args: Sequence[Expr], ctx: Flatten2DContext
 
     batch_matmul: when the next statement stores the product (and nothing else reads it) each page's product
     is stored into its batch window directly; a single batch is the one matmul; else the products, moved to
-    Vec, are assembled into a [B*M, N] tile. batch_matmul_acc accumulates each page into its [M, N] block of
+    Acc, are assembled into a [B*M, N] tile. batch_matmul_acc accumulates each page into its [M, N] block of
     the (already 2-D) accumulator and re-assembles it."""
     accumulate = call.op.name == "tile.batch_matmul_acc"
     first = 1 if accumulate else 0
@@ -658,14 +658,14 @@ def flatten_batch_matmul(call: Call, args: Sequence[Expr], ctx: Flatten2DContext
     if product is not None and tile_type(product).dtype is out_t.dtype:
         return product
     name = ctx.result_name("batch_matmul")
+    # Assembled in Acc, on the cube side (PyPTO moves each product to Vec first): a split kernel's AIV lanes
+    # then read the whole product through one boundary (docs/passes/flatten_tile_nd_to_2d.md, deviations).
     result: Expr = ctx.bind(create_op_call("tile.create", [const_dims(total * m, n)],
-                                           {"dtype": out_t.dtype, "target_memory": MemorySpace.Vec},
+                                           {"dtype": out_t.dtype, "target_memory": MemorySpace.Acc},
                                            span=call.span), name)
     for i in range(total):
         block: Expr = ctx.bind(product if product is not None else
                                create_op_call("tile.matmul", list(pages(i)), span=call.span), f"matmul_{i}")
-        block = ctx.bind(create_op_call("tile.move", [block], {"target_memory": MemorySpace.Vec}, span=call.span),
-                         f"matmul_vec_{i}")
         if tile_type(block).dtype is not out_t.dtype:
             block = ctx.bind(create_op_call("tile.cast", [block], {"target_type": out_t.dtype,
                                                                   "mode": int(CastMode.round)}, span=call.span),
