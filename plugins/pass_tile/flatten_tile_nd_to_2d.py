@@ -1,11 +1,11 @@
 """FlattenTileNdTo2D (docs/passes/flatten_tile_nd_to_2d.md): tiles of rank > 2 in InCore functions become 2-D.
 
 The leading dims merge into rows, the last dim stays: a [2, 16, 64] tile becomes [32, 64]. Loads and
-stores keep their N-D tensor coordinates (a load's valid extents become 2-D, a store gets the N-D
-extents it writes as its `shapes` operand), shapes and element indices inside tiles are rewritten —
-each op's rule is its implementation of the flatten_2d op interface. An op without a rule is the same op on the
-flattened operands, accepted only when its result is the flattened result (a row-wise op); otherwise,
-and whenever a window cannot be written in 2-D, a located ValueError says which op and why.
+stores keep their N-D tensor coordinates, shapes and element indices inside tiles are rewritten — each
+op's rule is its implementation of the flatten_2d op interface, which may bind helper statements (the pages
+of a batched product or of an N-D transpose) and may fuse the store that follows. An op without a rule is
+the same op on the flattened operands, accepted only when its result is the flattened result (a row-wise
+op); otherwise, and whenever a window cannot be written in 2-D, a located ValueError says which op and why.
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ from typing import Any
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
-from pypto_core.ir.enums import FunctionType
+from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import FunctionType, MemorySpace
 from pypto_core.ir.rewriting import BodyRewriter
 from pypto_core.ir.types import TileType, dims_equal
+from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ir.visitor import IRVisitor
 from pypto_core.language.printer import python_print_type
 from pypto_core.ops.build import merged_2d, shape_text
 from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
@@ -25,13 +28,113 @@ from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_tile.interfaces import FLATTEN_2D
 
 PASS = "FlattenTileNdTo2D"
+KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 
 
 def _nd(e: E.Expr) -> bool:
     return isinstance(e.type, TileType) and len(e.type.shape) > 2
 
 
+class _UseCounter(IRVisitor):
+    """How often each variable is read (a fused store must be its product's only reader)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.uses: dict[int, int] = {}
+
+    def visit_var(self, var: E.Var) -> None:
+        self.uses[id(var)] = self.uses.get(id(var), 0) + 1
+
+    def visit_assign_stmt(self, s: S.AssignStmt) -> None:
+        self.visit_expr(s.value)  # the variable it binds is a definition, not a use
+
+
 class _Flattener(BodyRewriter):
+    """The walk, and the context a flatten_2d rule sees (plugins/ops_tile/common/flatten.py, Flatten2DContext)."""
+
+    def __init__(self, func: F.Function, mat_capacity: int | None) -> None:
+        super().__init__(func)
+        self.mat_capacity = mat_capacity
+        counter = _UseCounter()
+        counter.visit_stmt(func.body)
+        self._uses = counter.uses
+        self._definitions: dict[int, E.Call] = {}
+        self._result: E.Var | None = None
+        self._next: S.Stmt | None = None
+        self._consumed: E.Var | None = None
+
+    # -- the rule context --------------------------------------------------------------------------------
+    def definition(self, e: E.Expr) -> E.Call | None:
+        """The (rewritten) call that defines a variable of the rewritten body."""
+        return self._definitions.get(id(e))
+
+    def result_name(self, default: str) -> str:
+        return self._result.name_hint if self._result is not None else default
+
+    def following_call(self) -> E.Call | None:
+        """The next statement's call, operands substituted, when it reads this call's result and nothing
+        else does (a rule may then write both, e.g. a batched product and its store)."""
+        s, result = self._next, self._result
+        if result is None or not isinstance(s, S.AssignStmt) or not isinstance(s.value, E.Call):
+            return None
+        if self._uses.get(id(result), 0) != 1 or not any(a is result for a in s.value.args):
+            return None
+        return s.value.with_fields(args=tuple(result if a is result else self.exprs.visit_expr(a)
+                                              for a in s.value.args))
+
+    def is_result(self, e: E.Expr) -> bool:
+        """Whether `e` is the variable the rewritten call is bound to."""
+        return e is self._result
+
+    def following_name(self) -> str:
+        assert isinstance(self._next, S.AssignStmt)
+        return self._next.var.name_hint
+
+    def consume_following(self, value: E.Var) -> None:
+        """The next statement (following_call's) is written by the rule: its variable now stands for `value`."""
+        assert isinstance(self._next, S.AssignStmt)
+        self._consumed = self._next.var
+        self.subst[id(self._next.var)] = value
+
+    # -- the walk ----------------------------------------------------------------------------------------
+    def body(self, stmt: S.Stmt) -> S.Stmt:
+        self.enter_block()
+        stmts = flatten_to_stmts(stmt)
+        out: list[S.Stmt] = []
+        skip = False
+        for i, s in enumerate(stmts):
+            if skip:
+                skip = False
+                continue
+            self._next = stmts[i + 1] if i + 1 < len(stmts) else None
+            out.extend(self.stmt(s))
+            skip = self._consumed is not None
+            self._consumed = None
+        self.exit_block()
+        return make_body(out, stmt.span)
+
+    def stmt(self, s: S.Stmt) -> list[S.Stmt]:
+        if not isinstance(s, S.AssignStmt) or not isinstance(s.value, E.Call):
+            self._result = None
+            return super().stmt(s)
+        self._result = s.var
+        value = self.expr(s.value, s.span, s.var)
+        self._result = None
+        if isinstance(value, E.Var):  # the rule wrote the statement as helpers: the variable is their last one
+            self.subst[id(s.var)] = value
+            return self.take_pending()
+        var = self.define(s.var, value.type)
+        if isinstance(value, E.Call):
+            self._definitions[id(var)] = value
+        if var is s.var and value is s.value:
+            return [*self.take_pending(), s]
+        return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
+
+    def bind(self, value: E.Expr, name_hint: str) -> E.Var:
+        var = super().bind(value, name_hint)
+        if isinstance(value, E.Call):
+            self._definitions[id(var)] = value
+        return var
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
         touched = any(a is not b for a, b in zip(args, call.args)) or _nd(call)
@@ -40,19 +143,20 @@ class _Flattener(BodyRewriter):
         opdef = opdef_of(call)
         if opdef is None:
             return call.with_fields(args=tuple(args))
+        flatten_2d = op_registry().implementation(FLATTEN_2D.name, opdef.name)
         try:
-            flatten_2d = op_registry().implementation(FLATTEN_2D.name, opdef.name)
             if flatten_2d is not None:
-                new = flatten_2d(call, args)
+                new = flatten_2d(call, args, self)
             else:
                 new = create_op_call(call.op.name, args, dict(call.kwargs), span=call.span)
         except (TypeError, ValueError) as exc:
             raise UserError(f"{PASS}: {call.op.name} in InCore function '{self.func.name}' has no 2-D form: "
                             f"{exc}", call.span) from None
-        self._check_result(call, new)
-        return new.with_fields(attrs=dict(call.attrs)) if call.attrs else new
+        if flatten_2d is None:  # an op's own rule states its 2-D form; the generic one must give the merged result
+            self._check_result(call, new)
+        return new.with_fields(attrs=dict(call.attrs)) if isinstance(new, E.Call) and call.attrs else new
 
-    def _check_result(self, old: E.Call, new: E.Call) -> None:
+    def _check_result(self, old: E.Call, new: E.Expr) -> None:
         t, n = old.type, new.type
         if not isinstance(t, TileType) or not isinstance(n, TileType):
             return
@@ -65,13 +169,20 @@ class _Flattener(BodyRewriter):
                             old.span)
 
 
-def flatten_function(func: F.Function) -> F.Function:
+def flatten_function(func: F.Function, mat_capacity: int | None = None) -> F.Function:
     for p in func.params:
         if _nd(p):
             raise UserError(f"{PASS}: InCore function '{func.name}' takes the {len(p.type.shape)}-D tile "  # type: ignore[attr-defined]
                             f"'{p.name_hint}'; pass a tensor (or a 2-D tile) instead", p.span)
-    body = _Flattener(func).body(func.body)
+    body = _Flattener(func, mat_capacity).body(func.body)
     return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
+
+
+def _mat_capacity(ctx: Any) -> int | None:
+    """The Mat (L1) size in bytes of the backend the pass context names, None without one."""
+    if ctx is None or getattr(ctx, "backend_name", None) is None:
+        return None
+    return int(ctx.backend.capacity(MemorySpace.Mat))
 
 
 class FlattenTileNdTo2D(Pass):
@@ -84,7 +195,9 @@ class FlattenTileNdTo2D(Pass):
     description = "Merge the leading dims of N-D tiles into rows; loads and stores keep N-D tensor coordinates."
 
     def run(self, program: F.Program, ctx: Any) -> F.Program:
-        funcs = [flatten_function(f) if f.func_type is FunctionType.InCore else f for f in program.functions.values()]
+        capacity = _mat_capacity(ctx)
+        funcs = [flatten_function(f, capacity) if f.func_type in KERNEL_TYPES else f
+                 for f in program.functions.values()]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
             return program
         return program.with_functions(funcs)

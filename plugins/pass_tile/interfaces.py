@@ -13,8 +13,8 @@ TILE_FORM = OpInterface(
 
 FLATTEN_2D = OpInterface(
     "flatten_2d",
-    doc="how FlattenTileNdTo2D rewrites a call on N-D tiles: (call, flattened operands) -> the 2-D call, "
-        "ValueError when the access has no 2-D form",
+    doc="how FlattenTileNdTo2D rewrites a call on N-D tiles: (call, flattened operands, context) -> the 2-D "
+        "call, or a variable the context bound helper statements to; ValueError when the access has no 2-D form",
     missing="the same call on the flattened operands, accepted when its result is the flattened result")
 
 EXPAND = OpInterface(

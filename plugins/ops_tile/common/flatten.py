@@ -10,14 +10,52 @@ op on the flattened operands.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from pypto_core.ir.expr import Call, Expr, MakeTuple
+from pypto_core.ir.expr import Call, Expr, MakeTuple, Var
 from pypto_core.ir.types import TileType
 from pypto_core.ops.build import dims_product, merged_2d, same_dim, shape_text, static_int, tuple_elements
 from pypto_core.ops.registry import create_op_call
 
-# An implementation of the flatten_2d op interface: (call, flattened operands) -> the 2-D call.
-Flatten2D = Callable[[Call, Sequence[Expr]], Call]
+
+class Flatten2DContext(Protocol):
+    """What FlattenTileNdTo2D offers a rule: helper statements before the call's statement, the definitions
+    of the rewritten variables, and the statement after it (a batched product writes its store per batch)."""
+
+    mat_capacity: int | None  # the configured backend's Mat bytes, None without a backend
+
+    def bind(self, value: Expr, name_hint: str) -> Var:
+        """Bind a helper value to a fresh variable before the statement."""
+        ...
+
+    def definition(self, e: Expr) -> Call | None:
+        """The rewritten call defining a variable of the rewritten body."""
+        ...
+
+    def result_name(self, default: str) -> str:
+        """The name of the variable the call is bound to (default for an unbound call)."""
+        ...
+
+    def is_result(self, e: Expr) -> bool:
+        """Whether e is the variable the call is bound to."""
+        ...
+
+    def following_call(self) -> Call | None:
+        """The next statement's call (operands rewritten) when it is the only reader of the result."""
+        ...
+
+    def following_name(self) -> str:
+        """The name of the variable the next statement binds."""
+        ...
+
+    def consume_following(self, value: Var) -> None:
+        """The rule wrote the next statement too: its variable now stands for value."""
+        ...
+
+
+# An implementation of the flatten_2d op interface: (call, flattened operands, context) -> the 2-D call, or a
+# variable the context bound (the statement then is the helpers alone, its variable stands for that one).
+Flatten2D = Callable[[Call, Sequence[Expr], Flatten2DContext], Expr]
 
 
 def rebuild(call: Call, args: Sequence[Expr]) -> Call:
@@ -34,7 +72,7 @@ def tile_type(e: Expr) -> TileType:
 def merge_shape_operand(index: int) -> Flatten2D:
     """The 2-D form of an op whose operand `index` is its result's shape: the leading dims merged."""
 
-    def flatten_shape(call: Call, args: Sequence[Expr]) -> Call:
+    def flatten_shape(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
         dims = tuple_elements(args[index])
         if len(dims) <= 2:
             return rebuild(call, args)

@@ -58,7 +58,7 @@ from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OpTraits, Ou
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, dsl_named, registered, set_if
-from pypto_plugins.ops_tile.common.flatten import rebuild, rows_window, tile_type
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, rebuild, rows_window, tile_type
 from pypto_plugins.ops_tile.common.semantics import as_ints, result_np_dtype, valid_of, write_window
 from pypto_plugins.ops_tile.common.shapes import check_atomic_dtype, tensor_valid, with_view_valid, wunion
 from pypto_plugins.ops_tile.common.views import VEC_RESULT, same_view, vec_operands
@@ -272,7 +272,7 @@ family.implement("tile_form", "tensor.concat", TileForm(op="tile.concat"))
 
 
 @family.implements("flatten_2d", "tile.assemble")
-def flatten_assemble(call: Call, args: Sequence[Expr]) -> Call:
+def flatten_assemble(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
     """The source's window must span the whole middle dims of the target (a rectangle of rows)."""
     target, source = tile_type(call.args[0]), tile_type(call.args[1])
     if len(target.shape) <= 2:

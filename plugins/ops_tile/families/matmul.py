@@ -26,13 +26,12 @@ the accumulation dtype. Tile forms: a 3-D (or deeper) operand pair is tile.batch
 transpose the operand tile first); a 1-D lhs is a [1, K] row and a 1-D rhs a [K, 1] column, the product
 reshaped back; another out_dtype than the accumulator's is a tile.cast (round to nearest even, as numpy);
 c_matrix_nz selects an accumulator layout, which values do not see. A batched matmul with a_trans / b_trans
-lowers to a 3-D tile.transpose, which FlattenTileNdTo2D cannot write in 2-D, so such a kernel does not pass
-the default pipeline.
+lowers to a 3-D tile.transpose, which FlattenTileNdTo2D writes as one 2-D transpose per page.
 
-2-D forms (FlattenTileNdTo2D): tile.batch_matmul / batch_matmul_acc of N-D tiles are one tile.matmul
-(matmul_acc) per batch element on the [M, K] / [K, N] row blocks of the merged operands, assembled into the
-merged [B * M, N] Acc result (static batch dims only; a single-matrix rhs is one tile.matmul of the merged
-lhs rows).
+2-D forms (FlattenTileNdTo2D, docs/passes/flatten_tile_nd_to_2d.md): tile.batch_matmul / batch_matmul_acc
+of N-D tiles are one tile.matmul (matmul_acc) per batch element on each operand's own page (a row block, or a
+column block of a tile.transpose_view operand; a broadcast operand reuses its page), stored per batch when the
+next statement stores the product, else assembled (static dims only).
 
 Semantics: float operands are multiplied and accumulated in FP32, integer ones in INT64 and narrowed to the
 accumulator dtype; only the valid K extent both operands share is summed, so poison in the padding of K
@@ -49,11 +48,12 @@ import numpy as np
 from pypto_core.interp.dtypes import is_float_dtype
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CastMode, MemorySpace
-from pypto_core.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple
+from pypto_core.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple, Var
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType, Type, dims_equal
 from pypto_core.ops.build import (
     broadcast_shapes,
+    dims_sum,
     dsl_entry,
     operand_kind,
     promote_dtypes,
@@ -69,12 +69,14 @@ from pypto_core.ops.build import (
     to_bool,
     to_dtype,
     to_expr,
+    tuple_elements,
 )
 from pypto_core.ops.family import OpFamily
 from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OutputMemory
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dsl_named, registered, set_if, tile_only
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext
 from pypto_plugins.ops_tile.common.semantics import (
     Evaluate,
     full_valid,
@@ -585,10 +587,10 @@ def lower_tensor_matmul_acc(ctx: TileLowering, call: Call) -> Expr:
 family.implement("tile_form", "tensor.matmul_acc", TileForm(lower=lower_tensor_matmul_acc))
 
 
-# -- 2-D forms ----------------------------------------------------------------------------------------------
-def _batch_rows(batch: list[int], operand_batch: list[int], index: tuple[int, ...]) -> int:
-    """The merged batch position (0-based, in units of one matrix) of an operand for a result batch index;
-    a broadcast (size-1 or missing) operand dim reads its only matrix."""
+# -- 2-D forms (FlattenTileNdTo2D, docs/passes/flatten_tile_nd_to_2d.md) ------------------------------------
+def _operand_batch(batch: Sequence[int], operand_batch: Sequence[int], index: Sequence[int]) -> int:
+    """The operand's own flat batch index for a result batch index; a broadcast (size-1 or missing) operand
+    dim reads its only matrix."""
     lead = len(batch) - len(operand_batch)
     pos = 0
     for axis, size in enumerate(operand_batch):
@@ -596,49 +598,135 @@ def _batch_rows(batch: list[int], operand_batch: list[int], index: tuple[int, ..
     return pos
 
 
+def _batch_index(batch: Sequence[int], flat: int) -> tuple[int, ...]:
+    index = []
+    for size in reversed(batch):
+        index.append(flat % size)
+        flat //= size
+    return tuple(reversed(index))
+
+
+class _Paged:
+    """One operand of a batched product, flattened: page j is its j-th [rows, cols] matrix. A plain operand is
+    row-batched (page j at row j*rows); a tile.transpose_view of a flattened [B*cols, rows] operand is
+    column-batched (page j at column j*cols)."""
+
+    def __init__(self, ctx: Flatten2DContext, flat: Expr, original: TileType, dims: list[int], side: str) -> None:
+        self.ctx, self.flat, self.side = ctx, flat, side
+        self.batch, self.rows, self.cols = dims[:-2], dims[-2], dims[-1]
+        view = ctx.definition(flat)
+        self.column_batched = view is not None and view.op.name == "tile.transpose_view" and len(dims) > 2
+
+    def page(self, j: int, span: Span | None) -> Expr:
+        offset = const_dims(0, j * self.cols) if self.column_batched else const_dims(j * self.rows, 0)
+        return self.ctx.bind(create_op_call("tile.slice", [self.flat, const_dims(self.rows, self.cols), offset],
+                                            span=span), f"{self.side}_slice_{j}")
+
+
 @family.implements("flatten_2d", "tile.batch_matmul", "tile.batch_matmul_acc")
-def flatten_batch_matmul(call: Call, args: list[Expr]) -> Call:
-    """The merged rows are one [M, N] product per batch element, so the 2-D form assembles one tile.matmul
-    (matmul_acc on the element's block of acc) of the matching [M, K] and [K, N] row blocks per element into an
-    Acc tile (static batch dims only). A rank-2 (or single-matrix) rhs needs no blocks: one tile.matmul /
-    matmul_acc of the merged lhs rows."""
+def flatten_batch_matmul(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Expr:
+    """One 2-D tile.matmul of the matching [M, K] and [K, N] pages per batch element (static dims only).
+
+    batch_matmul: when the next statement stores the product (and nothing else reads it) each page's product
+    is stored into its batch window directly; a single batch is the one matmul; else the products, moved to
+    Acc, are assembled into a [B*M, N] tile. batch_matmul_acc accumulates each page into its [M, N] block of
+    the (already 2-D) accumulator and re-assembles it."""
     accumulate = call.op.name == "tile.batch_matmul_acc"
     first = 1 if accumulate else 0
     lhs_t, rhs_t, out_t = tile_type(call.args[first]), tile_type(call.args[first + 1]), tile_type(call)
     shapes = [static_dims(t.shape) for t in (lhs_t, rhs_t, out_t)]
     if any(s is None for s in shapes):
-        raise ValueError(f"a batched product of {shape_text(lhs_t.shape)} x {shape_text(rhs_t.shape)} needs static "
-                         f"dims to be written as 2-D matmuls")
+        raise ValueError(f"a batched product of {shape_text(lhs_t.shape)} x {shape_text(rhs_t.shape)} has a dynamic "
+                         f"(non-constant) dimension, which cannot be flattened to 2D; give it static dims")
     lhs_s, rhs_s, out_s = shapes  # type: ignore[misc]
-    batch, m, k, n = out_s[:-2], lhs_s[-2], lhs_s[-1], rhs_s[-1]
-    lhs_b, rhs_b = lhs_s[:-2], rhs_s[:-2]
-    lhs_flat, rhs_flat = args[first], args[first + 1]
-    if all(d == 1 for d in rhs_b) and (not accumulate or len(lhs_b) == len(batch) and lhs_b == batch):
-        operands = [args[0], lhs_flat, rhs_flat] if accumulate else [lhs_flat, rhs_flat]
-        return create_op_call("tile.matmul_acc" if accumulate else "tile.matmul", operands, span=call.span)
-    total = 1
-    for d in batch:
-        total *= d
-    out: Expr = args[0] if accumulate else create_op_call(
-        "tile.create", [const_dims(total * m, n)], {"dtype": out_t.dtype, "target_memory": MemorySpace.Acc},
-        span=call.span)
-    for flat in range(total):
-        index, rest = [], flat
-        for size in reversed(batch):
-            index.append(rest % size)
-            rest //= size
-        index_t = tuple(reversed(index))
-        lo, ro = _batch_rows(batch, lhs_b, index_t), _batch_rows(batch, rhs_b, index_t)
-        lhs = create_op_call("tile.slice", [lhs_flat, const_dims(m, k), const_dims(lo * m, 0)], span=call.span)
-        rhs = create_op_call("tile.slice", [rhs_flat, const_dims(k, n), const_dims(ro * k, 0)], span=call.span)
-        if accumulate:
-            block = create_op_call("tile.slice", [args[0], const_dims(m, n), const_dims(flat * m, 0)], span=call.span)
-            out_block = create_op_call("tile.matmul_acc", [block, lhs, rhs], span=call.span)
-        else:
-            out_block = create_op_call("tile.matmul", [lhs, rhs], span=call.span)
-        out = create_op_call("tile.assemble", [out, out_block, const_dims(flat * m, 0)], span=call.span)
-    assert isinstance(out, Call)
-    return out
+    batch, m, n = out_s[:-2], out_s[-2], out_s[-1]
+    total = int(np.prod(batch)) if batch else 1
+    lhs = _Paged(ctx, args[first], lhs_t, lhs_s, "lhs")
+    rhs = _Paged(ctx, args[first + 1], rhs_t, rhs_s, "rhs")
+
+    def pages(i: int) -> tuple[Expr, Expr]:
+        index = _batch_index(batch, i)
+        return (lhs.page(_operand_batch(batch, lhs.batch, index), call.span),
+                rhs.page(_operand_batch(batch, rhs.batch, index), call.span))
+
+    if accumulate:
+        return _accumulated(call, args[0], total, m, n, pages, ctx)
+    fused = _fused_store(call, batch, ctx)
+    if fused is not None:
+        return fused(pages)
+    product = create_op_call("tile.matmul", list(pages(0)), span=call.span) if total == 1 else None
+    if product is not None and tile_type(product).dtype is out_t.dtype:
+        return product
+    name = ctx.result_name("batch_matmul")
+    # Assembled in Acc, on the cube side (PyPTO moves each product to Vec first): a split kernel's AIV lanes
+    # then read the whole product through one boundary (docs/passes/flatten_tile_nd_to_2d.md, deviations).
+    result: Expr = ctx.bind(create_op_call("tile.create", [const_dims(total * m, n)],
+                                           {"dtype": out_t.dtype, "target_memory": MemorySpace.Acc},
+                                           span=call.span), name)
+    for i in range(total):
+        block: Expr = ctx.bind(product if product is not None else
+                               create_op_call("tile.matmul", list(pages(i)), span=call.span), f"matmul_{i}")
+        if tile_type(block).dtype is not out_t.dtype:
+            block = ctx.bind(create_op_call("tile.cast", [block], {"target_type": out_t.dtype,
+                                                                  "mode": int(CastMode.round)}, span=call.span),
+                             f"matmul_cast_{i}")
+        result = ctx.bind(create_op_call("tile.assemble", [result, block, const_dims(i * m, 0)], span=call.span),
+                          name)
+    return result
+
+
+def _accumulated(call: Call, acc: Expr, total: int, m: int, n: int, pages: Any, ctx: Flatten2DContext) -> Expr:
+    acc_t = tile_type(acc)
+    if len(acc_t.shape) != 2 or static_dims(acc_t.shape) != [total * m, n]:
+        raise ValueError(f"the accumulator of a batched accumulate must be the 2-D [{total * m}, {n}] tile "
+                         f"([B*M, N]), got {shape_text(acc_t.shape)}; accumulate into a tile of the product's "
+                         f"shape")
+    if total == 1:
+        return create_op_call("tile.matmul_acc", [acc, *pages(0)], span=call.span)
+    name = ctx.result_name("acc")
+    result = acc
+    for i in range(total):
+        lhs, rhs = pages(i)
+        block = ctx.bind(create_op_call("tile.slice", [acc, const_dims(m, n), const_dims(i * m, 0)], span=call.span),
+                         f"acc_page_{i}")
+        block = ctx.bind(create_op_call("tile.matmul_acc", [block, lhs, rhs], span=call.span), f"matmul_acc_{i}")
+        result = ctx.bind(create_op_call("tile.assemble", [result, block, const_dims(i * m, 0)], span=call.span),
+                          name)
+    return result
+
+
+def _fused_store(call: Call, batch: Sequence[int], ctx: Flatten2DContext) -> Any:
+    """When the next statement stores the whole product into a tensor with the batch dims: a writer of one
+    [M, N] store per batch into its window (chained through the target), else None."""
+    store = ctx.following_call()
+    if store is None or store.op.name != "tile.store" or len(store.args) != 3 or not ctx.is_result(store.args[0]):
+        return None
+    target_t = store.args[2].type
+    if not isinstance(target_t, TensorType) or len(target_t.shape) < len(batch) + 2:
+        return None
+    offsets = list(tuple_elements(store.args[1]))
+    rank = len(target_t.shape)
+    lead = rank - 2 - len(batch)
+    m, n = tile_type(call).shape[-2:]
+    name = ctx.following_name()
+
+    def write(pages: Any) -> Expr:
+        target = store.args[2]
+        for i in range(int(np.prod(batch)) if batch else 1):
+            index = _batch_index(batch, i)
+            block = ctx.bind(create_op_call("tile.matmul", list(pages(i)), span=call.span), f"matmul_{i}")
+            at = [dims_sum([o, ConstInt(index[d - lead])]) if lead <= d < rank - 2 and index[d - lead] else o
+                  for d, o in enumerate(offsets)]
+            operands = [block, MakeTuple(at), target]
+            if rank > 2:
+                operands.append(const_dims(*([1] * (rank - 2)), m, n))
+            target = ctx.bind(create_op_call("tile.store", operands, dict(store.kwargs), span=store.span),
+                              f"{name}_{i}")
+        assert isinstance(target, Var)
+        ctx.consume_following(target)
+        return target
+
+    return write
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ from pypto_plugins.ops_tile.common.dsl import (
     set_if,
     tile_only,
 )
-from pypto_plugins.ops_tile.common.flatten import rebuild, tile_type
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, rebuild, tile_type
 from pypto_plugins.ops_tile.common.mx_layout import logical, mx_layout_of, write_logical
 from pypto_plugins.ops_tile.common.semantics import (
     Evaluate,
@@ -612,7 +612,7 @@ family.implement("tile_form", "tensor.dim", TileForm(lower=lower_tensor_dim, gm_
 
 # -- 2-D forms ----------------------------------------------------------------------------------------------
 @family.implements("flatten_2d", "tile.load")
-def flatten_load(call: Call, args: Sequence[Expr]) -> Call:
+def flatten_load(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
     """The N-D tensor window stays; the valid extents become 2-D (the region must be whole rows)."""
     t = tile_type(call)
     if len(t.shape) <= 2:
@@ -622,7 +622,7 @@ def flatten_load(call: Call, args: Sequence[Expr]) -> Call:
 
 
 @family.implements("flatten_2d", "tile.store")
-def flatten_store(call: Call, args: Sequence[Expr]) -> Call:
+def flatten_store(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
     """A flattened tile gets the N-D extents it writes as its `shapes` operand."""
     src = tile_type(call.args[0])
     if len(src.shape) <= 2 or len(args) > 3 or len(src.shape) != len(tuple_elements(args[1])):
@@ -631,7 +631,7 @@ def flatten_store(call: Call, args: Sequence[Expr]) -> Call:
 
 
 @family.implements("flatten_2d", "tile.read", "tile.write")
-def flatten_indices(call: Call, args: Sequence[Expr]) -> Call:
+def flatten_indices(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
     """The N-D indices linearised: row i0 * d1 * ... * d(k-1) + ... + i(k-1), column ik."""
     src = tile_type(call.args[0])
     if len(src.shape) <= 2:

@@ -20,15 +20,25 @@ from typing import Any
 import numpy as np
 
 from pypto_core.interp.gm_race import notes_own_gm_accesses
-from pypto_core.ir.enums import PadValue, TensorLayout, TileLayout
-from pypto_core.ir.expr import Call, Expr
+from pypto_core.ir.enums import MemorySpace, PadValue, TensorLayout, TileLayout
+from pypto_core.ir.expr import Call, ConstInt, Expr
 from pypto_core.ir.types import TensorType, TensorView, TileType, Type, dims_equal
-from pypto_core.ops.build import require_tensor, require_tile, shape_text, static_int, tuple_elements
+from pypto_core.ops.build import (
+    require_tensor,
+    require_tile,
+    shape_text,
+    static_dims,
+    static_int,
+    tuple_elements,
+)
 from pypto_core.ops.family import OpFamily
 from pypto_core.ops.opdef import ArgSpec, LaneCategory, OpDef, OpTraits, OutputMemory
+from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, registered, tile_only
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, rebuild, tile_type
 from pypto_plugins.ops_tile.common.shapes import row_major_strides, tensor_valid
+from pypto_plugins.ops_tile.common.tile_forms import const_dims
 from pypto_plugins.ops_tile.common.views import is_partial, valid_view
 
 family = OpFamily("transpose")
@@ -171,3 +181,53 @@ family.dsl_function("transpose_view", tile_only("transpose_view", registered("ti
 # Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
 family.set_traits("tile.transpose_view", buffer_view="view")
 family.set_traits("tile.transpose", output_must_not_alias="all")  # data movement: a buffer of its own
+
+
+# -- 2-D forms (FlattenTileNdTo2D, docs/passes/flatten_tile_nd_to_2d.md) ------------------------------------
+@family.implements("flatten_2d", "tile.transpose")
+def flatten_transpose(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Expr:
+    """A swap of the last two axes of [.., a, b] is one 2-D transpose per [a, b] page, each through its own
+    slice of a scratch pool, assembled at row i*b of the [B*b, a] result (B the product of the batch dims).
+    A swap involving a batch axis moves whole rows between pages and has no such form."""
+    src = tile_type(call.args[0])
+    rank = len(src.shape)
+    if rank <= 2:
+        return rebuild(call, args)
+    a1, a2 = _tile_axis(call.op.name, call.args[1], rank), _tile_axis(call.op.name, call.args[2], rank)
+    if {a1, a2} != {rank - 2, rank - 1}:
+        raise ValueError(f"only last-two-axes tile.transpose on >2D tiles is supported; transpose involving a "
+                         f"batch axis (axes {a1}, {a2} of rank {rank}) is not yet lowered. Reshape the tile so "
+                         f"that the swapped axes are the last two, or transpose the tensor outside the pl.at "
+                         f"scope (pl.transpose)")
+    dims = static_dims(src.shape)
+    if dims is None:
+        raise ValueError(f"the {rank}-D tile {shape_text(src.shape)} has a dynamic (non-constant) dimension, which "
+                         f"cannot be flattened to 2D; iterate the dynamic dimension with pl.range, or reshape the "
+                         f"tensor to 2D before the pl.at scope")
+    pages, a, b = int(np.prod(dims[:-2])), dims[-2], dims[-1]
+    space = src.memory_space if src.memory_space is not None else MemorySpace.Vec
+    name = ctx.result_name("transposed")
+
+    def create(rows: int, cols: int) -> Call:
+        return create_op_call("tile.create", [const_dims(rows, cols)],
+                              {"dtype": src.dtype, "target_memory": space}, span=call.span)
+
+    result: Expr = ctx.bind(create(pages * b, a), name)
+    pool = ctx.bind(create(pages * a, b), "trans_tmp_pool")
+    for i in range(pages):
+        page = ctx.bind(create_op_call("tile.slice", [args[0], const_dims(a, b), const_dims(i * a, 0)],
+                                       span=call.span), f"trans_page_{i}")
+        tmp = ctx.bind(create_op_call("tile.slice", [pool, const_dims(a, b), const_dims(i * a, 0)],
+                                      span=call.span), f"trans_tmp_{i}")
+        swapped = ctx.bind(create_op_call("tile.transpose", [page, ConstInt(0), ConstInt(1), tmp], span=call.span),
+                           f"trans_{i}")
+        result = ctx.bind(create_op_call("tile.assemble", [result, swapped, const_dims(i * b, 0)],
+                                         span=call.span), name)
+    return result
+
+
+@family.implements("flatten_2d", "tile.transpose_view")
+def flatten_transpose_view(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
+    """The view of the flattened [B*N, K] operand: [K, B*N], column-batched (batch i is the columns from i*N);
+    a batched product reads its pages that way (tile.batch_matmul's 2-D form)."""
+    return rebuild(call, args)

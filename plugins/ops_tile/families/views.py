@@ -76,7 +76,7 @@ from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef, OpTraits, OutputMemo
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, dsl_named, registered, set_if
-from pypto_plugins.ops_tile.common.flatten import merge_shape_operand, rebuild, rows_window
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, merge_shape_operand, rebuild, rows_window
 from pypto_plugins.ops_tile.common.flatten import tile_type as flat_tile_type
 from pypto_plugins.ops_tile.common.semantics import (
     alias_view,
@@ -614,7 +614,7 @@ family.implement("tile_form", "tensor.view", TileForm(lower=lower_tensor_view))
 
 # -- 2-D forms ----------------------------------------------------------------------------------------------
 @family.implements("flatten_2d", "tile.slice")
-def flatten_slice(call: Call, args: Sequence[Expr]) -> Call:
+def flatten_slice(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
     """The window must span the whole middle dims (offset 0 there) to stay a rectangle of rows."""
     src = flat_tile_type(call.args[0])
     if len(src.shape) <= 2:

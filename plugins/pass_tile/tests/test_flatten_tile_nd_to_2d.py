@@ -102,16 +102,16 @@ class P:
 ''', run=False)
 
 
-def test_an_op_whose_result_changes_shape_when_flattened_is_rejected_naming_both_shapes():
-    # tile.transpose(t, 1, 2) of [2, 16, 64] -> [2, 64, 16]; of [32, 64] the axes do not exist.
+def test_a_transpose_of_a_batch_axis_has_no_2d_form():
+    # tile.transpose(t, 0, 1) moves rows between pages (a last-two-axes swap is test_flatten_batched_products.py).
     with pytest.raises(ValueError, match=r"tile.transpose in InCore function 'k' has no 2-D form"):
         flatten('''
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 64, 16], pl.FP32]]) -> pl.Tensor[[2, 64, 16], pl.FP32]:
+    def k(self, x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 2, 64], pl.FP32]]) -> pl.Tensor[[16, 2, 64], pl.FP32]:
         t = pl.load(x, [0, 0, 0], [2, 16, 64])
-        s = pl.tile.transpose(t, 1, 2)
+        s = pl.tile.transpose(t, 0, 1)
         out = pl.store(s, [0, 0, 0], out)
         return out
 ''', run=False)
