@@ -105,3 +105,15 @@ def test_dtype_table_uses_ml_dtypes_for_bf16_and_int64_for_index():
     assert np_dtype(DataType.BF16) == np.dtype(ml_dtypes.bfloat16)
     assert np_dtype(DataType.INDEX) == np.dtype(np.int64)
     assert poison_value(np.dtype(np.int8)) == -128 and poison_value(np.dtype(np.uint16)) == 65535
+
+
+def test_an_element_the_program_leaves_undefined_may_hold_any_value_but_not_the_reverse():
+    from pypto_core.interp.tolerance import compare_values
+
+    expected = np.array([[1.0, np.nan], [3.0, np.nan]], np.float32)  # poison: outside the valid region
+    written = np.array([[1.0, 7.0], [3.0, -2.0]], np.float32)  # a planned program's stale bytes there
+    assert compare_values(expected, written).ok
+    assert not compare_values(written, expected).ok  # poison where a value was expected is a mismatch
+    ints = np.array([5, np.iinfo(np.int32).min], np.int32)
+    assert compare_values(ints, np.array([5, 9], np.int32)).ok
+    assert not compare_values(ints, np.array([6, 9], np.int32)).ok
