@@ -5,6 +5,8 @@ compiled kernel computes what numpy does."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -15,24 +17,9 @@ from pypto_core.testing import checked_pipeline
 
 BACKENDS = ["Ascend910B", "Ascend950"]
 
-TWO_CARRIES_ONE_INIT = '''import pypto.language as pl
-
-@pl.program
-class P:
-    @pl.function
-    def main(self, x: pl.Tensor[[64, 32], pl.FP32], out_sum: pl.Out[pl.Tensor[[16, 32], pl.FP32]],
-             out_max: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> tuple[pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[16, 32], pl.FP32]]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            first = pl.slice(x, [16, 32], [0, 0])
-            for i, (s, m) in pl.range(1, 4, init_values=(first, first)):
-                blk = pl.slice(x, [16, 32], [i * 16, 0])
-                s2 = pl.add(s, blk)
-                m2 = pl.maximum(m, blk)
-                total, best = pl.yield_(s2, m2)
-            out_sum = pl.assemble(out_sum, total, [0, 0])
-            out_max = pl.assemble(out_max, best, [0, 0])
-        return out_sum, out_max
-'''
+# the tile-lowering corpus's kernel: two carries started from one loaded tile
+TWO_CARRIES_ONE_INIT = (Path(__file__).resolve().parents[3] / "tests" / "tile" / "kernels" /
+                        "loop_init_values.py").read_text(encoding="utf-8")
 
 INIT_READ_AFTER_THE_LOOP = '''import pypto.language as pl
 
