@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from pypto_core.collector import pauses_collector
 from pypto_core.interp.inputs import base_name, copy_inputs
 from pypto_core.interp.machine import Machine
 from pypto_core.interp.shape import CoreGroupShape
@@ -30,6 +31,7 @@ def collect_outputs(func: Function, args: Mapping[str, Any], returned: Any) -> d
     return out
 
 
+@pauses_collector
 def run_program(program: Program | Function, inputs: Mapping[str, Any], entry: str | None = None,
                 shape: CoreGroupShape | None = None) -> dict[str, Any]:
     """Execute on a copy of `inputs`; the outputs by label (see collect_outputs)."""

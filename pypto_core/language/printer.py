@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from pypto_core.collector import pauses_collector
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -813,6 +814,7 @@ def _deferred_kwargs(op_name: str) -> tuple[str, ...]:
     return tuple(k.name for k in opdef.kwargs if k.deferred)
 
 
+@pauses_collector
 def python_print(node: Any, prefix: str = "pl", concise: bool = False, format: bool = True,
                  explicit_layout: bool = False) -> str:
     """Print a Program, Function, Stmt, Expr or Type as `pl` text (docs/dsl.md, the printed form)."""

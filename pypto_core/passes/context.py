@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pypto_core.collector import pauses_collector
 from pypto_core.ir.function import as_program
 from pypto_core.passes.verification_level import VerificationLevel, level_from_env
 
@@ -134,6 +135,7 @@ class PassContext:
         return self.backend
 
 
+@pauses_collector
 def run_pass(p: Pass, program: Program) -> Program:
     """Instruments' before_pass, the transform, instruments' after_pass (all in list order)."""
     program = as_program(program)

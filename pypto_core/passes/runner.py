@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pypto_core.collector import pauses_collector
 from pypto_core.errors import InternalError, VerificationError
 from pypto_core.ir.function import as_program
 from pypto_core.passes.context import PassContext, run_pass
@@ -77,6 +78,7 @@ def _timed_check(ctx: PassContext | None, check: Any, hook: Any, *args: Any) -> 
             ctx.account(getattr(check, "timing_label", "verification"), time.perf_counter() - start)
 
 
+@pauses_collector
 def run_pipeline(passes: Sequence[Any], program: Any,
                  checks: Sequence[PipelineInstrument] = ()) -> Any:
     """Run `passes` in order in the active PassContext; `checks` see the input and every step."""

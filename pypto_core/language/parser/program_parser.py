@@ -6,6 +6,7 @@ import ast
 from typing import Any
 
 from pypto_core.analysis.walk import walk
+from pypto_core.collector import pauses_collector
 from pypto_core.diagnostics import remember_source
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -176,6 +177,7 @@ def parse_function_def(fdef: ast.FunctionDef, call: ast.AST | None, src: SourceI
     return run_function_parser(fdef, options, src, env, ProgramContext(), options.strict_ssa)
 
 
+@pauses_collector
 def parse_text(code: str, filename: str = "<string>") -> F.Function | F.Program:
     """Build IR from DSL source text by walking its AST; the text is never executed."""
     src = SourceInfo.from_text(code, filename)
