@@ -121,14 +121,21 @@ class _Callers(IRMutator):
     def visit_var(self, var: E.Var) -> E.Expr:
         return self.subst.get(id(var), var)
 
+    def visit_call(self, call: E.Call) -> E.Expr:
+        """Every call of a permuted kernel (bound or not: a Group calls its kernels as statements) has the
+        kernel's new result type."""
+        visited = self.visit_node(call)
+        if isinstance(call.op, E.GlobalVar) and call.op.name in self.perms:
+            callee = self.functions[call.op.name]
+            return visited.with_fields(type=TupleType(list(callee.return_types)))
+        return visited
+
     def visit_assign_stmt(self, stmt: S.AssignStmt) -> S.Stmt:
         value = self.visit_expr(stmt.value)
         var = stmt.var
         perm = self.perms.get(value.op.name) if isinstance(value, E.Call) and isinstance(
             value.op, E.GlobalVar) else None
         if perm is not None:
-            callee = self.functions[value.op.name]  # type: ignore[union-attr]
-            value = value.with_fields(type=TupleType(list(callee.return_types)))
             new_var = var.with_fields(type=value.type)
             self.subst[id(var)] = new_var
             self.var_perm[id(new_var)] = perm

@@ -58,7 +58,8 @@ def test_a_canonical_program_is_returned_as_it_is():
     assert passes.normalize_return_order()(before) is before
 
 
-def test_the_return_types_are_permuted_with_the_values():
+def _mixed_dtype_source() -> str:
+    """BEFORE with o2 (and what is stored into it) in FP16: the two returns have different types."""
     src = BEFORE.replace("o2: pl.Out[pl.Tensor[[16], pl.FP32]]) -> tuple[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]]",
                          "o2: pl.Out[pl.Tensor[[16], pl.FP16]]) -> tuple[pl.Tensor[[16], pl.FP16], pl.Tensor[[16], pl.FP32]]", 1)
     src = src.replace("u: pl.Tile[[16], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)",
@@ -70,6 +71,11 @@ def test_the_return_types_are_permuted_with_the_values():
     src = src.replace("res: pl.Tuple[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]]",
                       "res: pl.Tuple[pl.Tensor[[16], pl.FP16], pl.Tensor[[16], pl.FP32]]")
     src = src.replace("first: pl.Tensor[[16], pl.FP32]", "first: pl.Tensor[[16], pl.FP16]")
+    return src
+
+
+def test_the_return_types_are_permuted_with_the_values():
+    src = _mixed_dtype_source()
     _, after = normalize(src)
     k = after.get_function("k")
     assert [t.dtype for t in k.return_types] == [pl.FP32, pl.FP16]
@@ -139,3 +145,18 @@ def test_after_the_default_pipeline_the_program_computes_the_same(backend: str):
             ret = ir.flatten_to_stmts(func.body)[-1]
             if isinstance(ret, ir.ReturnStmt) and ret.value:
                 assert list(ret.value) == outs[:len(ret.value)], func.name
+
+
+def test_a_group_calling_a_permuted_kernel_as_a_statement_sees_its_new_result_type():
+    src = _mixed_dtype_source().replace('''    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(''', '''    @pl.function(type=pl.FunctionType.Group)
+    def group(self, x: pl.Tensor[[16], pl.FP32], o1: pl.Out[pl.Tensor[[16], pl.FP32]], o2: pl.Out[pl.Tensor[[16], pl.FP16]]) -> tuple[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP16]]:
+        self.k(x, o1, o2)
+        return o1, o2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(''')
+    _, after = normalize(src)
+    call = ir.flatten_to_stmts(after.get_function("group").body)[0].expr
+    k = after.get_function("k")
+    assert ir.structural_equal(call.type, ir.TupleType(list(k.return_types)))
