@@ -13,8 +13,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from pypto_core.cli_commands._common import (
     add_pipeline_options,
     add_plugin_blocking,
@@ -48,6 +46,8 @@ def register(subparsers: Any) -> None:
 
 def load_inputs(path: str, names: list[str]) -> dict[str, Any]:
     """Arrays of an .npz by parameter name; a file written by --save gives its `input.<name>` arrays."""
+    import numpy as np  # only `pypto run` needs numpy: other commands start without it
+
     with np.load(path) as data:
         saved = any(k.startswith(INPUT_PREFIX) for k in data.files)
         found = {k.removeprefix(INPUT_PREFIX): data[k] for k in data.files
@@ -90,6 +90,8 @@ def run_command(args: argparse.Namespace) -> int:
     _print_table(args.file, entry.name, resolved, checks, generated if args.inputs else [])
     _print_memory_use(compiled, resolved.backend)
     if args.save:
+        import numpy as np
+
         arrays = {f"{INPUT_PREFIX}{k}": np.asarray(v) for k, v in inputs.items()}
         arrays.update({f"{EXPECTED_PREFIX}{k}": np.asarray(v) for k, v in expected.items()})
         arrays.update({f"{OUTPUT_PREFIX}{k}": np.asarray(v) for k, v in actual.items()})
