@@ -472,11 +472,7 @@ def build_batched_transposed(b, m, k, n):
     return BatchedTransposed
 
 
-# Known gaps: tensor.matmul's evaluate (semantics/matmul.py, another family's file) transposes N-D operands
-# with `.T` (they need np.swapaxes(x, -1, -2)); and the 3-D
-# tile.transpose that a batched a_trans / b_trans lowers to has no FlattenTileNdTo2D form yet.
-@pytest.mark.xfail(reason="batched a_trans / b_trans: N-D .T in tensor.matmul's evaluate; no 2-D form of a 3-D "
-                          "tile.transpose")
+# A batched a_trans / b_trans: FlattenTileNdTo2D pages the 3-D transposes (docs/passes/flatten_tile_nd_to_2d.md).
 def test_batched_matmul_transposed():
     b, m, k, n = 2, 16, 16, 16
     a, w = data((b, k, m)), data((b, n, k))
