@@ -17,9 +17,11 @@ from pypto_core.analysis.walk import walk
 from pypto_core.errors import InternalError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
+from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, MemorySpace
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.registry import op_registry
+from pypto_core.ops.opdef import CrossCoreRole
+from pypto_core.ops.registry import op_registry, opdef_of
 
 AUTO = -1
 
@@ -110,14 +112,16 @@ class _SetBase(IRMutator):
 
 
 def cross_core_ring_note(func: F.Function, reserved: ReservedWindows) -> str:
-    """The hint an overflow gets when the window is this kernel's cross-core pipe ring
-    (`<kernel>_c2v_slot_buffer` / `<kernel>_v2c_slot_buffer` in `<kernel>_aic` / `<kernel>_aiv`)."""
-    for suffix in ("_aic", "_aiv"):
-        if not func.name.endswith(suffix):
+    """The hint an overflow gets when a window is a cross-core pipe ring: the buffer a reserve call binds is
+    handed to another pipe-setup op (its registry `cross_core_role`, aiv_initialize_pipe and the like)."""
+    del reserved  # the function's own reserve calls are read: `reserved` may hold them before their bases
+    ring_vars = {id(s.var) for s in walk(func.body)
+                 if isinstance(s, S.AssignStmt) and isinstance(s.value, E.Call) and reserves_window(s.value)}
+    for node in walk(func.body):
+        opdef = opdef_of(node) if isinstance(node, E.Call) and not reserves_window(node) else None
+        if opdef is None or opdef.cross_core_role is not CrossCoreRole.PIPE_SETUP:
             continue
-        kernel = func.name[: -len(suffix)]
-        ring_names = {f"{kernel}_c2v_slot_buffer", f"{kernel}_v2c_slot_buffer"}
-        if ring_names & set(reserved.names()):
+        if any(isinstance(a, E.Var) and id(a) in ring_vars for a in node.args):  # type: ignore[attr-defined]
             return (" — this is the cross-core pipe ring. Lower its depth with "
                     "optimizations=[pl.cross_core_slot(slot_num=N)] on the enclosing pl.at(...), or shrink the "
                     "tile that crosses the cube/vector boundary")

@@ -36,6 +36,13 @@ def reserve(name: str, size: int, base_: int = -1) -> str:
     return f"\n        _: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='{name}', size={size}, base={base_})"
 
 
+def ring(name: str, size: int, base_: int = -1) -> str:
+    """A reserve buffer the cube's pipe setup takes as its vector-to-cube ring (a pipe-setup op reads it)."""
+    return (f"\n        ring: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='{name}', size={size}, "
+            f"base={base_})\n        pl.system.aic_initialize_pipe(pl.const(0, pl.INT32), ring, dir_mask=2, "
+            f"slot_size={size // 2}, slot_num=2)")
+
+
 # -- the pass's identity ------------------------------------------------------------------------------------
 
 def test_name_factory_and_properties():
@@ -245,7 +252,7 @@ def test_the_used_bytes_include_alignment_gaps():
 
 def test_e5_a_cross_core_ring_overflow_says_how_to_shrink_the_ring():
     with pytest.raises(ValueError) as info:
-        placed(P.cube_kernel(reserve=reserve("mykern_v2c_slot_buffer", 523800)))
+        placed(P.cube_kernel(reserve=ring("mykern_v2c_slot_buffer", 523800)))
     text = str(info.value)
     assert text.startswith("Mat buffer usage (524832 bytes) exceeds platform limit (524288 bytes)")
     assert ("The first 523808 bytes of that space are reserved by system.reserve_buffer, so tiles are allocated "
@@ -261,10 +268,13 @@ def test_e5_another_window_only_says_it_is_reserved():
     assert "cross-core pipe ring" not in text
 
 
-def test_the_ring_note_needs_the_kernel_s_own_ring_name():
+def test_the_ring_note_needs_a_pipe_setup_reading_the_window_not_a_ring_name():
     with pytest.raises(ValueError) as info:
-        placed(P.cube_kernel(reserve=reserve("other_v2c_slot_buffer", 523800)))
+        placed(P.cube_kernel(reserve=reserve("mykern_v2c_slot_buffer", 523800)))
     assert "cross-core pipe ring" not in str(info.value)
+    with pytest.raises(ValueError) as info:
+        placed(P.cube_kernel(reserve=ring("any_name", 523800)))
+    assert "cross-core pipe ring" in str(info.value)
 
 
 TINY_BACKEND = '''
@@ -317,7 +327,7 @@ def test_the_verifier_reports_a_negative_address():
 
 
 def test_the_verifier_high_water_mark_is_unaligned_and_names_the_reserved_window():
-    text = P.cube_kernel(reserve=reserve("mykern_v2c_slot_buffer", 523800, 0)).replace(
+    text = P.cube_kernel(reserve=ring("mykern_v2c_slot_buffer", 523800, 0)).replace(
         "mem_mat_4, pl.const(0, pl.INT64), 512", "mem_mat_4, pl.const(523808, pl.INT64), 512")
     diags = verify(program(text))
     assert len(diags) == 1 and diags[0].error_code == 1
