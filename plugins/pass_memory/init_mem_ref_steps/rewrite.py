@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.analysis.walk import walk
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -12,7 +13,6 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import MemRef, TensorType, TileType, Type
 from pypto_core.ir.utils import Substituter, flatten_to_stmts
-from pypto_core.ir.visitor import IRVisitor
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_memory.init_mem_ref_steps.buffer_facts import (
     BufferlessTiles,
@@ -47,54 +47,25 @@ def with_memref(var: E.Var, memref: MemRef | None, space: Any = None) -> E.Var:
 
 class UsePositions:
     """Statements numbered in program order; for each variable the position of the last statement that reads
-    it (a loop or if reads what its header reads; its body's statements come after it)."""
+    it (a loop reads its header, its inits included, before its body's statements; a carry read in the body is
+    not a read of its init: `walk`'s rule)."""
 
     def __init__(self, func: F.Function) -> None:
         self.positions: dict[int, int] = {}
         self.last: dict[int, int] = {}
-        self._walk(func.body)
+        at = -1
+        for node in walk(func.body, defs=False):
+            if isinstance(node, S.Stmt):
+                at = len(self.positions)
+                self.positions[id(node)] = at
+            elif isinstance(node, E.Var):
+                self.last[id(node)] = at
 
     def position(self, stmt: S.Stmt) -> int:
         return self.positions.get(id(stmt), 0)
 
     def last_use(self, var_id: int) -> int:
         return self.last.get(var_id, -1)
-
-    def _walk(self, stmt: S.Stmt | None) -> None:
-        for s in flatten_to_stmts(stmt):
-            at = len(self.positions)
-            self.positions[id(s)] = at
-            for field in ("value", "expr", "condition", "start", "stop", "step"):
-                part = getattr(s, field, None)
-                if isinstance(part, (E.Expr, tuple)):
-                    self._read(part, at)
-            for ia in getattr(s, "iter_args", ()) or ():
-                self._read(ia.initValue, at)
-            for body in ("body", "then_body", "else_body"):
-                inner = getattr(s, body, None)
-                if isinstance(inner, S.Stmt):
-                    self._walk(inner)
-
-    def _read(self, part: Any, at: int) -> None:
-        for var in _vars_in(part):
-            self.last[id(var)] = at
-
-
-def _vars_in(part: Any) -> list[E.Var]:
-    found: list[E.Var] = []
-
-    class _Collect(IRVisitor):
-        def visit_var_like(self, var: E.Var) -> None:
-            found.append(var)
-
-        def visit_iter_arg(self, var: E.IterArg) -> None:
-            found.append(var)  # a read of a carry is not a read of its init value
-
-    collector = _Collect()
-    for item in part if isinstance(part, tuple) else (part,):
-        if isinstance(item, E.Expr):
-            collector.visit_expr(item)
-    return found
 
 
 class FunctionMemRefs:
