@@ -8,6 +8,11 @@ Roles:
   * Def     - the field binds variables (assign targets, params, loop vars, iter_args, return vars);
   * Usual   - compared, hashed, visited;
   * Ignored - spans, name hints, comments: carried along but never compared.
+  * Walked  - visited and rebuilt by walkers, but never compared: a tile's MemRef, whose slot index may
+              read a loop variable that renaming must reach, while two types that differ only in their
+              MemRef stay equal (docs/memory_planning.md, MemRefs);
+  * Identity - compared and hashed, but never walked: a MemRef's base Ptr, the identity of an allocation
+              rather than a use of a variable.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ class FieldRole(enum.Enum):
     DEF = "def"
     USUAL = "usual"
     IGNORED = "ignored"
+    WALKED = "walked"
+    IDENTITY = "identity"
 
 
 class FieldSpec:
@@ -45,6 +52,17 @@ def Usual(name: str) -> FieldSpec:  # noqa: N802
 def Ignored(name: str) -> FieldSpec:  # noqa: N802
     return FieldSpec(name, FieldRole.IGNORED)
 
+
+def Walked(name: str) -> FieldSpec:  # noqa: N802
+    return FieldSpec(name, FieldRole.WALKED)
+
+
+def Identity(name: str) -> FieldSpec:  # noqa: N802
+    return FieldSpec(name, FieldRole.IDENTITY)
+
+
+_COMPARED_ROLES = (FieldRole.DEF, FieldRole.USUAL, FieldRole.IDENTITY)
+_WALKED_ROLES = (FieldRole.DEF, FieldRole.USUAL, FieldRole.WALKED)
 
 _set = object.__setattr__
 
@@ -119,8 +137,8 @@ class _NodeMeta(type):
         ns.pop("extra_slots", None)
         cls = super().__new__(mcls, name, bases, ns)
         cls.FIELDS = inherited + own
-        cls.COMPARED_FIELDS = tuple(f for f in cls.FIELDS if f.role is not FieldRole.IGNORED)
-        cls.WALKED_NAMES = tuple(f.name for f in cls.COMPARED_FIELDS)
+        cls.COMPARED_FIELDS = tuple(f for f in cls.FIELDS if f.role in _COMPARED_ROLES)
+        cls.WALKED_NAMES = tuple(f.name for f in cls.FIELDS if f.role in _WALKED_ROLES)
         # Each slot's own setter: writes a field past the immutability guard (`__setattr__` raises) at
         # a fraction of the cost of object.__setattr__, and every node built goes through _init.
         setters: dict[str, Any] = {}
@@ -144,7 +162,7 @@ class IRNode(metaclass=_NodeMeta):
     _SLOT_SETTERS: ClassVar[dict[str, Any]] = {}
     _OWN_INIT: ClassVar[bool] = False
     COMPARED_FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
-    WALKED_NAMES: ClassVar[tuple[str, ...]] = ()  # names of the non-ignored fields, in order
+    WALKED_NAMES: ClassVar[tuple[str, ...]] = ()  # names of the fields walkers visit, in order
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; build a new node instead")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CompactMode, MemorySpace, PadValue, TensorLayout, TileLayout
-from pypto_core.ir.node import Ignored, IRNode, Usual
+from pypto_core.ir.node import Identity, IRNode, Usual, Walked
 
 if TYPE_CHECKING:
     from pypto_core.ir.expr import Expr
@@ -75,8 +75,8 @@ def _contains_var(value: Any) -> bool:
         return False
     if isinstance(value, Type):
         return value.has_vars  # computed when that type was built
-    for f in value.COMPARED_FIELDS:
-        if _contains_var(getattr(value, f.name)):
+    for name in value.WALKED_NAMES:
+        if _contains_var(getattr(value, name)):
             return True
     return False
 
@@ -92,7 +92,8 @@ class Type(IRNode):
 
     def _init(self, **values: Any) -> None:
         super()._init(**values)
-        # Only compared fields count: a MemRef's base Ptr is carried, not walked (docs/memory_planning.md).
+        # Only walked fields count: a MemRef's slot index may read a loop variable, its base Ptr is an
+        # allocation's identity, not a use (docs/memory_planning.md).
         object.__setattr__(self, "_has_vars", _contains_var(tuple(getattr(self, n) for n in self.WALKED_NAMES)))
 
     def with_fields(self, **changes: Any) -> IRNode:
@@ -184,7 +185,7 @@ class MemRef(IRNode):
     Tensor types ignores the MemRef; a bare MemRef compares base, offset, size, pinned and slots.
     """
 
-    fields = (Usual("base"), Usual("byte_offset"), Usual("size"), Usual("is_pinned"), Usual("slots"),
+    fields = (Identity("base"), Usual("byte_offset"), Usual("size"), Usual("is_pinned"), Usual("slots"),
               Usual("slot"))
 
     def __init__(self, base: Any = None, byte_offset: Any = None, size: Any = None, id: Any = None, *,
@@ -356,7 +357,7 @@ class TileView(IRNode):
 
 class TensorType(Type):
     # The MemRef is carried but not compared: equality and hashing ignore it (docs/memory_planning.md).
-    fields = (Usual("shape"), Usual("dtype"), Ignored("memref"), Usual("tensor_view"))
+    fields = (Usual("shape"), Usual("dtype"), Walked("memref"), Usual("tensor_view"))
 
     def __init__(self, shape: Sequence[Any], dtype: DataType, memref: MemRef | None = None,
                  tensor_view: TensorView | None = None) -> None:
@@ -443,7 +444,7 @@ def canonical_tile_view(view: TileView | None, shape: Sequence[Expr],
 
 class TileType(Type):
     # The MemRef is carried but not compared: equality and hashing ignore it (docs/memory_planning.md).
-    fields = (Usual("shape"), Usual("dtype"), Ignored("memref"), Usual("tile_view"), Usual("memory_space"))
+    fields = (Usual("shape"), Usual("dtype"), Walked("memref"), Usual("tile_view"), Usual("memory_space"))
 
     def __init__(self, shape: Sequence[Any], dtype: DataType, memref: MemRef | None = None,
                  tile_view: TileView | None = None, memory_space: MemorySpace | None = None) -> None:
