@@ -70,6 +70,8 @@ class _Lenient:
         try:
             return getattr(T, self.kind)(*args, **kwargs)
         except (TypeError, ValueError):
+            if self.kind == "MemRef" and len(args) <= 1 and set(kwargs) <= {"slots"}:
+                raise  # a declaration (`buf = pl.MemRef(slots=0)`) is wrong where it is written, as in PyPTO
             return _AnnotationValue(self.kind, (args, kwargs))
 
     def __repr__(self) -> str:

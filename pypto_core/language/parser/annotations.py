@@ -236,13 +236,40 @@ class TypeParser(OutsideValueParser):
         if not decl.is_pinned or decl.slot is not None:
             self.fail(ParserTypeError, f"'{name_node.id}' is a MemRef, not a declared allocation", node,
                       hint=f"declare it at module level: {name_node.id} = pl.MemRef() (or pl.MemRef(slots=N))")
-        memref = T.MemRef(self.ptr_var(name_node.id), 0, 0, is_pinned=True, slots=decl.slot_count_)
+        name = self._declaration_name(decl, name_node)
+        memref = T.MemRef(self.ptr_var(name), 0, 0, is_pinned=True, slots=decl.slot_count_)
         memref = memref.with_fields(slots=decl.slot_count_)
         if index_node is None:
             return memref  # type: ignore[return-value]
         return self._slot_of(memref, index_node)  # type: ignore[arg-type]
 
+    def _declaration_name(self, decl: T.MemRef, name_node: ast.Name) -> str:
+        """The allocation a declaration names: its explicit string, else the variable's name. One declaration
+        is one allocation under one name in a program (docs/memory_planning.md, declared allocations)."""
+        name = decl.name_hint or name_node.id
+        program = self.program
+        seen = program.declarations.get(id(decl))
+        if seen is None:
+            other = program.declaration_names.get(name)
+            if other is not None:
+                self.fail(ParserTypeError, f"Two separate pl.MemRef() declarations both resolve to the name "
+                          f"'{name}'", name_node,
+                          hint="give each declaration its own name (pl.MemRef(\"a\"), pl.MemRef(\"b\")), or "
+                               "declare it once and use that one variable")
+            program.declarations[id(decl)] = (name, name_node.id)
+            program.declaration_names[name] = id(decl)
+            program._keep.append(decl)  # keep the object alive so its id stays unique
+        elif seen[1] != name_node.id:
+            self.fail(ParserTypeError, f"Declared allocation '{seen[0]}' is also referenced as '{name_node.id}'",
+                      name_node, hint=f"refer to it by one name: write '{seen[1]}' here")
+        return name
+
     def _slot_of(self, memref: T.MemRef, index_node: ast.AST) -> T.MemRef:
+        if memref.slot_count_ == 1:
+            name = memref.base.name_hint
+            self.fail(ParserTypeError, f"'{name}' is declared with a single slot and cannot be subscripted",
+                      index_node, hint=f"write '{name}' without an index, or declare more slots: "
+                                       f"pl.MemRef(slots=N)")
         index = self.outside_static(index_node)
         if index is MISSING:
             index = self.parse_scalar_expr(index_node, "a slot index")

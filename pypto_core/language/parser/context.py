@@ -30,6 +30,10 @@ class ProgramContext:
     # (accepted, as PyPTO does): name -> (span of the return, message). A call of one is a located error
     # once every method is parsed (program_parser.check_returns_of_called_methods).
     return_mismatches: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    # Declared allocations (`buf = pl.MemRef(slots=2)`) seen so far: id(declaration) -> (allocation name, the
+    # variable it was first referenced as), and allocation name -> id(declaration) (docs/memory_planning.md).
+    declarations: dict[int, tuple[str, str]] = field(default_factory=dict)
+    declaration_names: dict[str, int] = field(default_factory=dict)
 
     def dynamic_var(self, dim: DynamicDim) -> E.Var:
         var = self.dynamic_vars.get(id(dim))

@@ -39,6 +39,7 @@ class _ModuleReader:
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
         self.unresolved: dict[str, Unresolved] = {}
+        self.call_errors: dict[int, str] = {}
         self.env = Env([self.values], self.unresolved)
 
     def read(self, tree: ast.Module) -> Env:
@@ -115,7 +116,8 @@ class _ModuleReader:
             return MISSING
         try:
             return fn(*args, **kwargs)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
+            self.call_errors[id(node)] = str(exc)  # said where the name is used (`pl.MemRef(slots=0)`)
             return MISSING
 
     def why_not_constant(self, node: ast.AST) -> tuple[str, str | None]:
@@ -125,6 +127,9 @@ class _ModuleReader:
             return f"a Python {kind}", kind
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call):
+                error = self.call_errors.get(id(sub))
+                if error is not None:
+                    return f"computed by calling '{_snippet(sub.func)}(...)', which fails: {error}", None
                 return f"computed by calling '{_snippet(sub.func)}(...)'", None
             if isinstance(sub, ast.Name) and sub.id in self.unresolved:
                 inner = self.unresolved[sub.id]
