@@ -189,6 +189,11 @@ def _result_finisher(code: FunctionCode, call: E.Call) -> Callable[[list[Any], A
             raise MachineError(f"{name}: evaluate returned {type(value).__name__}, expected an array for {t}",
                                call.span)
         shape = shape_fn(fr)
+        if value.shape != shape and value.ndim > 2 == len(shape) and value.shape[-1] == shape[1] \
+                and value.size == shape[0] * shape[1]:
+            # FlattenTileNdTo2D's form: an N-D window typed as its leading dims merged
+            # (docs/passes/flatten_tile_nd_to_2d.md).
+            value = value.reshape(shape)
         if value.shape != shape:
             if not _from_operands(code, fr, t.shape, value.shape, shape):
                 raise MachineError(f"{name}: evaluate produced shape {list(value.shape)} but the call's type is "

@@ -291,7 +291,8 @@ def dims_product(dims: Sequence[Expr]) -> Expr:
     out: Expr = ConstInt(1)
     for d in dims:
         a, b = static_int(out), static_int(d)
-        out = ConstInt(a * b) if a is not None and b is not None else (d if a == 1 else mul(out, d))
+        out = ConstInt(a * b) if a is not None and b is not None else (
+            d if a == 1 else out if b == 1 else mul(out, d))
     return out
 
 
@@ -314,14 +315,18 @@ def merged_2d(dims: Sequence[Expr]) -> list[Expr]:
 
 
 def flat_valid(shape: Sequence[Expr], valid: Sequence[Expr]) -> list[Expr]:
-    """N-D valid extents as 2-D rows: only a region whose middle dims are whole stays a rectangle."""
+    """N-D valid extents as 2-D rows. The valid rows must be a row-major prefix of the merged rows: every
+    leading dim after the one partly valid is whole, every one before it holds one index (`[1, v, 64]` of a
+    `[1, 16, 64]` tile is `[v, 64]`); anything else is no rectangle once the leading dims merge."""
     if len(shape) <= 2:
         return list(valid)
-    for i in range(1, len(shape) - 1):
-        if not same_dim(valid[i], shape[i]):
+    partial = [i for i in range(len(shape) - 1) if not same_dim(valid[i], shape[i])]
+    j = partial[-1] if partial else 0
+    for i in range(j):
+        if static_int(valid[i]) != 1:
             raise ValueError(f"the valid region {shape_text(valid)} of a {shape_text(shape)} tile is not whole "
-                             f"rows once the leading dims merge (dim {i} is only partly valid)")
-    return [dims_product([valid[0], *shape[1:-1]]), valid[-1]]
+                             f"rows once the leading dims merge (dim {j} is only partly valid)")
+    return [dims_product([valid[j], *shape[j + 1:-1]]), valid[-1]]
 
 
 def doubled(dim: Expr) -> Expr:

@@ -57,10 +57,10 @@ import numpy as np
 from pypto_core.interp.errors import MachineError
 from pypto_core.interp.gm_race import READ, WRITE, note, notes_own_gm_accesses, window_view
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import AtomicType, CachePolicy, MemorySpace, TileLayout
+from pypto_core.ir.enums import AtomicType, CachePolicy, MemorySpace, TensorLayout, TileLayout
 from pypto_core.ir.expr import Call, ConstFloat, ConstInt, Expr, MakeTuple
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import ScalarType, TileType, TileView, Type, implicit_layout
+from pypto_core.ir.types import ScalarType, TensorType, TensorView, TileType, TileView, Type, implicit_layout
 from pypto_core.ops.build import (
     check_window,
     dims_product,
@@ -405,7 +405,9 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     if len(args) <= 3 and not tile.ndim == len(offsets) == out.ndim and not _fits_leading_ones(offsets, extents, out):
         return _store_flat(ctx, call, tile, offsets, extents, out, atomic)
     if tile.ndim == 2 < len(extents):
-        # A flattened tile written back to its N-D window: its rows are the window's leading blocks.
+        # A flattened tile written back to its N-D partition: its rows are the partition's leading blocks,
+        # and only its valid rows and columns are written.
+        extents = _valid_partition(ctx, call, extents, valid_of(ctx, call, 0))
         tile = tile[:int(np.prod(extents[:-1])), :extents[-1]].reshape(extents)
     layout = mx_layout_of(call.args[2].type)
     if layout is not None:  # an MX scale tensor: written through its block order (common/mx_layout.py)
@@ -416,6 +418,22 @@ def store(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     if ctx.race is not None:
         note_written(ctx, call, 2, out, offsets, extents, atomic)
     return out
+
+
+def _valid_partition(ctx: Any, call: Any, partition: tuple, valid: tuple) -> tuple:
+    """The part of an N-D store partition a flattened tile's valid `[rows, cols]` covers: its rows are a
+    row-major prefix of the partition's leading dims, which must be a rectangle (`[1, v, 64]` of
+    `[1, 16, 64]`; docs/passes/flatten_tile_nd_to_2d.md)."""
+    rows, cols = min(valid[0], int(np.prod(partition[:-1]))), min(valid[1], partition[-1])
+    lead = partition[:-1]
+    for j in range(len(lead)):
+        inner = int(np.prod(lead[j + 1:]))
+        if rows % inner == 0 and rows // inner <= lead[j]:
+            return (1,) * j + (rows // inner,) + tuple(lead[j + 1:]) + (cols,)
+    where = call.span.to_string() if hasattr(call.span, "to_string") else str(call.span)
+    raise MachineError(f"tile.store at {where} ({ctx.where()}): the {rows} valid rows of the tile are not a "
+                       f"block of its {list(partition)} partition (a row-major prefix of the leading dims must be "
+                       f"a rectangle)", call.span)
 
 
 def _fits_leading_ones(offsets: tuple, extents: tuple, out: np.ndarray) -> bool:
@@ -613,21 +631,57 @@ family.implement("tile_form", "tensor.dim", TileForm(lower=lower_tensor_dim, gm_
 # -- 2-D forms ----------------------------------------------------------------------------------------------
 @family.implements("flatten_2d", "tile.load")
 def flatten_load(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
-    """The N-D tensor window stays; the valid extents become 2-D (the region must be whole rows)."""
+    """The N-D tensor window stays (offsets, shapes); the valid extents become the merged 2-D ones (whole rows,
+    or a row-major prefix of them); a natural NZ Mat load reads a 2-D view of its tensor instead."""
     t = tile_type(call)
     if len(t.shape) <= 2:
         return rebuild(call, args)
-    valid = MakeTuple(flat_valid(t.shape, t.valid_shape))
-    return rebuild(call, [*args[:3], valid])
+    view = None if t.tile_view is None else t.tile_view.with_fields(valid_shape=flat_valid(t.shape, t.valid_shape))
+    flat = TileType(merged_2d(t.shape), t.dtype, None, view, t.memory_space)
+    effective = flat.effective_view()
+    if t.memory_space is MemorySpace.Mat and effective.blayout is TileLayout.col_major \
+            and effective.slayout is TileLayout.row_major:
+        return _natural_nz_load(call, args, flat, ctx)
+    # PyPTO keeps the N-D valid extents and types the call explicitly; here the 2-D valid extents carry the
+    # flattening, so every pass that re-deduces the call keeps it (docs/passes/flatten_tile_nd_to_2d.md).
+    return rebuild(call, [*args[:3], MakeTuple(list(flat.valid_shape))])
+
+
+def _natural_nz_load(call: Call, args: Sequence[Expr], flat: TileType, ctx: Flatten2DContext) -> Call:
+    """A natural NZ Mat load reads a 2-D view of its tensor: `<var>_view2d = tensor.view(src, [rows, last])`
+    (row-major strides, ND), then a 2-D load at row `(o0*d1 + o1)*d2 + ...` of the view."""
+    src = args[0]
+    tensor = src.type
+    dims = list(tensor.shape)
+    offsets, shapes = tuple_elements(args[1]), tuple_elements(args[2])
+    valid = tuple_elements(args[3]) if len(args) > 3 else shapes
+    view_dims = merged_2d(dims)
+    stride = [dims[-1], ConstInt(1)]
+    view_call = create_op_call("tensor.view", [src, MakeTuple(view_dims)], span=call.span)
+    view_call = view_call.with_fields(type=TensorType(view_dims, tensor.dtype, None,  # type: ignore[assignment]
+                                                      TensorView(stride=stride, layout=TensorLayout.ND)))
+    view2d = ctx.bind(view_call, f"{ctx.result_name('load')}_view2d")
+    row: Expr = offsets[0]
+    for o, d in zip(offsets[1:-1], dims[1:-1]):
+        row = dims_sum([dims_product([row, d]), o])
+    flat_args = [view2d, MakeTuple([row, offsets[-1]]), MakeTuple(merged_2d(list(shapes))),
+                 MakeTuple(flat_valid(list(shapes), list(valid)))]
+    new = create_op_call(call.op.name, flat_args, dict(call.kwargs), span=call.span)
+    return new.with_fields(type=flat, attrs=call.attrs)  # type: ignore[return-value]
 
 
 @family.implements("flatten_2d", "tile.store")
 def flatten_store(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
-    """A flattened tile gets the N-D extents it writes as its `shapes` operand."""
-    src = tile_type(call.args[0])
-    if len(src.shape) <= 2 or len(args) > 3 or len(src.shape) != len(tuple_elements(args[1])):
-        return rebuild(call, args)  # a store of another rank stays a row-major copy
-    return rebuild(call, [*args[:3], MakeTuple(list(src.valid_shape))])
+    """Into an N-D tensor, a 4th operand: the partition the tile covers, `[1, ...] + the tile's own static
+    shape` (the machine writes its valid part). Stores into 2-D tensors, and stores that already have one,
+    stay as they are."""
+    src, out = tile_type(call.args[0]), call.args[2].type
+    if len(args) > 3 or len(out.shape) <= 2 or len(src.shape) > len(out.shape) or any(
+            static_int(t) is None or (static_int(d) is not None and static_int(t) > static_int(d))
+            for t, d in zip(src.shape, out.shape[len(out.shape) - len(src.shape):])):
+        return rebuild(call, args)  # a lower-rank tile that does not fit the trailing dims: a row-major copy
+    partition = [ConstInt(1)] * (len(out.shape) - len(src.shape)) + list(src.shape)
+    return rebuild(call, [*args[:3], MakeTuple(partition)])
 
 
 @family.implements("flatten_2d", "tile.read", "tile.write")

@@ -609,7 +609,9 @@ def lower_tensor_view(ctx: TileLowering, call: Call) -> Expr:
     return reshaped
 
 
-family.implement("tile_form", "tensor.view", TileForm(lower=lower_tensor_view))
+# A view of a GM tensor may stay in tile code (FlattenTileNdTo2D reads an N-D tensor through a 2-D view:
+# docs/passes/flatten_tile_nd_to_2d.md), as PyPTO's IncoreTileOps lets it.
+family.implement("tile_form", "tensor.view", TileForm(lower=lower_tensor_view, gm_access=True))
 
 
 # -- 2-D forms ----------------------------------------------------------------------------------------------

@@ -152,8 +152,10 @@ def main_incore_0({EX2_PARAMS}) -> pl.Tensor[[2, 16, 32], pl.FP32]:
 ''', f'''
 {KERNEL}
 def main_incore_0({EX2_PARAMS}) -> pl.Tensor[[2, 16, 32], pl.FP32]:
-    a__ssa_v0_mat: pl.Tile[[32, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(a__ssa_v0, [0, 0, 0], [2, 16, 64], [32, 64], target_memory=pl.Mem.Mat)
-    b__ssa_v0_mat: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(b__ssa_v0, [0, 0, 0], [2, 32, 64], [64, 64], target_memory=pl.Mem.Mat)
+    a__ssa_v0_mat_view2d: pl.Tensor[[32, 64], pl.BF16, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(a__ssa_v0, [32, 64])
+    a__ssa_v0_mat: pl.Tile[[32, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(a__ssa_v0_mat_view2d, [0, 0], [32, 64], [32, 64], target_memory=pl.Mem.Mat)
+    b__ssa_v0_mat_view2d: pl.Tensor[[64, 64], pl.BF16, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(b__ssa_v0, [64, 64])
+    b__ssa_v0_mat: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(b__ssa_v0_mat_view2d, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Mat)
     b__ssa_v0_mat_t: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat, {BT}] = pl.tile.transpose_view(b__ssa_v0_mat)
     lhs_slice_0: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.slice(a__ssa_v0_mat, [16, 64], [0, 0])
     rhs_slice_0: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat, {BT}] = pl.tile.slice(b__ssa_v0_mat_t, [64, 32], [0, 0])
@@ -189,9 +191,11 @@ def main_incore_0({EX3_PARAMS}) -> pl.Tensor[[2, 16, 32], pl.FP32]:
 {KERNEL}
 def main_incore_0({EX3_PARAMS}) -> pl.Tensor[[2, 16, 32], pl.FP32]:
     d__tile: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(d__ssa_v0, [0, 0, 0], [2, 16, 32], [32, 32], target_memory=pl.Mem.Vec)
-    a__ssa_v0_mat: pl.Tile[[64, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(a__ssa_v0, [0, 0, 0], [1, 64, 16], [64, 16], target_memory=pl.Mem.Mat)
+    a__ssa_v0_mat_view2d: pl.Tensor[[64, 16], pl.BF16, pl.TensorView(stride=[16, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(a__ssa_v0, [64, 16])
+    a__ssa_v0_mat: pl.Tile[[64, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(a__ssa_v0_mat_view2d, [0, 0], [64, 16], [64, 16], target_memory=pl.Mem.Mat)
     a__ssa_v0_mat_t: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat, {BT}] = pl.tile.transpose_view(a__ssa_v0_mat)
-    b__ssa_v0_mat: pl.Tile[[128, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(b__ssa_v0, [0, 0, 0], [2, 64, 32], [128, 32], target_memory=pl.Mem.Mat)
+    b__ssa_v0_mat_view2d: pl.Tensor[[128, 32], pl.BF16, pl.TensorView(stride=[32, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(b__ssa_v0, [128, 32])
+    b__ssa_v0_mat: pl.Tile[[128, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(b__ssa_v0_mat_view2d, [0, 0], [128, 32], [128, 32], target_memory=pl.Mem.Mat)
     c__tile: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc] = pl.tile.create([32, 32], dtype=pl.FP32, target_memory=pl.Mem.Acc)
     lhs_slice_0: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat, {BT}] = pl.tile.slice(a__ssa_v0_mat_t, [16, 64], [0, 0])
     rhs_slice_0: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.tile.slice(b__ssa_v0_mat, [64, 32], [0, 0])
@@ -225,8 +229,10 @@ def k({PRODUCT_PARAMS}) -> pl.Tensor[[1, 16, 32], pl.FP32]:
 ''', f'''
 {KERNEL}
 def k({PRODUCT_PARAMS}) -> pl.Tensor[[1, 16, 32], pl.FP32]:
-    ta: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0, 0], [1, 16, 64], [16, 64], target_memory=pl.Mem.Mat)
-    tb: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0, 0], [1, 64, 32], [64, 32], target_memory=pl.Mem.Mat)
+    ta_view2d: pl.Tensor[[16, 64], pl.BF16, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(a, [16, 64])
+    ta: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(ta_view2d, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Mat)
+    tb_view2d: pl.Tensor[[64, 32], pl.BF16, pl.TensorView(stride=[32, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(b, [64, 32])
+    tb: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(tb_view2d, [0, 0], [64, 32], [64, 32], target_memory=pl.Mem.Mat)
     td: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(d, [0, 0, 0], [1, 16, 32], [16, 32], target_memory=pl.Mem.Vec)
     lhs_slice_0: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.slice(ta, [16, 64], [0, 0])
     rhs_slice_0: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.tile.slice(tb, [64, 32], [0, 0])

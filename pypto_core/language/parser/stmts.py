@@ -24,6 +24,7 @@ from pypto_core.language.parser.errors import (
 )
 from pypto_core.language.parser.exprs import ExprParser
 from pypto_core.language.parser.pyvalues import is_parse_time_constant
+from pypto_core.ops.build import flat_valid, merged_2d
 
 
 def is_pl_call(parser: Any, node: ast.AST, *names: str) -> bool:
@@ -365,6 +366,9 @@ class StmtParser(ExprParser):
             # so the re-parsed program equals the printed one even though the callee now comes first.
             return _retyped(value, ann), ann
         if isinstance(ann, T.TileType) and isinstance(inferred, T.TileType):
+            flattened = self._flattened_annotation(ann, inferred, node)
+            if flattened is not None:
+                return _retyped(value, flattened), flattened
             self._check_same(ann.dtype is inferred.dtype and dims_compatible(ann.shape, inferred.shape),
                              ann, inferred, node)
             if ann.memory_space is not None and inferred.memory_space is not None and \
@@ -398,6 +402,27 @@ class StmtParser(ExprParser):
             return value, inferred
         self._check_same(structural_equal(ann, inferred), ann, inferred, node)
         return value, inferred
+
+    def _flattened_annotation(self, ann: T.TileType, inferred: T.TileType, node: ast.AST) -> T.TileType | None:
+        """FlattenTileNdTo2D's form: a 2-D annotation on a value whose operands are N-D (`x: pl.Tile[[6, 64],
+        ...] = pl.tile.load(x, [0, 0, 0], [2, 3, 64], [2, 3, 64])`) types it as its leading dims merged
+        (docs/passes/flatten_tile_nd_to_2d.md). None when the annotation is no such flattening."""
+        if not (len(ann.shape) == 2 < len(inferred.shape) and ann.dtype is inferred.dtype
+                and dims_compatible(ann.shape, merged_2d(inferred.shape))):
+            return None
+        if ann.memory_space is not None and inferred.memory_space is not None \
+                and ann.memory_space is not inferred.memory_space:
+            return None
+        view = ann.tile_view
+        if view is None and inferred.tile_view is not None:
+            try:
+                valid = flat_valid(inferred.shape, inferred.valid_shape)
+            except ValueError as exc:
+                self.fail(ParserTypeError, f"the 2-D annotation {ann} flattens a tile whose {exc}", node,
+                          hint="write the 2-D valid_shape in the annotation's pl.TileView")
+            view = inferred.tile_view.with_fields(valid_shape=valid)
+        return T.TileType(ann.shape, ann.dtype, ann.memref or inferred.memref, view,
+                          ann.memory_space if ann.memory_space is not None else inferred.memory_space)
 
     def _check_same(self, ok: bool, ann: T.Type, inferred: T.Type, node: ast.AST) -> None:
         if not ok:
