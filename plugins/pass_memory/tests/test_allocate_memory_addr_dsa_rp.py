@@ -168,9 +168,12 @@ from pypto.plugin import Backend, CAPABILITIES, CoreGroup, MemorySpace, hookimpl
 @hookimpl
 def pypto_register_backends(registry):
     for name, vec in (("DsaVec40000", 40000), ("DsaVec20000", 20000), ("DsaVec6000", 6000),
-                      ("DsaVec300", 300)):
+                      ("DsaVec300", 300), ("DsaVec8192", 8192)):
         registry.register_backend(Backend(name, {k: False for k in CAPABILITIES}, {MemorySpace.Vec: vec},
                                           CoreGroup(), description=f"{vec} bytes of Vec"))
+    registry.register_backend(Backend("DsaHazard8192", {k: False for k in CAPABILITIES}, {MemorySpace.Vec: 8192},
+                                      CoreGroup(), facts={"split_load_tpop_hazard": True},
+                                      description="8192 bytes of Vec and the split-AIV load + pop hazard"))
 '''
 
 
@@ -252,6 +255,21 @@ def test_tiles_start_above_the_reserve_buffers():
     assert address(after, "al") == 0 and address(after, "c") == 0  # other spaces start at 0
     assert "base=0" in "\n".join(body_lines(after))
     assert_same_outputs(before, after, "Ascend910B")
+
+
+# a popped cube tile read again after the pop consumer, so the consumer may only reuse the loaded tile's bytes
+HAZARD = P.SPLIT_HAZARD.replace(P.allocs(4096, "buf_c"), P.allocs(4096, "buf_c", "buf_d")).replace(
+    """        o: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(sm, [0, 0], out)""",
+    f"""        s2: {P.tile("[32, 32]", "buf_d, 0, 4096")} = pl.tile.add(sm, pp)
+        o: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(s2, [0, 0], out)""")
+
+
+def test_the_split_aiv_hazard_is_a_hard_separation(small_backends):
+    assert "buf_d: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)" in HAZARD
+    with pytest.raises(ValueError, match="no capacity-fitting placement: 'sm'"):
+        dsa_placed(HAZARD, "DsaHazard8192")
+    _, after = dsa_placed(HAZARD, "DsaVec8192")  # without the hazard sm takes the loaded tile's bytes
+    assert [address(after, v) for v in ("ld", "pp", "sm")] == [0, 4096, 0]
 
 
 # -- pipeline stages: hard, relaxed when they do not fit (PH-DSA-001), tags removed ------------------------------
