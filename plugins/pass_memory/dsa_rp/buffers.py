@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pypto_core.errors import InternalError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir.enums import MemorySpace
@@ -57,6 +58,9 @@ def function_buffers(func: F.Function) -> FunctionBuffers:
     for var in tile_vars(func):
         m = on_chip_memref(var)
         assert m is not None
+        if m.size <= 0:
+            raise InternalError(f"AllocateMemoryAddr: encountered zero-sized MemRef on '{var.name_hint}' "
+                                f"(allocation '{m.name_hint}') in function '{func.name}'")
         members.setdefault(id(m.base), []).append((m, var))
         spaces.setdefault(id(m.base), var.type.memory_space)  # type: ignore[union-attr]
     by_base = {id(iv.base): iv for iv in intervals}

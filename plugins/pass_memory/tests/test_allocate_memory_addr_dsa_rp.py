@@ -327,6 +327,20 @@ def test_allocations_nothing_uses_any_more_are_deleted():
     assert_same_outputs(before, after, "Ascend910B")
 
 
+def test_a_zero_sized_memref_is_an_internal_error():
+    from pypto_core.errors import InternalError
+
+    text = P.VIEWS.replace("mem_vec_3, pl.const(0, pl.INT64), 2048", "mem_vec_3, pl.const(0, pl.INT64), 0")
+    with pytest.raises(InternalError, match="zero-sized MemRef on 'e'"):
+        dsa_placed(text)
+
+
+def test_views_keep_their_offset_inside_their_buffer():
+    before, after = dsa_placed(P.VIEWS)
+    assert address(after, "s") - address(after, "t") == 2112  # the slice's offset inside t's allocation
+    assert_same_outputs(before, after, "Ascend910B")
+
+
 def test_other_functions_are_returned_unchanged():
     before = program(P.vec_kernel(16, 64, "Opaque"))
     after = run_pass(passes.allocate_memory_addr, before, memory_planner=DSA_RP)
