@@ -143,3 +143,18 @@ def test_a_peeled_k_loop_ends_on_the_carried_buffer(planner):
     before, after = planned(PEELED_LOOP, planner)
     assert len({base(after, v) for v in ("c0", "c1", "c2", "ph", "res")}) == 1
     same_both_ways(before, after, "Ascend910B")
+
+
+LOOP_ACC_ELSEWHERE = HEAD + '''        for i, (acc,) in pl.range(2, init_values=(c0,)):
+            c1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+            o2: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(acc, [0, 0], out2)
+            res = pl.yield_(c1)
+''' + TAIL
+
+
+@pytest.mark.parametrize("planner", [PTOAS, DSA_RP])
+def test_a_loop_yield_on_another_acc_buffer_is_the_internal_error_of_the_fix_up(planner):
+    # c1 cannot take the carried buffer (acc is read after it), and there is no Acc -> Acc move
+    with pytest.raises(InternalError, match="MemoryReuse cannot reconcile divergent L0C accumulator buffers with "
+                                            "tile.move: 'c1' is yielded on"):
+        planned(LOOP_ACC_ELSEWHERE, planner)
