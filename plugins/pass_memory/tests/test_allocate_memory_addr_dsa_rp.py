@@ -345,3 +345,12 @@ def test_other_functions_are_returned_unchanged():
     before = program(P.vec_kernel(16, 64, "Opaque"))
     after = run_pass(passes.allocate_memory_addr, before, memory_planner=DSA_RP)
     assert address(after, "t") == 0 and after.get_function("k") is before.get_function("k")
+
+
+def test_a_pass_manager_run_inside_the_context_reports_to_the_log(small_backends, tmp_path):
+    from pypto_core.passes.manager import PassManager
+
+    with passes.PassContext([passes.ReportInstrument(tmp_path)], memory_planner=DSA_RP):
+        manager = PassManager([passes.allocate_memory_addr()], backend="DsaVec300", verify="basic")
+        manager.run(program(P.pipelined()))
+    assert (tmp_path / "perf_hints.log").read_text().count("PH-DSA-001") >= 1
