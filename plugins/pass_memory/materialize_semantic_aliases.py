@@ -3,8 +3,9 @@ tiles become real. Each loop's carried MemRef (the one InitMemRef gave init, car
 the producer of the yielded value, so the producer writes the carried buffer in place and no copy is needed.
 
 Per function (Orchestration functions are left alone): plan (materialize_semantic_aliases_steps/retarget.py),
-apply (apply.py); then the planner's extras (yield_fixup.py): PTOAS copies a loop's yield that is still elsewhere
-into the carried buffer, DSA_RP does so for loops and ifs and repairs identity copies. PYPTO leaves that to
+apply (apply.py); then the planner's extras: PTOAS copies a loop's yield that is still elsewhere into the carried
+buffer (yield_fixup.py), DSA_RP coalesces accumulator if-phis (acc_if_phi.py), does the copy for loops and ifs
+and repairs identity copies. PYPTO leaves that to
 MemoryReuse. No statement is added or removed under PYPTO.
 """
 
@@ -16,6 +17,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir.enums import FunctionType
 from pypto_core.passes.memory_planner import MemoryPlanner, active_memory_planner
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_memory.acc_if_phi import coalesce_acc_if_phis
 from pypto_plugins.pass_memory.materialize_semantic_aliases_steps.apply import PlanApplier
 from pypto_plugins.pass_memory.materialize_semantic_aliases_steps.retarget import Retargeter
 from pypto_plugins.pass_memory.materialize_semantic_aliases_steps.yield_fixup import (
@@ -34,6 +36,7 @@ def materialize_function(func: F.Function, backend: Any, planner: MemoryPlanner)
     if planner is MemoryPlanner.PTOAS:
         body = YieldFixup(fix_ifs=False).visit_function_body(body)
     elif planner is MemoryPlanner.DSA_RP:
+        body = coalesce_acc_if_phis(body, backend, MaterializeSemanticAliases.name)
         body = YieldFixup(fix_ifs=True).visit_function_body(body)
         body = IdentityCopyRepair().visit_stmt(body)
     return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]

@@ -3,7 +3,8 @@
 Per function (not Orchestration; a function with no tile definitions is returned unchanged): lifetimes over
 program points (reuse/lifetimes.py), one interval per allocation (reuse/intervals.py), first-fit packing per
 memory space under the sharing rules and the capacity fit (reuse/sharing.py, reuse/packing.py), the commit
-(reuse/commit.py) and the fix-ups that keep loop and if carries consistent (reuse/fixups.py).
+(reuse/commit.py) and the fix-ups that keep loop and if carries consistent (reuse/fixups.py), with the
+accumulator if-phi coalescing (acc_if_phi.py) before the yield fix-up.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pypto_core.ir.enums import FunctionType
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.memory_planner import MemoryPlanner
 from pypto_core.passes.pass_base import Pass
+from pypto_plugins.pass_memory.acc_if_phi import coalesce_acc_if_phis
 from pypto_plugins.pass_memory.memrefs import allocations, on_chip_memref
 from pypto_plugins.pass_memory.reserve_buffers import resolve_windows
 from pypto_plugins.pass_memory.reuse import fixups
@@ -66,6 +68,9 @@ def reuse_function(func: F.Function, backend: Any, hazard: bool) -> F.Function:
         buffers.extend(pack_space(space, members, rules, capacity, start))
     func = commit(func, moves(buffers))
     func = fixups.align_loop_carries(func)
+    body = coalesce_acc_if_phis(func.body, backend, MemoryReuse.name)
+    if body is not func.body:
+        func = func.with_fields(body=body)  # type: ignore[assignment]
     func = fixups.fix_yields(func)
     func = fixups.retype_copies(func)
     func = fixups.drop_unused_allocs(func)

@@ -80,7 +80,7 @@ def place_sequentially(func: F.Function, allocs: dict[int, Allocation],
                     raise InternalError(f"AllocateMemoryAddr: encountered zero-sized MemRef on '{var.name_hint}' "
                                         f"(allocation '{m.name_hint}') in function '{func.name}'")
             alloc = allocs.get(id(first.base))
-            pinned = _is_pinned(base_members, alloc)
+            pinned = is_pinned(base_members, alloc)
             size = max(_reach(m) for m, _ in base_members)
             if pinned and alloc is not None:
                 size = max(size, alloc.size)
@@ -88,7 +88,7 @@ def place_sequentially(func: F.Function, allocs: dict[int, Allocation],
             plan.bases.append(PlacedBase(first.name_hint, address, size, first_var))
             cursor = align(cursor + size)
             for m, _ in base_members:
-                placement.memrefs[memref_key(m)] = _moved(m, address, pinned)
+                placement.memrefs[memref_key(m)] = moved_memref(m, address, pinned)
         plan.end = cursor
     return placement
 
@@ -101,7 +101,7 @@ def _bases_in_order(members: list[tuple[MemRef, E.Var]]) -> list[list[tuple[MemR
     return list(groups.values())
 
 
-def _is_pinned(members: list[tuple[MemRef, E.Var]], alloc: Allocation | None) -> bool:
+def is_pinned(members: list[tuple[MemRef, E.Var]], alloc: Allocation | None) -> bool:
     return (alloc is not None and alloc.pinned) or any(m.is_pinned or m.slot is not None for m, _ in members)
 
 
@@ -112,7 +112,8 @@ def _reach(m: MemRef) -> int:
     return m.size if offset is None else max(m.size, offset + m.size)
 
 
-def _moved(m: MemRef, address: int, pinned: bool) -> MemRef:
+def moved_memref(m: MemRef, address: int, pinned: bool) -> MemRef:
+    """`m` at its offset inside a base placed at `address`."""
     offset = m.static_offset
     if offset is not None:
         new_offset: E.Expr = E.ConstInt(address + offset, DataType.INT64)

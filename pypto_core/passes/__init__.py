@@ -6,6 +6,7 @@ from pypto_core.passes.context import PassContext
 from pypto_core.passes.instruments import (
     CallbackInstrument,
     PassInstrument,
+    ReportInstrument,
     VerificationInstrument,
     VerificationMode,
     make_roundtrip_instrument,
@@ -46,7 +47,7 @@ def __getattr__(name: str) -> _Any:
 
 
 __all__ = ["CallbackInstrument", "Diagnostic", "DiagnosticSeverity", "IRProperty", "IRPropertySet", "MemoryPlanner", "Pass",
-           "PassContext", "PassInstrument", "PassManager", "PassOptions", "PassPipeline",
+           "PassContext", "PassInstrument", "PassManager", "PassOptions", "PassPipeline", "ReportInstrument",
            "PropertyVerifierRegistry", "VerificationInstrument", "VerificationLevel", "VerificationMode",
            "get_default_verify_properties", "get_structural_properties", "get_verified_properties",
            "make_roundtrip_instrument", "run_verifier", "verify_properties"]

@@ -14,6 +14,9 @@ PIPELINES: NamedRegistry[list[str]] = NamedRegistry("pipeline preset")
 # Other names a plugin publishes in the `pypto.passes` namespace (a module such as PyPTO's
 # `passes.l0_tile_chooser`), looked up before pass factories (docs/plugins.md, hooks).
 PASSES_NAMESPACE: NamedRegistry[object] = NamedRegistry("passes attribute")
+# Helpers a plugin publishes as `pypto.testing.<name>` (PyPTO's test-facing functions, such as
+# `recognize_dsa_reuse_penalties`; docs/plugins.md, hooks).
+TESTING_NAMESPACE: NamedRegistry[object] = NamedRegistry("testing attribute")
 
 
 def pass_class(factory_name: str) -> type[Pass]:

@@ -434,7 +434,8 @@ def plugin_host() -> PluginHost:
 # The registry kinds a plugin records (`PluginRecord.registered` keys) for the names of NamedRegistry kinds.
 _KIND_KEYS = {"pass": "passes", "pipeline preset": "pipelines", "preset": "pipelines", "backend": "backends",
               "IR property": "properties", "property": "properties", "op": "ops", "dsl": "dsl",
-              "DSL name": "dsl", "builder": "builders", "passes attribute": "passes attributes"}
+              "DSL name": "dsl", "builder": "builders", "passes attribute": "passes attributes",
+              "testing attribute": "testing attributes"}
 
 
 def unavailable_provider_note(kind: str, name: str) -> str:

@@ -82,6 +82,13 @@ class Registrar:
         PASSES_NAMESPACE.register(name, value, self.owner)
         self._note("passes attributes", name)
 
+    def register_testing_attribute(self, name: str, value: object) -> None:
+        """`pypto.testing.<name>`: a test-facing helper this plugin publishes (PyPTO's `pypto.testing` functions)."""
+        from pypto_core.passes.registry import TESTING_NAMESPACE
+
+        TESTING_NAMESPACE.register(name, value, self.owner)
+        self._note("testing attributes", name)
+
     def register_backend(self, backend: Backend) -> None:
         from pypto_core.backend.registry import BACKENDS
 
@@ -104,10 +111,10 @@ def _site(site: str | None, obj: Any) -> str:
 
 def _named_registries() -> list[Any]:
     from pypto_core.backend.registry import BACKENDS
-    from pypto_core.passes.registry import PASSES, PASSES_NAMESPACE, PIPELINES
+    from pypto_core.passes.registry import PASSES, PASSES_NAMESPACE, PIPELINES, TESTING_NAMESPACE
     from pypto_core.passes.verifier_registry import PROPERTY_INFO
 
-    return [PASSES, PIPELINES, PASSES_NAMESPACE, BACKENDS, PROPERTY_INFO]
+    return [PASSES, PIPELINES, PASSES_NAMESPACE, TESTING_NAMESPACE, BACKENDS, PROPERTY_INFO]
 
 
 def rollback_owner(owner: str) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from pypto_core.analysis.memory import align
 from pypto_core.ir.enums import MemorySpace
+from pypto_core.passes.perf_hints import perf_hint
 from pypto_plugins.pass_memory.reuse.intervals import Interval
 from pypto_plugins.pass_memory.reuse.sharing import SharingRules
 
@@ -27,10 +28,6 @@ _MAX_REFITS = 256
 
 class MemoryReuseWarning(UserWarning):
     """A MemoryReuse diagnostic of severity Warning (rule MemoryReuse)."""
-
-
-class MemoryReusePerfHint(UserWarning):
-    """A MemoryReuse performance hint (PH-MR-001: a pipeline group left below its requested depth)."""
 
 
 @dataclass
@@ -102,10 +99,10 @@ def _hint_reduced_depths(space: MemorySpace, groups: dict[int, tuple[list[int], 
         got = depth.get(g, want)
         if got < want:
             per_stage = capacity // want
-            _warn(f"PH-MR-001: software pipelining requested depth {want} for pipeline group {g} in {space.name}, "
-                  f"but only {got} of {want} buffers fit ({groups[g][1]} B per stage, {capacity} B capacity) — "
-                  f"shrink the per-stage tile to <= {per_stage} B, or reduce the pipeline depth",
-                  MemoryReusePerfHint)
+            perf_hint("PH-MR-001", "MemoryReuse",
+                      f"software pipelining requested depth {want} for pipeline group {g} in {space.name}, but only "
+                      f"{got} of {want} buffers fit ({groups[g][1]} B per stage, {capacity} B capacity) — shrink "
+                      f"the per-stage tile to <= {per_stage} B, or reduce the pipeline depth")
 
 
 def _warn(message: str, category: type[Warning]) -> None:

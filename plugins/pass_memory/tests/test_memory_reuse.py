@@ -12,7 +12,7 @@ import pytest
 
 from pypto import ir, passes
 from pypto_core.plugins.host import register_in_process_plugin, reload_plugins
-from pypto_plugins.pass_memory.reuse.packing import MemoryReusePerfHint, MemoryReuseWarning
+from pypto_plugins.pass_memory.reuse.packing import MemoryReuseWarning
 from pypto_plugins.pass_memory.tests import programs as P
 from pypto_plugins.pass_memory.tests.helpers import (
     BACKENDS,
@@ -237,11 +237,21 @@ def tiny_vec():
         reload_plugins(disabled=[], extra=[])
 
 
-def test_a_stage_depth_that_does_not_fit_is_lowered_with_a_perf_hint(tiny_vec):
-    with pytest.warns(MemoryReusePerfHint, match="PH-MR-001: software pipelining requested depth 2 for pipeline "
-                                                 "group 0 in Vec, but only 1 of 2 buffers fit"):
-        after = run_pass(reuse, program(P.pipelined()), tiny_vec)
+def test_a_stage_depth_that_does_not_fit_is_lowered_with_a_perf_hint(tiny_vec, capfd):
+    after = run_pass(reuse, program(P.pipelined()), tiny_vec)
     assert len(set(bases(after, "t", "u", "t_1", "u_1"))) == 1
+    assert ("I | [perf_hint PH-MR-001] MemoryReuse: software pipelining requested depth 2 for pipeline group 0 in "
+            "Vec, but only 1 of 2 buffers fit") in capfd.readouterr().err
+
+
+def test_with_a_report_instrument_the_perf_hint_goes_to_perf_hints_log(tiny_vec, tmp_path, capfd):
+    (tmp_path / "perf_hints.log").write_text("an earlier line\n")
+    with passes.PassContext([passes.ReportInstrument(tmp_path)], backend=tiny_vec):
+        reuse()(program(P.pipelined()))
+    lines = (tmp_path / "perf_hints.log").read_text().splitlines()
+    assert lines[0] == "an earlier line"  # appended, never truncated
+    assert len(lines) == 2 and "[perf_hint PH-MR-001] MemoryReuse: software pipelining requested depth 2" in lines[1]
+    assert "PH-MR-001" not in capfd.readouterr().err
 
 
 CO_LIVE = '''

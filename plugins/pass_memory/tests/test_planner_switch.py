@@ -57,11 +57,11 @@ def test_the_same_planner_runs():
         manager.run(program(P.CHAIN))
 
 
-def test_dsa_rp_places_with_the_sequential_allocator():
-    # a known difference (docs/passes/allocate_memory_addr.md): no capacity-bounded solver
+def test_dsa_rp_selects_the_capacity_bounded_solver():
+    # the sequential allocator puts mem_vec_5 (s2) first by name; DSA_RP places the largest buffer first
     with passes.PassContext([], memory_planner=Planner.DSA_RP):
         after = passes.allocate_memory_addr()(program(P.NAME_ORDER))
-    assert address(after, "s") == 4096 and address(after, "s2") == 0
+    assert address(after, "s") == 0 and address(after, "s2") == 16384
 
 
 PRESET = '''
