@@ -62,6 +62,7 @@ class _Flattener(BodyRewriter):
         self._result: E.Var | None = None
         self._next: S.Stmt | None = None
         self._consumed: E.Var | None = None
+        self.droppable: list[E.Var] = []
 
     # -- the rule context --------------------------------------------------------------------------------
     def definition(self, e: E.Expr) -> E.Call | None:
@@ -95,6 +96,10 @@ class _Flattener(BodyRewriter):
         assert isinstance(self._next, S.AssignStmt)
         self._consumed = self._next.var
         self.subst[id(self._next.var)] = value
+
+    def drop_if_unused(self, var: E.Expr) -> None:
+        if isinstance(var, E.Var):
+            self.droppable.append(var)
 
     # -- the walk ----------------------------------------------------------------------------------------
     def body(self, stmt: S.Stmt) -> S.Stmt:
@@ -174,8 +179,30 @@ def flatten_function(func: F.Function, mat_capacity: int | None = None) -> F.Fun
         if _nd(p):
             raise UserError(f"{PASS}: InCore function '{func.name}' takes the {len(p.type.shape)}-D tile "  # type: ignore[attr-defined]
                             f"'{p.name_hint}'; pass a tensor (or a 2-D tile) instead", p.span)
-    body = _Flattener(func, mat_capacity).body(func.body)
+    flattener = _Flattener(func, mat_capacity)
+    body = flattener.body(func.body)
+    if flattener.droppable:
+        body = _drop_unused(body, {id(v) for v in flattener.droppable})
     return func if body is func.body else func.with_fields(body=body)  # type: ignore[return-value]
+
+
+def _drop_unused(body: S.Stmt, droppable: set[int]) -> S.Stmt:
+    """Remove the assignments of `droppable` variables nothing reads, until none is left (a transpose_view,
+    then its load, then the load's tensor view)."""
+    while True:
+        counter = _UseCounter()
+        counter.visit_stmt(body)
+        dead = {v for v in droppable if not counter.uses.get(v)}
+        if not dead:
+            return body
+        body = _without(body, dead)
+        droppable -= dead
+
+
+def _without(stmt: S.Stmt, dead: set[int]) -> S.Stmt:
+    stmts = flatten_to_stmts(stmt)
+    kept = [s for s in stmts if not (isinstance(s, S.AssignStmt) and id(s.var) in dead)]
+    return stmt if len(kept) == len(stmts) else make_body(kept, stmt.span)
 
 
 def _mat_capacity(ctx: Any) -> int | None:

@@ -52,6 +52,11 @@ class Flatten2DContext(Protocol):
         """The rule wrote the next statement too: its variable now stands for value."""
         ...
 
+    def drop_if_unused(self, var: Expr) -> None:
+        """Remove the statement binding `var` once the function is rewritten, if nothing reads it then (a
+        whole operand a batched product re-loads per batch)."""
+        ...
+
 
 # An implementation of the flatten_2d op interface: (call, flattened operands, context) -> the 2-D call, or a
 # variable the context bound (the statement then is the helpers alone, its variable stands for that one).

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from pypto_core.analysis.memory import tile_bytes
 from pypto_core.interp.dtypes import is_float_dtype
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CastMode, MemorySpace
@@ -609,18 +610,79 @@ def _batch_index(batch: Sequence[int], flat: int) -> tuple[int, ...]:
 class _Paged:
     """One operand of a batched product, flattened: page j is its j-th [rows, cols] matrix. A plain operand is
     row-batched (page j at row j*rows); a tile.transpose_view of a flattened [B*cols, rows] operand is
-    column-batched (page j at column j*cols)."""
+    column-batched (page j at column j*cols). `per_batch`: each page is re-loaded from the operand's natural
+    2-D load (`<side>_pbview2d_<j>`, `<side>_pbload_<j>`, `<side>_pbview_<j>`) instead of sliced from it."""
 
     def __init__(self, ctx: Flatten2DContext, flat: Expr, original: TileType, dims: list[int], side: str) -> None:
         self.ctx, self.flat, self.side = ctx, flat, side
         self.batch, self.rows, self.cols = dims[:-2], dims[-2], dims[-1]
         view = ctx.definition(flat)
         self.column_batched = view is not None and view.op.name == "tile.transpose_view" and len(dims) > 2
+        self.per_batch = False
+
+    def natural_load(self) -> tuple[Call, Call] | None:
+        """(the 2-D load under this operand, the tensor.view it reads) when the operand is such a load or a
+        transpose_view of one (FlattenTileNdTo2D's form of a natural NZ Mat load)."""
+        load_var = self.flat
+        load = self.ctx.definition(load_var)
+        if load is not None and load.op.name == "tile.transpose_view":
+            load_var = load.args[0]
+            load = self.ctx.definition(load_var)
+        if load is None or load.op.name != "tile.load" or len(tuple_elements(load.args[1])) != 2:
+            return None
+        view = self.ctx.definition(load.args[0])
+        if view is None or view.op.name != "tensor.view":
+            return None
+        return load, view
+
+    def reload_per_batch(self) -> bool:
+        """Switch to per-batch reloads when the operand comes from a natural 2-D load; the whole operand (its
+        transpose_view, load and view) is dropped if nothing else reads it."""
+        found = self.natural_load()
+        if found is None or len(self.batch) == 0:
+            return False
+        load, view = found
+        self.per_batch = True
+        self.ctx.drop_if_unused(self.flat)
+        self.ctx.drop_if_unused(load.args[0])
+        if load is not self.ctx.definition(self.flat):
+            self.ctx.drop_if_unused(self.ctx.definition(self.flat).args[0])  # type: ignore[union-attr]
+        return True
 
     def page(self, j: int, span: Span | None) -> Expr:
+        if self.per_batch:
+            return self._reloaded(j, span)
         offset = const_dims(0, j * self.cols) if self.column_batched else const_dims(j * self.rows, 0)
         return self.ctx.bind(create_op_call("tile.slice", [self.flat, const_dims(self.rows, self.cols), offset],
                                             span=span), f"{self.side}_slice_{j}")
+
+    def _reloaded(self, j: int, span: Span | None) -> Expr:
+        found = self.natural_load()
+        assert found is not None
+        load, view = found
+        rows, cols = (self.cols, self.rows) if self.column_batched else (self.rows, self.cols)
+        row0, col0 = tuple_elements(load.args[1])
+        pbview = self.ctx.bind(view, f"{self.side}_pbview2d_{j}")
+        at = MakeTuple([dims_sum([row0, ConstInt(j * rows)]), col0])
+        pbload: Expr = self.ctx.bind(create_op_call("tile.load", [pbview, at, const_dims(rows, cols),
+                                                                   const_dims(rows, cols)],
+                                                    dict(load.kwargs), span=span), f"{self.side}_pbload_{j}")
+        if self.column_batched:
+            pbload = self.ctx.bind(create_op_call("tile.transpose_view", [pbload], span=span),
+                                   f"{self.side}_pbview_{j}")
+        return pbload
+
+
+def _reload_past_mat(ctx: Flatten2DContext, lhs: _Paged, rhs: _Paged, lhs_t: TileType, rhs_t: TileType) -> None:
+    """Operands kept whole unless together they exceed the backend's Mat size: then each is re-loaded per batch
+    (docs/passes/flatten_tile_nd_to_2d.md, batched products)."""
+    if ctx.mat_capacity is None:
+        return
+    sizes = [tile_bytes(t, space=MemorySpace.Mat) for t in (lhs_t, rhs_t)]
+    if any(b is None for b in sizes) or sum(sizes) <= ctx.mat_capacity:  # type: ignore[arg-type]
+        return
+    lhs.reload_per_batch()
+    rhs.reload_per_batch()
 
 
 @family.implements("flatten_2d", "tile.batch_matmul", "tile.batch_matmul_acc")
@@ -643,6 +705,7 @@ def flatten_batch_matmul(call: Call, args: Sequence[Expr], ctx: Flatten2DContext
     total = int(np.prod(batch)) if batch else 1
     lhs = _Paged(ctx, args[first], lhs_t, lhs_s, "lhs")
     rhs = _Paged(ctx, args[first + 1], rhs_t, rhs_s, "rhs")
+    _reload_past_mat(ctx, lhs, rhs, lhs_t, rhs_t)
 
     def pages(i: int) -> tuple[Expr, Expr]:
         index = _batch_index(batch, i)

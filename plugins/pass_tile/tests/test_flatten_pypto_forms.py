@@ -173,3 +173,88 @@ def k(x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[2, 8, 64], pl.FP32]]
     inputs = make_inputs(p.get_function("k"), seed=0)
     with pytest.raises(MachineError, match=r"the 12 valid rows of the tile are not a block of its \[2, 8, 64\] partition"):
         run_program(p, inputs, "k")
+
+
+# -- batched products past the backend's Mat size: per-batch reloads (flatten_tile_nd_to_2d.md, example 6) -------
+EXAMPLE_6 = f'''
+{KERNEL}
+def k1(a__ssa_v0: pl.Tensor[[2, 128, 256], pl.BF16], b__ssa_v0: pl.Tensor[[2, 512, 256], pl.BF16], o__ssa_v0: pl.Out[pl.Tensor[[2, 128, 512], pl.FP32]]) -> pl.Tensor[[2, 128, 512], pl.FP32]:
+    ta__ssa_v0: pl.Tile[[2, 128, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(a__ssa_v0, [0, 0, 0], [2, 128, 256], [2, 128, 256], target_memory=pl.Mem.Mat)
+    tb__ssa_v0: pl.Tile[[2, 512, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(b__ssa_v0, [0, 0, 0], [2, 512, 256], [2, 512, 256], target_memory=pl.Mem.Mat)
+    tbt__ssa_v0: pl.Tile[[2, 256, 512], pl.BF16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(tb__ssa_v0)
+    c__ssa_v0: pl.Tile[[2, 128, 512], pl.FP32, pl.Mem.Acc] = pl.tile.batch_matmul(ta__ssa_v0, tbt__ssa_v0)
+    o__ssa_v1: pl.Tensor[[2, 128, 512], pl.FP32] = pl.tile.store(c__ssa_v0, [0, 0, 0], o__ssa_v0)
+    return o__ssa_v1
+'''
+
+EXAMPLE_6_OUTPUT = f'''
+{KERNEL}
+def k1(a__ssa_v0: pl.Tensor[[2, 128, 256], pl.BF16], b__ssa_v0: pl.Tensor[[2, 512, 256], pl.BF16], o__ssa_v0: pl.Out[pl.Tensor[[2, 128, 512], pl.FP32]]) -> pl.Tensor[[2, 128, 512], pl.FP32]:
+    lhs_pbview2d_0: pl.Tensor[[256, 256], pl.BF16, pl.TensorView(stride=[256, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(a__ssa_v0, [256, 256])
+    lhs_pbload_0: pl.Tile[[128, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(lhs_pbview2d_0, [0, 0], [128, 256], [128, 256], target_memory=pl.Mem.Mat)
+    rhs_pbview2d_0: pl.Tensor[[1024, 256], pl.BF16, pl.TensorView(stride=[256, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(b__ssa_v0, [1024, 256])
+    rhs_pbload_0: pl.Tile[[512, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(rhs_pbview2d_0, [0, 0], [512, 256], [512, 256], target_memory=pl.Mem.Mat)
+    rhs_pbview_0: pl.Tile[[256, 512], pl.BF16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(rhs_pbload_0)
+    matmul_0: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(lhs_pbload_0, rhs_pbview_0)
+    o__ssa_v1_0: pl.Tensor[[2, 128, 512], pl.FP32] = pl.tile.store(matmul_0, [0, 0, 0], o__ssa_v0, [1, 128, 512])
+    lhs_pbview2d_1: pl.Tensor[[256, 256], pl.BF16, pl.TensorView(stride=[256, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(a__ssa_v0, [256, 256])
+    lhs_pbload_1: pl.Tile[[128, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(lhs_pbview2d_1, [128, 0], [128, 256], [128, 256], target_memory=pl.Mem.Mat)
+    rhs_pbview2d_1: pl.Tensor[[1024, 256], pl.BF16, pl.TensorView(stride=[256, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(b__ssa_v0, [1024, 256])
+    rhs_pbload_1: pl.Tile[[512, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(rhs_pbview2d_1, [512, 0], [512, 256], [512, 256], target_memory=pl.Mem.Mat)
+    rhs_pbview_1: pl.Tile[[256, 512], pl.BF16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(rhs_pbload_1)
+    matmul_1: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(lhs_pbload_1, rhs_pbview_1)
+    o__ssa_v1_1: pl.Tensor[[2, 128, 512], pl.FP32] = pl.tile.store(matmul_1, [1, 0, 0], o__ssa_v1_0, [1, 128, 512])
+    return o__ssa_v1_1
+'''
+
+
+def flatten_on(backend: str | None, src: str) -> tuple[ir.Program, ir.Program]:
+    before = pl.parse(program(src))
+    with passes.PassContext([], backend=backend):
+        after = passes.flatten_tile_nd_to_2d()(before)
+    same_results(before, after, backend=backend)
+    return before, after
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_example_6_operands_past_the_mat_size_are_reloaded_per_batch_and_the_whole_loads_dropped(backend):
+    _, after = flatten_on(backend, EXAMPLE_6)
+    ir.assert_structural_equal(after, pl.parse(program(EXAMPLE_6_OUTPUT)))
+
+
+def test_without_a_backend_or_within_the_mat_size_the_operands_stay_whole_and_are_sliced():
+    _, after = flatten_on(None, EXAMPLE_6)
+    text = ir.python_print(after)
+    assert "pbload" not in text and "lhs_slice_1" in text and "ta__ssa_v0_view2d" in text
+    small = EXAMPLE_6.replace("512", "64").replace("[2, 128, 64]", "[2, 128, 64]")
+    _, after = flatten_on("Ascend910B", small)
+    assert "pbload" not in ir.python_print(after)
+
+
+def test_a_whole_operand_read_elsewhere_is_reloaded_per_batch_but_kept():
+    src = EXAMPLE_6.replace(
+        "    o__ssa_v1: pl.Tensor[[2, 128, 512], pl.FP32] = pl.tile.store(c__ssa_v0, [0, 0, 0], o__ssa_v0)\n    return o__ssa_v1",
+        "    o__ssa_v1: pl.Tensor[[2, 128, 512], pl.FP32] = pl.tile.store(c__ssa_v0, [0, 0, 0], o__ssa_v0)\n"
+        "    va: pl.Tile[[2, 128, 256], pl.BF16, pl.Mem.Vec] = pl.tile.move(ta__ssa_v0, target_memory=pl.Mem.Vec)\n"
+        "    return o__ssa_v1")
+    _, after = flatten_on("Ascend910B", src)
+    text = ir.python_print(after)
+    assert "lhs_pbload_1" in text and "ta__ssa_v0: pl.Tile[[256, 256]" in text
+    assert "tb__ssa_v0" not in text and "tbt__ssa_v0" not in text
+
+
+def test_a_broadcast_operand_past_the_mat_size_reloads_its_one_page_for_every_batch():
+    src = f'''
+{KERNEL}
+def k(a: pl.Tensor[[1, 256, 256], pl.BF16], b: pl.Tensor[[4, 256, 256], pl.BF16], o: pl.Out[pl.Tensor[[4, 256, 256], pl.FP32]]) -> pl.Tensor[[4, 256, 256], pl.FP32]:
+    ta: pl.Tile[[1, 256, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0, 0], [1, 256, 256], [1, 256, 256], target_memory=pl.Mem.Mat)
+    tb: pl.Tile[[4, 256, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0, 0], [4, 256, 256], [4, 256, 256], target_memory=pl.Mem.Mat)
+    c: pl.Tile[[4, 256, 256], pl.FP32, pl.Mem.Acc] = pl.tile.batch_matmul(ta, tb)
+    o2: pl.Tensor[[4, 256, 256], pl.FP32] = pl.tile.store(c, [0, 0, 0], o)
+    return o2
+'''
+    _, after = flatten_on("Ascend910B", src)
+    loads = [line.strip() for line in ir.python_print(after).splitlines() if "pl.tile.load(" in line]
+    assert [line.split(" = pl.tile.load(")[1].split("], [")[0] for line in loads] == [
+        "lhs_pbview2d_0, [0, 0", "rhs_pbview2d_0, [0, 0", "lhs_pbview2d_0_1, [0, 0", "rhs_pbview2d_1, [256, 0",
+        "lhs_pbview2d_0_2, [0, 0", "rhs_pbview2d_2, [512, 0", "lhs_pbview2d_0_3, [0, 0", "rhs_pbview2d_3, [768, 0"]
