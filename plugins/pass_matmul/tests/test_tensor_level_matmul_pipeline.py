@@ -70,3 +70,39 @@ def test_a_256_fp32_matmul_compiles_into_kernels_whose_l0_operands_fit(backend: 
 def test_a_512_fp32_matmul_is_refused_for_mat_capacity_as_pypto_does(backend: str):
     with pytest.raises(ValueError, match=r"Mat buffer usage \(\d+ bytes\) exceeds platform limit \(524288 bytes\)"):
         default_pipeline(backend).run(pl.parse(source(512)))
+
+
+def chained_source(m: int, n: int, k: int) -> str:
+    """`d = pl.matmul(pl.cast(pl.matmul(a, b), BF16, rint), e)`: the first product is read only by the second."""
+    a, b, e = f"pl.Tensor[[{m}, {k}], pl.BF16]", f"pl.Tensor[[{k}, {n}], pl.BF16]", f"pl.Tensor[[{n}, 32], pl.BF16]"
+    out = f"pl.Tensor[[{m}, 32], pl.FP32]"
+    return f'''
+import pypto.language as pl
+
+@pl.program
+class Prog:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: {a}, b: {b}, e: {e}, out: pl.Out[{out}]) -> {out}:
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
+        cb = pl.cast(c, pl.BF16, mode="rint")
+        d = pl.matmul(cb, e, out_dtype=pl.FP32)
+        out = pl.assemble(out, d, [0, 0])
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: {a}, b: {b}, e: {e}, out: pl.Out[{out}]) -> {out}:
+        out = self.mm(a, b, e, out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_chained_matmul_goes_through_a_mat_scratch_in_the_default_pipeline(backend: str):
+    """Ascend910B: the [128, 512] FP32 product exceeds L0C, so its grid assembles into a BF16 Mat scratch;
+    Ascend950: it fits L0C, so only the rint cast folds into one Acc -> Mat assemble. No cast survives."""
+    before = pl.parse(chained_source(128, 512, 64))
+    after = default_pipeline(backend).run(before)
+    text = ir.python_print(after)
+    assert "tile.cast" not in text
+    assert "c__ssa_v0_mat_t0" in text and "pl.tile.assemble(" in text
+    same_results_reordered(before, after, backend, exact=True)
