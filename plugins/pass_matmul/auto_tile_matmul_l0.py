@@ -46,6 +46,7 @@ from pypto_plugins.pass_matmul.l0_rewrite.mat_scratch import (
     result_cast,
     scratch_use,
 )
+from pypto_plugins.pass_matmul.l0_rewrite.split_k_prepass import SplitKPrepass
 from pypto_plugins.pass_matmul.l0_tile_chooser import Stationarity
 from pypto_plugins.pass_matmul.perf_hints import perf_hint
 
@@ -248,6 +249,10 @@ def _vars_read(stmt: S.Stmt) -> set[E.Var]:
 
 def _tile_function(func: F.Function, ctx: Any) -> F.Function:
     func = place_operand_loads_in_mat(func)
+    prepass = SplitKPrepass(FreshNames(func), ctx.backend, ctx)
+    body = prepass.block(func.body)
+    if prepass.changed:
+        func = func.with_fields(body=body)  # type: ignore[assignment]
     tiler = _FunctionTiler(func, ctx)
     body = tiler.block(func.body)
     return func.with_fields(body=body) if tiler.changed else func  # type: ignore[return-value]

@@ -30,6 +30,22 @@ L0_RESULT_CAST = OpInterface(
     missing="not a cast; a matmul result it consumes is not narrowed into a Mat scratch")
 
 
+L0_OPERAND_LOAD = OpInterface(
+    "l0_operand_load",
+    doc="a load of a GM window into a tile: an L0Load naming the tensor, offsets, shape and valid-shape slots; "
+        "AutoTileMatmulL0's canonical split-K pre-pass narrows such a load of a matmul operand to one output "
+        "tile's rows or columns",
+    missing="not a window load; a user K loop reading its operands otherwise is not cloned per output tile")
+
+
+@dataclass(frozen=True)
+class L0Load:
+    tensor: int
+    offsets: int
+    shape: int
+    valid_shape: int
+
+
 @dataclass(frozen=True)
 class L0Matmul:
     lhs: int
@@ -70,3 +86,4 @@ BUNDLED_MATMULS = {"tile.matmul": MATMUL, "tile.matmul_acc": MATMUL_ACC, "tile.m
 BUNDLED_STORES = {"tile.store": L0Store(tile=0, offsets=1, target=2)}
 BUNDLED_CASTS = {"tile.cast": L0Cast(source=0, dtype_kwarg="target_type", mode_kwarg="mode",
                                     default_mode=int(CastMode.round), folded_mode=int(CastMode.rint))}
+BUNDLED_LOADS = {"tile.load": L0Load(tensor=0, offsets=1, shape=2, valid_shape=3)}
