@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.analysis.memory import static_dims, tile_bytes
+from pypto_core.analysis.walk import statements
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -26,6 +27,7 @@ from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_matmul.bridge_loads import place_operand_loads_in_mat
 from pypto_plugins.pass_matmul.chooser_config import element_bytes
 from pypto_plugins.pass_matmul.interfaces import L0_RESULT_STORE
+from pypto_plugins.pass_matmul.l0_rewrite.bias_windows import BiasSource, bias_window_load
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
     Choice,
@@ -60,13 +62,14 @@ class _FunctionTiler:
         self.fresh = FreshNames(func)
         self.changed = False
         self.folded: set[int] = set()  # id() of cast statements a Mat scratch absorbed
+        self.definitions = {id(s.var): s for s in statements(func.body) if isinstance(s, S.AssignStmt)}
 
     # -- blocks -------------------------------------------------------------------------------------------------
     def block(self, body: S.Stmt) -> S.Stmt:
         stmts = flatten_to_stmts(body)
         out: list[S.Stmt] = []
         subst: dict[E.Var, E.Expr] = {}
-        deferred: dict[int, tuple[MatmulSite, Any]] = {}  # id(store stmt) -> the grid it becomes
+        deferred: dict[int, tuple[MatmulSite, Any, Any]] = {}  # id(store stmt) -> the grid it becomes
         for i, original in enumerate(stmts):
             if id(original) in self.folded:
                 continue  # a cast folded into the Mat scratch its source was assembled into
@@ -101,7 +104,7 @@ class _FunctionTiler:
 
     # -- one matmul ---------------------------------------------------------------------------------------------
     def matmul(self, site: MatmulSite, rest: list[S.Stmt], subst: dict[E.Var, E.Expr],
-               deferred: dict[int, tuple[MatmulSite, Any]]) -> list[S.Stmt]:
+               deferred: dict[int, tuple[MatmulSite, Any, Any]]) -> list[S.Stmt]:
         if check_explicit_l0_operands(site, self.backend) or not operands_in_place(site, self.backend):
             return [site.stmt]
         choice = choose(site, self.backend, self.ctx)
@@ -113,18 +116,32 @@ class _FunctionTiler:
         if (choice.m, choice.n) == (big_m, big_n):
             return self.k_only(site, choice.k, subst)
         fresh_mat_lhs = site.acc is None and site.lhs.type.memory_space is MemorySpace.Mat  # type: ignore[attr-defined]
-        scratch = scratch_use(site.result, rest) if fresh_mat_lhs and site.bias is None else None
+        bias = self.bias_source(site)
+        if bias is not None and not bias.can_window(choice.n):
+            perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] result needs N windows of {choice.n} "
+                      "columns, but its Mat bias is not a [1, N] window load that could be loaded again per "
+                      "window — left untouched.", site.span)
+            return [site.stmt]
+        scratch = scratch_use(site.result, rest) if fresh_mat_lhs else None
         if scratch is not None:
-            return self.mat_scratch(site, choice, scratch, subst)
-        store = self.direct_store(site, rest)
-        if store is None or not fresh_mat_lhs or site.bias is not None:
+            return self.mat_scratch(site, choice, scratch, subst, bias)
+        reloads = bias is not None and bias.windowed(choice.n)
+        store = self.direct_store(site, rest, reloads)
+        if store is None or not fresh_mat_lhs:
             perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] result needs an M/N grid of L0 tiles "
                       f"({choice.m} x {choice.n}), but it is neither read only as a matmul operand nor a fresh "
-                      "matmul of Mat operands stored once to GM — left untouched.", site.span)
+                      "matmul of Mat operands stored once to GM"
+                      + (" right after it (its bias windows are loaded again there)" if reloads else "")
+                      + " — left untouched.", site.span)
             return [site.stmt]
-        deferred[id(store)] = (site, choice)
+        deferred[id(store)] = (site, choice, bias)
         self.changed = True
         return []  # the grid is emitted where the store was
+
+    def bias_source(self, site: MatmulSite) -> BiasSource | None:
+        if site.bias is None:
+            return None
+        return BiasSource(site.bias, bias_window_load(self.definitions.get(id(site.bias))), site.dims()[1])
 
     def k_only(self, site: MatmulSite, k: int, subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
         em = Emitter(self.fresh, site.span)
@@ -148,8 +165,8 @@ class _FunctionTiler:
         return em.bind(f"{base}_l0_bias", em.call("tile.move", [site.bias], target_memory=MemorySpace.Bias))
 
     # -- M/N grids ---------------------------------------------------------------------------------------------
-    def mat_scratch(self, site: MatmulSite, choice: Choice, use: ScratchUse,
-                    subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
+    def mat_scratch(self, site: MatmulSite, choice: Choice, use: ScratchUse, subst: dict[E.Var, E.Expr],
+                    bias: BiasSource | None) -> list[S.Stmt]:
         """The grid assembled into a Mat scratch at the matmul's position; its readers read the scratch."""
         big_m, big_n, _ = site.dims()
         if self.backend.fact("low_precision_mat_scratch", False) and use.dtype not in NARROWED_SCRATCH_DTYPES:
@@ -166,14 +183,14 @@ class _FunctionTiler:
         if choice.stationarity is not Stationarity.OutputStationary and \
                 active_memory_planner(self.ctx) is MemoryPlanner.PYPTO:
             rechosen = choose(site, self.backend, self.ctx, force_output_stationary=True)
-            if rechosen is None:
+            if rechosen is None or (bias is not None and not bias.can_window(rechosen.n)):
                 return [site.stmt]
             choice = rechosen
         em = Emitter(self.fresh, site.span)
         scratch = em.create(f"{site.result.name_hint}_mat", [big_m, big_n], use.dtype, MemorySpace.Mat)
         place = ScratchPlacement(scratch, scratch.name_hint)
         grid = split_k_grid if choice.k < site.dims()[2] else full_k_grid
-        last = grid(em, site, site.lhs, choice, place)
+        last = grid(em, site, site.lhs, choice, place, bias)
         subst[use.cast.var if use.cast is not None else site.result] = last
         if use.cast is not None:
             self.folded.add(id(use.cast.stmt))
@@ -205,8 +222,10 @@ class _FunctionTiler:
         self.changed = True
         return em.stmts
 
-    def direct_store(self, site: MatmulSite, rest: list[S.Stmt]) -> S.AssignStmt | None:
-        """The one statement of this block using the result, when it is a 2-D store of the whole tile."""
+    def direct_store(self, site: MatmulSite, rest: list[S.Stmt], reloads: bool) -> S.AssignStmt | None:
+        """The one statement of this block using the result, when it is a 2-D store of the whole tile (with
+        `reloads`, also the first statement after the matmul that is not a window load: the bias windows are
+        loaded again at its position)."""
         users = [s for s in rest if site.result in _vars_read(s)]
         if len(users) != 1 or not isinstance(users[0], S.AssignStmt) or not isinstance(users[0].value, E.Call):
             return None
@@ -219,9 +238,13 @@ class _FunctionTiler:
         offsets = call.args[form.offsets]
         if not isinstance(offsets, E.MakeTuple) or len(offsets.elements) != 2:
             return None
+        if reloads:
+            between = rest[:next(j for j, s in enumerate(rest) if s is users[0])]
+            if any(bias_window_load(s) is None for s in between):
+                return None
         return users[0]
 
-    def emit_grid(self, store: S.AssignStmt, site: MatmulSite, choice: Any,
+    def emit_grid(self, store: S.AssignStmt, site: MatmulSite, choice: Any, bias: BiasSource | None,
                   subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
         call = store.value
         assert isinstance(call, E.Call)
@@ -234,9 +257,9 @@ class _FunctionTiler:
         em = Emitter(self.fresh, site.span)
         big_k = site.dims()[2]
         if choice.k < big_k:
-            last = split_k_grid(em, site, site.lhs, choice, place)
+            last = split_k_grid(em, site, site.lhs, choice, place, bias)
         else:
-            last = full_k_grid(em, site, site.lhs, choice, place)
+            last = full_k_grid(em, site, site.lhs, choice, place, bias)
         subst[store.var] = last
         return em.stmts
 
