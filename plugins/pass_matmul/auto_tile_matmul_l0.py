@@ -34,9 +34,11 @@ from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
     MatmulSite,
     check_explicit_l0_operands,
     choose,
+    double_buffer_c_allowed,
     matmul_site,
     operands_in_place,
 )
+from pypto_plugins.pass_matmul.l0_rewrite.double_buffer_c import plan_double_buffer_c
 from pypto_plugins.pass_matmul.l0_rewrite.grid import StorePlacement, full_k_grid, split_k_grid
 from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
 from pypto_plugins.pass_matmul.l0_rewrite.mat_scratch import (
@@ -276,6 +278,10 @@ def _tile_function(func: F.Function, ctx: Any) -> F.Function:
     body = prepass.block(func.body)
     if prepass.changed:
         func = func.with_fields(body=body)  # type: ignore[assignment]
+    if double_buffer_c_allowed(ctx):  # the user's own pipelines, before the pass adds any
+        planned = plan_double_buffer_c(func.body, ctx.backend)
+        if planned is not None:
+            func = func.with_fields(body=planned)  # type: ignore[assignment]
     tiler = _FunctionTiler(func, ctx)
     body = tiler.block(func.body)
     return func.with_fields(body=body) if tiler.changed else func  # type: ignore[return-value]

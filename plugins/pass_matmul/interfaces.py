@@ -30,12 +30,26 @@ L0_RESULT_CAST = OpInterface(
     missing="not a cast; a matmul result it consumes is not narrowed into a Mat scratch")
 
 
+L0_RESULT_ASSEMBLE = OpInterface(
+    "l0_result_assemble",
+    doc="a write of a whole tile into a window of another tile: an L0Assemble naming the target, tile and "
+        "offsets slots; AutoTileMatmulL0 counts a user pipeline draining its L0C tile so into its carry as one "
+        "that may double-buffer L0C",
+    missing="not a tile assemble; a loop draining its matmul through it keeps a single L0C buffer")
+
 L0_OPERAND_LOAD = OpInterface(
     "l0_operand_load",
     doc="a load of a GM window into a tile: an L0Load naming the tensor, offsets, shape and valid-shape slots; "
         "AutoTileMatmulL0's canonical split-K pre-pass narrows such a load of a matmul operand to one output "
         "tile's rows or columns",
     missing="not a window load; a user K loop reading its operands otherwise is not cloned per output tile")
+
+
+@dataclass(frozen=True)
+class L0Assemble:
+    target: int
+    tile: int
+    offsets: int
 
 
 @dataclass(frozen=True)
@@ -87,3 +101,4 @@ BUNDLED_STORES = {"tile.store": L0Store(tile=0, offsets=1, target=2)}
 BUNDLED_CASTS = {"tile.cast": L0Cast(source=0, dtype_kwarg="target_type", mode_kwarg="mode",
                                     default_mode=int(CastMode.round), folded_mode=int(CastMode.rint))}
 BUNDLED_LOADS = {"tile.load": L0Load(tensor=0, offsets=1, shape=2, valid_shape=3)}
+BUNDLED_ASSEMBLES = {"tile.assemble": L0Assemble(target=0, tile=1, offsets=2)}
