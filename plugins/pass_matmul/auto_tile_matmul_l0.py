@@ -294,6 +294,7 @@ class AutoTileMatmulL0(Pass):
     factory_name = "auto_tile_matmul_l0"
     required = _PROPERTIES
     produced = _PROPERTIES
+    reorders_accumulation = True  # K blocks are summed in another order (check-run's tolerance)
     description = ("Rewrite each static 2-D tile.matmul / matmul_acc / matmul_bias of Mat operands whose L0 tiles "
                    "do not fit into a pipelined K loop of Left / Right extracts and, when the accumulator does not "
                    "fit L0C, an M/N grid of L0 tiles (the L0 tile chooser picks the tile).")

@@ -106,3 +106,47 @@ def test_a_chained_matmul_goes_through_a_mat_scratch_in_the_default_pipeline(bac
     assert "tile.cast" not in text
     assert "c__ssa_v0_mat_t0" in text and "pl.tile.assemble(" in text
     same_results_reordered(before, after, backend, exact=True)
+
+
+def _checked_run(program: ir.Program, backend: str) -> ir.Program:
+    from pypto import passes
+    from pypto_core.interp.check_run import CheckRunInstrument
+
+    with passes.PassContext([CheckRunInstrument()], backend=backend):
+        return default_pipeline(backend).run(program)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("src", [source(256), chained_source(256, 256, 256), chained_source(128, 512, 64)],
+                         ids=["fp32_256", "chained_256", "chained_grid"])
+def test_check_run_accepts_the_reordered_accumulations_on_random_inputs(backend: str, src: str):
+    """check-run compares AutoTileMatmulL0's outputs at the reordered-accumulation tolerance (FP32 1e-4; the
+    operand dtype's when one product feeds another), not FP32's default 1e-5."""
+    _checked_run(pl.parse(src), backend)
+
+
+def test_check_run_still_catches_a_wrong_k_block_after_a_reordering_pass():
+    from pypto import passes
+    from pypto_core.interp.check_run import CheckRunInstrument
+    from pypto_core.interp.errors import PassCheckRunError
+    from pypto_core.passes.pass_base import Pass
+
+    from .helpers import matmul_kernel, run_pass
+
+    before = matmul_kernel(128, 128, 464)  # K loop of 4 blocks of 96 and a tail of 80 at K = 384
+    after = run_pass(before, "Ascend910B")
+    text = ir.python_print(after)
+    assert "pl.tile.extract(bm, 384, 0, [80, 128]" in text
+    broken = pl.parse(text.replace("pl.tile.extract(bm, 384, 0, [80, 128]", "pl.tile.extract(bm, 368, 0, [80, 128]"))
+
+    class WrongTail(Pass):
+        name = "WrongTail"
+        factory_name = "wrong_tail"
+        reorders_accumulation = True
+
+        def run(self, program: ir.Program, ctx: object = None) -> ir.Program:
+            return broken
+
+    with pytest.raises(PassCheckRunError, match="changed what the program computes"):
+        with passes.PassContext([CheckRunInstrument()], backend="Ascend910B"):
+            WrongTail()(before)
