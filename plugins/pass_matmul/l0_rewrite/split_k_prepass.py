@@ -268,6 +268,8 @@ class SplitKPrepass:
             replaced = self.split(found) if found is not None else None
             if replaced is not None:
                 new_stmts, last = replaced
+                if subst:  # the copies read what earlier statements of this block were rewritten to
+                    new_stmts = [substitute_stmt(s, subst) for s in new_stmts]
                 out = [s for s in out if s is not found.create]  # type: ignore[union-attr]
                 out.extend(new_stmts)
                 subst[found.store.var] = last  # type: ignore[union-attr]

@@ -125,3 +125,29 @@ def test_a_loop_result_read_twice_is_not_copied(capfd):
     after = run_pass(before, "Ascend910B")
     assert "_mn0" not in _text(after)
     assert "PH-AT-006" in capfd.readouterr().err  # the matmul inside then needs a grid it cannot place
+
+
+def test_two_user_k_loops_storing_into_one_tensor_chain_their_stores():
+    params = ("a: pl.Tensor[[256, 256], pl.BF16], b: pl.Tensor[[256, 512], pl.BF16], "
+              "out: pl.Out[pl.Tensor[[256, 512], pl.FP32]]")
+    body = ""
+    for half, (row, target, result) in enumerate(((0, "out", "out2"), (128, "out2", "out3"))):
+        body += f"""        acc0{half}: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.tile.create([128, 512], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for ko{half}, (acc{half},) in pl.pipeline(0, 256, 128, init_values=(acc0{half},), stage=2):
+            am{half}: pl.Tile[[128, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [{row}, ko{half}], [128, 128], target_memory=pl.Mem.Mat)
+            bm{half}: pl.Tile[[128, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [ko{half}, 0], [128, 512], target_memory=pl.Mem.Mat)
+            if ko{half} == 0:
+                c{half}: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(am{half}, bm{half})
+                cp{half}: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.yield_(c{half})
+            else:
+                d{half}: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc{half}, am{half}, bm{half})
+                cp{half}: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.yield_(d{half})
+            r{half}: pl.Tile[[128, 512], pl.FP32, pl.Mem.Acc] = pl.yield_(cp{half})
+        {result}: pl.Tensor[[256, 512], pl.FP32] = pl.tile.store(r{half}, [{row}, 0], {target})
+"""
+    before = parse(kernel(body.rstrip("\n"), params, "pl.Tensor[[256, 512], pl.FP32]", result="out3"))
+    after = run_pass(before, "Ascend910B")
+    text = _text(after)
+    assert "out_t1: pl.Tensor[[256, 512], pl.FP32] = pl.tile.store(r0_mn1, [0, 256], out_t0)" in text
+    assert "pl.tile.store(r1_mn0, [128, 0], out_t1)" in text  # the second loop stores after the first's
+    same_results_reordered(before, after, "Ascend910B")
