@@ -168,9 +168,6 @@ def test_a_512_cubed_fp32_matmul_becomes_l0_tiles_that_fit(backend):
     assert tiles and all(t.shape[0].value < 512 or t.shape[1].value < 512 for _, t in tiles)
     for name, t in tiles:
         assert tile_bytes(t, be) <= be.capacity(t.memory_space), (name, t)
-    if shape == (16, 1152, 256):
-        widest = max(t.shape[1].value for _, t in tiles if t.memory_space is MemorySpace.Acc)
-        assert widest == (768 if backend == "Ascend910B" else 1152)  # 32 x 1152 x 4 bytes exceed 128 KiB
     same_results_reordered(before, after, backend)
 
 
