@@ -12,26 +12,46 @@ from __future__ import annotations
 
 from typing import Any
 
+from pypto_core.analysis.memory import static_dims, tile_bytes
+from pypto_core.analysis.walk import statements
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, MemorySpace
 from pypto_core.ir.fresh_names import FreshNames
+from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import flatten_to_stmts, make_body, substitute_stmt
 from pypto_core.ops.registry import op_registry
+from pypto_core.passes.memory_planner import MemoryPlanner, active_memory_planner
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_matmul.bridge_loads import place_operand_loads_in_mat
+from pypto_plugins.pass_matmul.chooser_config import element_bytes
 from pypto_plugins.pass_matmul.interfaces import L0_RESULT_STORE
+from pypto_plugins.pass_matmul.l0_rewrite.bias_windows import BiasSource, bias_window_load
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
+    Choice,
     MatmulSite,
     check_explicit_l0_operands,
     choose,
+    double_buffer_c_allowed,
     matmul_site,
     operands_in_place,
 )
+from pypto_plugins.pass_matmul.l0_rewrite.double_buffer_c import plan_double_buffer_c
 from pypto_plugins.pass_matmul.l0_rewrite.grid import StorePlacement, full_k_grid, split_k_grid
 from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
+from pypto_plugins.pass_matmul.l0_rewrite.mat_scratch import (
+    NARROWED_SCRATCH_DTYPES,
+    ScratchPlacement,
+    ScratchUse,
+    emit_cast_fold,
+    read_only_as_matmul_operand,
+    result_cast,
+    scratch_use,
+)
+from pypto_plugins.pass_matmul.l0_rewrite.split_k_prepass import SplitKPrepass
+from pypto_plugins.pass_matmul.l0_tile_chooser import Stationarity
 from pypto_plugins.pass_matmul.perf_hints import perf_hint
 
 _KERNELS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
@@ -43,19 +63,27 @@ class _FunctionTiler:
         self.func, self.ctx, self.backend = func, ctx, ctx.backend
         self.fresh = FreshNames(func)
         self.changed = False
+        self.folded: set[int] = set()  # id() of cast statements a Mat scratch absorbed
+        self.definitions = {id(s.var): s for s in statements(func.body) if isinstance(s, S.AssignStmt)}
 
     # -- blocks -------------------------------------------------------------------------------------------------
     def block(self, body: S.Stmt) -> S.Stmt:
         stmts = flatten_to_stmts(body)
         out: list[S.Stmt] = []
         subst: dict[E.Var, E.Expr] = {}
-        deferred: dict[int, tuple[MatmulSite, Any]] = {}  # id(store stmt) -> the grid it becomes
+        deferred: dict[int, tuple[MatmulSite, Any, Any]] = {}  # id(store stmt) -> the grid it becomes
         for i, original in enumerate(stmts):
+            if id(original) in self.folded:
+                continue  # a cast folded into the Mat scratch its source was assembled into
             stmt = substitute_stmt(original, subst) if subst else original
             stmt = self.nested(stmt)
             grid = deferred.pop(id(original), None)
             if grid is not None:
                 out.extend(self.emit_grid(stmt, *grid, subst))
+                continue
+            folded = self.fold_cast(stmt, stmts[i + 1:], subst)
+            if folded is not None:
+                out.extend(folded)
                 continue
             site = matmul_site(stmt)
             if site is None:
@@ -78,7 +106,7 @@ class _FunctionTiler:
 
     # -- one matmul ---------------------------------------------------------------------------------------------
     def matmul(self, site: MatmulSite, rest: list[S.Stmt], subst: dict[E.Var, E.Expr],
-               deferred: dict[int, tuple[MatmulSite, Any]]) -> list[S.Stmt]:
+               deferred: dict[int, tuple[MatmulSite, Any, Any]]) -> list[S.Stmt]:
         if check_explicit_l0_operands(site, self.backend) or not operands_in_place(site, self.backend):
             return [site.stmt]
         choice = choose(site, self.backend, self.ctx)
@@ -89,16 +117,33 @@ class _FunctionTiler:
             return [site.stmt]
         if (choice.m, choice.n) == (big_m, big_n):
             return self.k_only(site, choice.k, subst)
-        store = self.direct_store(site, rest)
-        if store is None or site.acc is not None or site.bias is not None or \
-                site.lhs.type.memory_space is not MemorySpace.Mat:  # type: ignore[attr-defined]
-            perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] result needs an M/N grid of L0 tiles "
-                      f"({choice.m} x {choice.n}), but it is not a fresh matmul of Mat operands stored once to GM "
-                      "— left untouched.", site.span)
+        fresh_mat_lhs = site.acc is None and site.lhs.type.memory_space is MemorySpace.Mat  # type: ignore[attr-defined]
+        bias = self.bias_source(site)
+        if bias is not None and not bias.can_window(choice.n):
+            perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] result needs N windows of {choice.n} "
+                      "columns, but its Mat bias is not a [1, N] window load that could be loaded again per "
+                      "window — left untouched.", site.span)
             return [site.stmt]
-        deferred[id(store)] = (site, choice)
+        scratch = scratch_use(site.result, rest) if fresh_mat_lhs else None
+        if scratch is not None:
+            return self.mat_scratch(site, choice, scratch, subst, bias)
+        reloads = bias is not None and bias.windowed(choice.n)
+        store = self.direct_store(site, rest, reloads)
+        if store is None or not fresh_mat_lhs:
+            perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] result needs an M/N grid of L0 tiles "
+                      f"({choice.m} x {choice.n}), but it is neither read only as a matmul operand nor a fresh "
+                      "matmul of Mat operands stored once to GM"
+                      + (" right after it (its bias windows are loaded again there)" if reloads else "")
+                      + " — left untouched.", site.span)
+            return [site.stmt]
+        deferred[id(store)] = (site, choice, bias)
         self.changed = True
         return []  # the grid is emitted where the store was
+
+    def bias_source(self, site: MatmulSite) -> BiasSource | None:
+        if site.bias is None:
+            return None
+        return BiasSource(site.bias, bias_window_load(self.definitions.get(id(site.bias))), site.dims()[1])
 
     def k_only(self, site: MatmulSite, k: int, subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
         em = Emitter(self.fresh, site.span)
@@ -121,9 +166,68 @@ class _FunctionTiler:
             return site.bias
         return em.bind(f"{base}_l0_bias", em.call("tile.move", [site.bias], target_memory=MemorySpace.Bias))
 
-    # -- M/N grids ----------------------------------------------------------------------------------------------
-    def direct_store(self, site: MatmulSite, rest: list[S.Stmt]) -> S.AssignStmt | None:
-        """The one statement of this block using the result, when it is a 2-D store of the whole tile."""
+    # -- M/N grids ---------------------------------------------------------------------------------------------
+    def mat_scratch(self, site: MatmulSite, choice: Choice, use: ScratchUse, subst: dict[E.Var, E.Expr],
+                    bias: BiasSource | None) -> list[S.Stmt]:
+        """The grid assembled into a Mat scratch at the matmul's position; its readers read the scratch."""
+        big_m, big_n, _ = site.dims()
+        if self.backend.fact("low_precision_mat_scratch", False) and use.dtype not in NARROWED_SCRATCH_DTYPES:
+            perf_hint("PH-AT-009", f"{site.op}: the [{big_m}, {big_n}] result is read as a matmul operand, but the "
+                      f"backend assembles a Mat scratch only in BF16 / FP16, not {use.dtype.name.lower()} (narrow "
+                      "it with tile.cast(..., mode=\"rint\") first) — left untouched.", site.span)
+            return [site.stmt]
+        need = big_m * big_n * element_bytes(use.dtype)
+        if need > self.backend.capacity(MemorySpace.Mat):
+            perf_hint("PH-AT-006", f"{site.op}: the [{big_m}, {big_n}] Mat scratch of the result needs {need} "
+                      f"bytes, more than Mat holds ({self.backend.capacity(MemorySpace.Mat)}) — left untouched.",
+                      site.span)
+            return [site.stmt]
+        if choice.stationarity is not Stationarity.OutputStationary and \
+                active_memory_planner(self.ctx) is MemoryPlanner.PYPTO:
+            rechosen = choose(site, self.backend, self.ctx, force_output_stationary=True)
+            if rechosen is None or (bias is not None and not bias.can_window(rechosen.n)):
+                return [site.stmt]
+            choice = rechosen
+        em = Emitter(self.fresh, site.span)
+        scratch = em.create(f"{site.result.name_hint}_mat", [big_m, big_n], use.dtype, MemorySpace.Mat)
+        place = ScratchPlacement(scratch, scratch.name_hint)
+        grid = split_k_grid if choice.k < site.dims()[2] else full_k_grid
+        last = grid(em, site, site.lhs, choice, place, bias)
+        subst[use.cast.var if use.cast is not None else site.result] = last
+        if use.cast is not None:
+            self.folded.add(id(use.cast.stmt))
+        self.changed = True
+        return em.stmts
+
+    def fold_cast(self, stmt: S.Stmt, rest: list[S.Stmt], subst: dict[E.Var, E.Expr]) -> list[S.Stmt] | None:
+        """A narrowing cast of an L0C-sized Acc tile read only as matmul operands becomes an assemble into a Mat
+        scratch of the narrow dtype; None when the statement is no such cast."""
+        cast = result_cast(stmt)
+        if cast is None or cast.dtype not in NARROWED_SCRATCH_DTYPES:
+            return None
+        src = cast.source.type
+        if not isinstance(cast.source, E.Var) or not isinstance(src, TileType) or \
+                src.memory_space is not MemorySpace.Acc or static_dims(src) is None:
+            return None
+        size = tile_bytes(src, self.backend)
+        if size is None or size > self.backend.capacity(MemorySpace.Acc):
+            return None
+        if not read_only_as_matmul_operand(cast.var, rest):
+            return None
+        if not cast.foldable:
+            perf_hint("PH-AT-010", f"{stmt.value.op.name}: the {src.dtype.name.lower()} -> "  # type: ignore[attr-defined]
+                      f"{cast.dtype.name.lower()} cast of an Acc tile read only as a matmul operand folds into "
+                      "its Acc -> Mat assemble only from FP32 with mode=\"rint\" — the cast is kept.", stmt.span)
+            return None
+        em = Emitter(self.fresh, stmt.span)
+        subst[cast.var] = emit_cast_fold(em, cast)
+        self.changed = True
+        return em.stmts
+
+    def direct_store(self, site: MatmulSite, rest: list[S.Stmt], reloads: bool) -> S.AssignStmt | None:
+        """The one statement of this block using the result, when it is a 2-D store of the whole tile (with
+        `reloads`, also the first statement after the matmul that is not a window load: the bias windows are
+        loaded again at its position)."""
         users = [s for s in rest if site.result in _vars_read(s)]
         if len(users) != 1 or not isinstance(users[0], S.AssignStmt) or not isinstance(users[0].value, E.Call):
             return None
@@ -136,9 +240,13 @@ class _FunctionTiler:
         offsets = call.args[form.offsets]
         if not isinstance(offsets, E.MakeTuple) or len(offsets.elements) != 2:
             return None
+        if reloads:
+            between = rest[:next(j for j, s in enumerate(rest) if s is users[0])]
+            if any(bias_window_load(s) is None for s in between):
+                return None
         return users[0]
 
-    def emit_grid(self, store: S.AssignStmt, site: MatmulSite, choice: Any,
+    def emit_grid(self, store: S.AssignStmt, site: MatmulSite, choice: Any, bias: BiasSource | None,
                   subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
         call = store.value
         assert isinstance(call, E.Call)
@@ -151,9 +259,9 @@ class _FunctionTiler:
         em = Emitter(self.fresh, site.span)
         big_k = site.dims()[2]
         if choice.k < big_k:
-            last = split_k_grid(em, site, site.lhs, choice, place)
+            last = split_k_grid(em, site, site.lhs, choice, place, bias)
         else:
-            last = full_k_grid(em, site, site.lhs, choice, place)
+            last = full_k_grid(em, site, site.lhs, choice, place, bias)
         subst[store.var] = last
         return em.stmts
 
@@ -166,6 +274,14 @@ def _vars_read(stmt: S.Stmt) -> set[E.Var]:
 
 def _tile_function(func: F.Function, ctx: Any) -> F.Function:
     func = place_operand_loads_in_mat(func)
+    prepass = SplitKPrepass(FreshNames(func), ctx.backend, ctx)
+    body = prepass.block(func.body)
+    if prepass.changed:
+        func = func.with_fields(body=body)  # type: ignore[assignment]
+    if double_buffer_c_allowed(ctx):  # the user's own pipelines, before the pass adds any
+        planned = plan_double_buffer_c(func.body, ctx.backend)
+        if planned is not None:
+            func = func.with_fields(body=planned)  # type: ignore[assignment]
     tiler = _FunctionTiler(func, ctx)
     body = tiler.block(func.body)
     return func.with_fields(body=body) if tiler.changed else func  # type: ignore[return-value]
@@ -178,6 +294,7 @@ class AutoTileMatmulL0(Pass):
     factory_name = "auto_tile_matmul_l0"
     required = _PROPERTIES
     produced = _PROPERTIES
+    reorders_accumulation = True  # K blocks are summed in another order (check-run's tolerance)
     description = ("Rewrite each static 2-D tile.matmul / matmul_acc / matmul_bias of Mat operands whose L0 tiles "
                    "do not fit into a pipelined K loop of Left / Right extracts and, when the accumulator does not "
                    "fit L0C, an M/N grid of L0 tiles (the L0 tile chooser picks the tile).")

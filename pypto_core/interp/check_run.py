@@ -17,6 +17,7 @@ from pypto_core.interp.inputs import base_name, make_inputs
 from pypto_core.interp.machine import Machine
 from pypto_core.interp.outputs import compare_outputs, run_program
 from pypto_core.interp.shape import CoreGroupShape
+from pypto_core.interp.tolerance import Tolerance, reordered_accumulation_tolerances
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.passes.instruments.base import PassInstrument
 from pypto_core.passes.naming import describe_pass, pass_class_name, pass_label, pass_origin
@@ -57,7 +58,8 @@ class CheckRunInstrument(PassInstrument):
             raise PassCheckRunError(f"check-run: after pass {describe_pass(p)} the program no longer runs on the "
                                     f"reference machine: {exc}", name, pass_origin(p)[0]) from exc
         assert self._outputs is not None
-        for check in compare_outputs(self._outputs, actual):
+        overrides = accumulation_tolerances(self._program) if getattr(p, "reorders_accumulation", False) else None
+        for check in compare_outputs(self._outputs, actual, overrides):
             c = check.comparison
             if not c.ok:
                 raise PassCheckRunError(f"check-run: pass {describe_pass(p)} changed what the program computes: output "
@@ -84,6 +86,25 @@ class CheckRunInstrument(PassInstrument):
         for name in added:
             outputs.pop(name, None)  # a buffer a pass added: what it holds is compared as the result it backs
         return outputs
+
+
+def accumulation_tolerances(program: Any) -> dict[str, Tolerance]:
+    """The FP32 tolerance after a pass reordered the accumulations of `program` (tolerance.py): a product is a
+    call whose result the registry places in Acc; with two or more products, one may feed another through a
+    result narrowed to an operand dtype, so the narrower operand dtypes count."""
+    from pypto_core.analysis.walk import op_calls
+    from pypto_core.interp.dtypes import np_dtype
+    from pypto_core.ir.enums import MemorySpace
+    from pypto_core.ir.types import TileType
+    from pypto_core.ops.registry import opdef_of
+
+    products = [c for c in op_calls(program) if (d := opdef_of(c)) is not None and d.output_memory is not None
+                and d.output_memory.fixed is MemorySpace.Acc]
+    narrowed = []
+    if len(products) >= 2:
+        narrowed = [np_dtype(a.type.dtype) for c in products for a in c.args
+                    if isinstance(a.type, TileType) and a.type.dtype.is_float() and a.type.dtype.get_bit() < 32]
+    return reordered_accumulation_tolerances(narrowed)
 
 
 def _added_out_params(entry: Any, inputs: Mapping[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ from pypto_core.collector import pauses_collector
 from pypto_core.interp.inputs import base_name, copy_inputs
 from pypto_core.interp.machine import Machine
 from pypto_core.interp.shape import CoreGroupShape
-from pypto_core.interp.tolerance import Comparison, compare_values
+from pypto_core.interp.tolerance import Comparison, Tolerance, compare_values
 from pypto_core.ir.enums import ParamDirection
 from pypto_core.ir.function import Function, Program
 
@@ -50,8 +50,10 @@ class OutputCheck:
     dtype: str
 
 
-def compare_outputs(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[OutputCheck]:
-    """One check per expected output (and one for any output only the actual run has)."""
+def compare_outputs(expected: Mapping[str, Any], actual: Mapping[str, Any],
+                    overrides: dict[str, Tolerance] | None = None) -> list[OutputCheck]:
+    """One check per expected output (and one for any output only the actual run has); `overrides`: the
+    tolerance of some dtypes (tolerance.py)."""
     checks = []
     for label, exp in expected.items():
         arr = np.asarray(exp)
@@ -59,7 +61,7 @@ def compare_outputs(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> l
             checks.append(OutputCheck(label, Comparison(False, "missing", expected="an output", actual="nothing"),
                                       arr.shape, str(arr.dtype)))
             continue
-        checks.append(OutputCheck(label, compare_values(exp, actual[label]), arr.shape, str(arr.dtype)))
+        checks.append(OutputCheck(label, compare_values(exp, actual[label], overrides), arr.shape, str(arr.dtype)))
     for label in actual:
         if label not in expected:
             arr = np.asarray(actual[label])

@@ -34,6 +34,9 @@ class Pass:
     invalidated: ClassVar[tuple[str, ...]] = ()
     Options: ClassVar[type[PassOptions]] = PassOptions
     description: ClassVar[str] = ""
+    # The pass may reorder floating-point accumulations (split a K loop): check-run compares its outputs at
+    # the reordered-accumulation tolerance (pypto_core/interp/tolerance.py).
+    reorders_accumulation: ClassVar[bool] = False
 
     def __init__(self, options: PassOptions | None = None, **kwargs: Any) -> None:
         if options is not None and kwargs:

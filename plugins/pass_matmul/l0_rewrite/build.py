@@ -32,6 +32,17 @@ def plus(base: E.Expr, offset: int) -> E.Expr:
     return add(base, index(offset))
 
 
+def offset_by(base: E.Expr, at: E.Expr | int) -> E.Expr:
+    """`base + at` for a constant or a loop variable `at`, folded where both are constants."""
+    if isinstance(at, int):
+        return plus(base, at)
+    if isinstance(base, E.ConstInt) and base.value == 0:
+        return at
+    from pypto_core.ir.scalar_ops import add
+
+    return add(base, at)
+
+
 class Emitter:
     """Statements of one rewrite, in order, with names no variable of the function has yet."""
 

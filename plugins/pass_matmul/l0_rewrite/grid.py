@@ -15,7 +15,8 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ForKind, MemorySpace
-from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter, index, pipeline_loop, plus
+from pypto_plugins.pass_matmul.l0_rewrite.bias_windows import BiasSource
+from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter, index, offset_by, pipeline_loop
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import Choice, MatmulSite
 from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
 from pypto_plugins.pass_matmul.l0_tile_chooser import Stationarity
@@ -35,24 +36,16 @@ class StorePlacement:
     step: int = 0
 
     def place(self, em: Emitter, tile: E.Expr, row: E.Expr | int, col: E.Expr | int, current: E.Expr) -> E.Var:
-        offsets = E.MakeTuple([_offset(self.offsets[0], row), _offset(self.offsets[1], col)])
+        offsets = E.MakeTuple([offset_by(self.offsets[0], row), offset_by(self.offsets[1], col)])
         name = f"{self.target_name}_t{self.step}"
         self.step += 1
         return em.bind(name, em.call(self.store_op, [tile, offsets, current], **self.kwargs))
 
 
-def _offset(base: E.Expr, at: E.Expr | int) -> E.Expr:
-    if isinstance(at, int):
-        return plus(base, at)
-    if isinstance(base, E.ConstInt) and base.value == 0:
-        return at
-    from pypto_core.ir.scalar_ops import add
-
-    return add(base, at)
-
-
-def split_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, place: StorePlacement) -> E.Expr:
-    """Sub-tiles N-major (`for nj: for mj:`), each a K loop named `B_t<s>`, stored as it finishes."""
+def split_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, place: Any,
+                 bias: BiasSource | None = None) -> E.Expr:
+    """Sub-tiles N-major (`for nj: for mj:`), each a K loop named `B_t<s>` (with its own bias window),
+    stored or assembled as it finishes."""
     big_m, big_n, _ = site.dims()
     base = site.result.name_hint
     current = place.target
@@ -60,15 +53,18 @@ def split_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, pla
     for ni in range(0, big_n, choice.n):
         for mi in range(0, big_m, choice.m):
             window = Window(mi, ni, min(choice.m, big_m - mi), min(choice.n, big_n - ni))
-            tile = k_loop(em, site, lhs, site.bias, window, choice.k, f"{base}_t{s}", f"{base}_t{s}")
+            tile_bias = bias.window(em, f"{base}_t{s}_l0_bias", ni, window.n) if bias is not None else None
+            tile = k_loop(em, site, lhs, tile_bias, window, choice.k, f"{base}_t{s}", f"{base}_t{s}")
             current = place.place(em, tile, mi, ni, current)
             s += 1
     return current
 
 
-def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, place: StorePlacement) -> E.Expr:
+def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, place: Any,
+                bias: BiasSource | None = None) -> E.Expr:
     """k == K: the stationary operand's extract in the outer loop, the other's in the inner one; then the
-    bottom strip and the right strip of ragged tiles."""
+    bottom strip and the right strip of ragged tiles. A bias spanning all of N is moved to Bias once, before
+    the loops; a narrower window is loaded next to the Right extract of its columns."""
     big_m, big_n, big_k = site.dims()
     m, n = choice.m, choice.n
     base = site.result.name_hint
@@ -76,6 +72,7 @@ def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, plac
         choice.stationarity is Stationarity.OutputStationary and choice.os_holds_a)
     full_m, full_n = big_m // m * m, big_n // n * n
     current: E.Expr = place.target
+    whole_bias = bias.whole(em, f"{base}_bias") if bias is not None and not bias.windowed(n) else None
     if full_m and full_n:
         outer_v, inner_v = em.loop_var(f"{base}_o"), em.loop_var(f"{base}_i")
         outer_c = E.IterArg(em.fresh(f"{base}_oc"), current.type, current, em.span)
@@ -89,7 +86,11 @@ def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, plac
             b = outer.extract(f"{base}_b", site.rhs, index(0), outer_v, [big_k, n], MemorySpace.Right)
             a = inner.extract(f"{base}_a", lhs, inner_v, index(0), [m, big_k], MemorySpace.Left)
             row, col = inner_v, outer_v
-        operands = [a, b] if site.bias is None else [a, b, site.bias]
+        operands = [a, b]
+        if bias is not None:
+            columns_loop = inner if rows_outer else outer
+            operands.append(whole_bias if whole_bias is not None else
+                            bias.window(columns_loop, f"{base}_bias", col, n))
         c = inner.bind(f"{base}_c", inner.call(site.form.first_op, operands))
         stored = place.place(inner, c, row, col, inner_c)
         inner.stmts.append(S.YieldStmt([stored], em.span))
@@ -114,7 +115,9 @@ def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, plac
         tm, tn = min(m, big_m - mi), min(n, big_n - ni)
         a = em.extract(f"{base}_ta{s}", lhs, index(mi), index(0), [tm, big_k], MemorySpace.Left)
         b = em.extract(f"{base}_tb{s}", site.rhs, index(0), index(ni), [big_k, tn], MemorySpace.Right)
-        operands = [a, b] if site.bias is None else [a, b, site.bias]
+        operands = [a, b]
+        if bias is not None:
+            operands.append(whole_bias if whole_bias is not None else bias.window(em, f"{base}_tbias{s}", ni, tn))
         c = em.bind(f"{base}_tc{s}", em.call(site.form.first_op, operands))
         place.step = s
         current = place.place(em, c, mi, ni, current)

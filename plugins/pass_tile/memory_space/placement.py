@@ -13,7 +13,9 @@ that tile.matmul_acc updates becomes Acc). An if merge has a space only when bot
 
 Moves: an operand in a space its op does not accept gets `tile.move` to the first accepted space, bound
 to `<x>_<Space>` right before its first consumer and reused by later consumers in the same statement
-block. Acc -> Vec moves are written `blayout=row_major, slayout=none_box`. In a function with
+block. Acc -> Vec moves are written `blayout=row_major, slayout=none_box`, and so is a move for an operand
+the consumer's instruction reads row-major (its `row_major_layout`; only `blayout=row_major` outside Vec);
+other moves keep the layout tile.move derives. In a function with
 `pl.split_aiv` regions, a move that is vector work (the registry's affinity; a cross-side move counts on
 the side it lands) needed outside every region, of a value a region computed, goes at the end of that
 region instead (docs/passes/lower_auto_vector_split.md, outside the regions: the regions place the vector work; only loads and stores stay out). A variable whose space
@@ -38,7 +40,8 @@ from pypto_core.ir.types import TileType, TileView, Type, implicit_layout
 from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, has_split_aiv_region, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.opdef import CoreAffinity
-from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
+from pypto_plugins.pass_tile.interfaces import ROW_MAJOR_LAYOUT
 from pypto_plugins.pass_tile.memory_space.demands import Demands, inherited_operand
 
 PASS = "InferTileMemorySpace"
@@ -97,20 +100,15 @@ class Placement(BodyRewriter):
                 return cached
         return None
 
-    def _moved(self, operand: E.Expr, target: MemorySpace) -> E.Expr:
+    def _moved(self, operand: E.Expr, target: MemorySpace, consumer: E.Call | None = None,
+               slot: int = -1) -> E.Expr:
         key = (id(operand), target)
         cached = self._cached(key)
         if cached is not None:
-            return cached
+            return cached  # later consumers reuse the move as its first consumer made it
         src = operand.type
         assert isinstance(src, TileType)
-        kwargs: dict[str, Any] = {"target_memory": target}
-        flat = implicit_layout(src.shape, target)
-        if flat[1] is TileLayout.none_box:
-            # A flat space (Vec) consumer gets a flat tile, whatever layout the source has.
-            eff = src.effective_view()
-            if (eff.blayout, eff.slayout) != flat[:2]:
-                kwargs.update(blayout=flat[0], slayout=flat[1])
+        kwargs: dict[str, Any] = {"target_memory": target, **move_layout(src, target, consumer, slot)}
         move = create_op_call("tile.move", [operand], kwargs, span=self.span)
         if not isinstance(operand, E.Var):
             return move  # an operand written inline stays inline
@@ -159,7 +157,7 @@ class Placement(BodyRewriter):
             allowed = opdef.accepted_spaces(i)
             t = a.type
             if allowed and isinstance(t, TileType) and t.memory_space is not None and t.memory_space not in allowed:
-                args[i] = self._moved(a, allowed[0])
+                args[i] = self._moved(a, allowed[0], call, i)
                 replaced.setdefault(id(a), []).append(args[i])
         kwargs = dict(call.kwargs)
         retarget = opdef.retarget_kwarg
@@ -265,6 +263,26 @@ class Placement(BodyRewriter):
         if not all(isinstance(t, TileType) for t in types) or not isinstance(first, TileType):
             return first
         return first if len({t.memory_space for t in types}) == 1 else in_space(first, None)  # type: ignore[union-attr]
+
+
+def move_layout(src: TileType, target: MemorySpace, consumer: E.Call | None, slot: int) -> dict[str, Any]:
+    """A move's layout kwargs (docs/passes/infer_tile_memory_space.md, moves): an Acc -> Vec move always
+    writes a flat row-major tile; otherwise a move for an operand whose backend instruction reads it
+    row-major (the consumer's `row_major_layout`) writes row-major, flat when it lands in Vec. Any other move
+    keeps the layout tile.move derives (Vec keeps the source's)."""
+    row_major = {"blayout": TileLayout.row_major}
+    flat = {"blayout": TileLayout.row_major, "slayout": TileLayout.none_box}
+    if src.memory_space is MemorySpace.Acc and target is MemorySpace.Vec:
+        return flat
+    if consumer is None or type(consumer.op) is not E.Op:
+        return {}
+    spec = op_registry().implementation(ROW_MAJOR_LAYOUT.name, consumer.op.name)
+    if spec is None:
+        return {}
+    operands = spec.get("operands", ())
+    if operands != "all" and slot not in tuple(operands):
+        return {}
+    return flat if target is MemorySpace.Vec else row_major
 
 
 def _same(a: Any, b: Any) -> bool:
