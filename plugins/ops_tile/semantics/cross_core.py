@@ -12,9 +12,7 @@ from pypto_core.interp import fifo, gm_race
 from pypto_core.interp.dtypes import poisoned
 from pypto_core.interp.errors import MachineError
 from pypto_core.ir.types import TensorType, TileType, Type
-from pypto_core.ops.build import (
-    static_dims,
-)
+from pypto_core.ops.build import static_dims
 from pypto_core.ops.semantics_module import Semantics
 from pypto_plugins.ops_tile.common.semantics import read_window, result_np_dtype, valid_of, window
 

@@ -8,9 +8,7 @@ from typing import Any
 import numpy as np
 
 from pypto_core.ops.semantics_module import Semantics
-from pypto_plugins.ops_tile.families.launch import (
-    CLUSTERS,
-)
+from pypto_plugins.ops_tile.families.launch import CLUSTERS
 
 semantics = Semantics()
 

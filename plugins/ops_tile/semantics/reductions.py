@@ -12,9 +12,7 @@ from pypto_core.interp.dtypes import poisoned
 from pypto_core.ir.types import ScalarType
 from pypto_core.ops.semantics_module import Semantics
 from pypto_plugins.ops_tile.common.semantics import Evaluate, result_np_dtype, valid_of, wide
-from pypto_plugins.ops_tile.families.reductions import (
-    KINDS,
-)
+from pypto_plugins.ops_tile.families.reductions import KINDS
 
 semantics = Semantics()
 

@@ -19,9 +19,7 @@ from pypto_plugins.ops_tile.common.semantics import (
     result_np_dtype,
     window,
 )
-from pypto_plugins.ops_tile.families.views import (
-    _layout,
-)
+from pypto_plugins.ops_tile.families.views import _layout
 
 semantics = Semantics()
 
