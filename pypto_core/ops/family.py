@@ -17,6 +17,10 @@ interfaces (tile form, 2-D form, ...) and its `pl` DSL builder. The module recor
 
 Every registration goes to the op registry, which rejects a name registered twice (an op, a DSL name,
 an IR builder, a semantics, an interface implementation) naming both places.
+
+The semantics may instead live in a module of their own, `OpFamily("unary", semantics="pkg.semantics.unary")`,
+which the registry imports the first time an OpDef's `evaluate` is asked for: loading the plugin then costs
+no numpy (pypto_core/ops/semantics_module.py; the bundled families do this).
 """
 
 from __future__ import annotations
@@ -130,7 +134,7 @@ class OpFamily:
         for name, fn, site in self._semantics:
             registrar.register_semantics(name, fn, site=site)
         if self.semantics_module is not None:
-            registrar.defer_semantics(self.semantics_module)
+            registrar.defer_semantics(self.semantics_module, [o.name for o in self.opdefs])
         for interface, name, impl, site in self._implementations:
             registrar.implement(interface, name, impl, site=site)
         for entry in self._dsl:

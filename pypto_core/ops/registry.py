@@ -59,6 +59,7 @@ class DeferredSemantics:
     module: str
     owner: str
     site: str = ""
+    op_names: frozenset[str] = frozenset()  # the family's ops, whose semantics the module is expected to hold
 
 
 class OpRegistry:
@@ -100,25 +101,34 @@ class OpRegistry:
             raise ValueError(f"semantics for op '{op_name}' ({site or owner}), which no plugin has registered; "
                              f"register the op first")
         place = Place(owner, site)
+        if registered_evaluate(opdef) is None and any(op_name in d.op_names for d in self.deferred_semantics):
+            # A second semantics for an op a deferred module covers: load that module now, so the clash is
+            # reported at registration, as with semantics registered beside their op.
+            self.load_deferred_semantics(op_name)
         if registered_evaluate(opdef) is not None:
             raise DuplicateRegistrationError("semantics of op", op_name,
                                              self.semantics_places.get(op_name, self.op_places[op_name]), place)
         opdef.evaluate = evaluate
         self.semantics_places[op_name] = place
 
-    def defer_semantics(self, module: str, owner: str = "<unknown>", site: str = "") -> None:
+    def defer_semantics(self, module: str, owner: str = "<unknown>", site: str = "",
+                        op_names: Sequence[str] = ()) -> None:
         """A semantics module whose table registers on first execution, not now (numpy and the machine stay
-        unimported in a process that only compiles)."""
-        self.deferred_semantics.append(DeferredSemantics(module, owner, site))
+        unimported in a process that only compiles). `op_names`: the ops it covers, for clash checks."""
+        self.deferred_semantics.append(DeferredSemantics(module, owner, site, frozenset(op_names)))
 
-    def load_deferred_semantics(self) -> None:
-        """Import every deferred semantics module and register its table, each under its plugin."""
+    def load_deferred_semantics(self, op_name: str | None = None) -> None:
+        """Import the deferred semantics modules (those covering `op_name`, or all) and register each table
+        under its plugin."""
         from pypto_core.ops.semantics_module import semantics_table
 
-        while self.deferred_semantics:
-            deferred = self.deferred_semantics.pop(0)
-            for op_name, evaluate, site in semantics_table(deferred.module, deferred.owner).entries:
-                self.register_semantics(op_name, evaluate, deferred.owner, site)
+        while True:
+            deferred = next((d for d in self.deferred_semantics if op_name is None or op_name in d.op_names), None)
+            if deferred is None:
+                return
+            self.deferred_semantics.remove(deferred)
+            for name, evaluate, site in semantics_table(deferred.module, deferred.owner).entries:
+                self.register_semantics(name, evaluate, deferred.owner, site)
 
     def register_dsl(self, name: str, function: DslFunction, owner: str = "<unknown>", site: str = "") -> None:
         if name in self.dsl:
