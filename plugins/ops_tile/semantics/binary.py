@@ -12,7 +12,13 @@ from pypto_core.interp.dtypes import is_float_dtype, is_int_dtype
 from pypto_core.ops.semantics_module import Semantics
 from pypto_plugins.ops_tile.common import names
 from pypto_plugins.ops_tile.common.conversion import NONE, TRUNC, convert
-from pypto_plugins.ops_tile.common.semantics import Evaluate, compute_operand, finish, result_np_dtype
+from pypto_plugins.ops_tile.common.semantics import (
+    Evaluate,
+    compute_operand,
+    direct_binary,
+    finish,
+    result_np_dtype,
+)
 
 semantics = Semantics()
 
@@ -65,7 +71,7 @@ def binary(fn: Callable[[Any, Any], Any]) -> Evaluate:
         dt = result_np_dtype(call)
         return finish(fn(compute_operand(args[0], dt), compute_operand(args[1], dt)), dt, (args[0], args[1]))
 
-    return evaluate
+    return direct_binary(fn, evaluate)
 
 
 def tile_scalar(fn: Callable[[Any, Any], Any]) -> Evaluate:
@@ -82,7 +88,8 @@ def tile_scalar(fn: Callable[[Any, Any], Any]) -> Evaluate:
             scalar = convert(value, dt, TRUNC if is_float_dtype(value.dtype) and is_int_dtype(dt) else NONE)[()]
         return finish(fn(compute_operand(args[0], dt), compute_operand(scalar, dt)), dt, (args[0], args[1]))
 
-    return evaluate
+    # A scalar already of the tile's (= the result's) dtype needs no narrowing: the fast path of `binary`.
+    return direct_binary(fn, evaluate)
 
 
 for _n in (*names.BINARY, "fmod"):

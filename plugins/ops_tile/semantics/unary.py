@@ -11,7 +11,13 @@ import numpy as np
 from pypto_core.interp.dtypes import is_float_dtype
 from pypto_core.ops.semantics_module import Semantics
 from pypto_plugins.ops_tile.common import names
-from pypto_plugins.ops_tile.common.semantics import Evaluate, compute_operand, finish, result_np_dtype
+from pypto_plugins.ops_tile.common.semantics import (
+    Evaluate,
+    compute_operand,
+    direct_unary,
+    finish,
+    result_np_dtype,
+)
 
 semantics = Semantics()
 
@@ -45,7 +51,7 @@ def unary(fn: Callable[[Any], Any]) -> Evaluate:
         dt = result_np_dtype(call)
         return finish(fn(compute_operand(args[0], dt)), dt, (args[0],))
 
-    return evaluate
+    return direct_unary(fn, evaluate)
 
 
 for _n in (*names.UNARY, "recip", "rsqrt", "log"):
