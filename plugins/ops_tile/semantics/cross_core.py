@@ -14,7 +14,13 @@ from pypto_core.interp.errors import MachineError
 from pypto_core.ir.types import TensorType, TileType, Type
 from pypto_core.ops.build import static_dims
 from pypto_core.ops.semantics_module import Semantics
-from pypto_plugins.ops_tile.common.semantics import read_window, result_np_dtype, valid_of, window
+from pypto_plugins.ops_tile.common.semantics import (
+    read_window,
+    result_np_dtype,
+    specialized_by,
+    valid_of,
+    window,
+)
 
 semantics = Semantics()
 
@@ -108,7 +114,26 @@ def _popped_type(call: Any) -> TileType:
     return call.type
 
 
+def _specialize_pop_on_a_lane(code: Any, call: Any, kwargs: dict) -> Any:
+    """Per call site, what the popped tile's type fixes: the pipe, the split code, the slot bytes, the result
+    dtype, the shape and the valid extents (a dynamic type takes the general evaluate)."""
+    t = call.type
+    static = static_dims(t.shape) if isinstance(t, TileType) else None
+    valid = code.static_valid(t) if static is not None else None
+    if valid is None:
+        return None
+    shape, pipe, split, op, dt = tuple(static), _pipe(kwargs), _code(kwargs), call.op.name, result_np_dtype(call)
+    nbytes = _static_bytes(shape, t.dtype.get_bit())
+
+    def pop_static(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
+        slot = fifo.pop_c2v(ctx, call, pipe, nbytes)
+        return fifo.take_lane_part(slot.data, split, ctx.lane, shape, valid, op).astype(dt, copy=False)
+
+    return pop_static
+
+
 @semantics("tile.tpop_from_aic")
+@specialized_by(_specialize_pop_on_a_lane)
 def pop_on_a_lane(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
     t = _popped_type(call)
     slot = fifo.pop_c2v(ctx, call, _pipe(kwargs), _bytes(ctx, t, None))
