@@ -17,7 +17,7 @@ _EXPORTS = {
     "IRProperty": "properties", "IRPropertySet": "properties",
     "get_default_verify_properties": "property_sets", "get_structural_properties": "property_sets",
     "get_verified_properties": "property_sets",
-    "run_verifier": "run_verifier",
+    "run_verifier": "ir_verifier",  # not a module of the same name: the attribute would be the module
     "VerificationLevel": "verification_level",
     "Diagnostic": "verifier_registry", "DiagnosticSeverity": "verifier_registry",
     "PropertyVerifierRegistry": "verifier_registry", "verify_properties": "verifier_registry",

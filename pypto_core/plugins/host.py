@@ -31,6 +31,7 @@ from typing import Any
 
 import pluggy
 
+from pypto_core.collector import collector_paused
 from pypto_core.errors import UserError
 from pypto_core.plugins import hookspecs
 from pypto_core.plugins.hookspecs import PLUGIN_API_VERSION
@@ -365,8 +366,12 @@ def ensure_plugins_loaded() -> PluginHost:
 
         host = _LOADING = PluginHost()
         try:
-            register_core()  # reads registries: they see _LOADING and do not load again
-            host.load_all(list(_DISABLED_OVERRIDE or []), _EXTRA, from_env=disabled_from_env())
+            # Loading imports every plugin and fills the registries: objects that live as long as the process,
+            # which the cyclic collector would walk again and again while they are made (docs/architecture.md,
+            # performance).
+            with collector_paused():
+                register_core()  # reads registries: they see _LOADING and do not load again
+                host.load_all(list(_DISABLED_OVERRIDE or []), _EXTRA, from_env=disabled_from_env())
         finally:
             _LOADING = None
         _HOST = host
