@@ -16,7 +16,7 @@ Per N (400, 1600, 6400 by default) it prints
     on the program parsed from the same text, CPU seconds, best of --preset-repeat runs, with their growth;
 and then which targets are met or missed, judged on the medians:
   * the whole chain grows at most 4.2x per 4x N (scaled for other steps),
-  * the chain takes at most 2.5x `ast.parse` at N = 1600 (when 1600 is among the sizes); beside it the
+  * the chain takes at most 3.0x `ast.parse` at N = 1600 (when 1600 is among the sizes); beside it the
     floor: ast.parse + the printer alone + one bare visit of the input's AST, what no pure-Python chain
     that prints this text can go below,
   * peak memory grows at most 4.2x per 4x N, and each preset's total at most 4.5x (as tile.py).
@@ -55,7 +55,7 @@ PRESETS = ("tile", "default")
 BACKEND = "Ascend910B"
 GROWTH_TARGET = 4.2  # per 4x N, for the chain and for peak memory
 PRESET_GROWTH_TARGET = 4.5  # per 4x N, as tile.py
-AST_RATIO_TARGET = 2.5  # chain / ast.parse at AST_RATIO_N
+AST_RATIO_TARGET = 3.0  # chain / ast.parse at AST_RATIO_N (the printed text is 4.9x the input's)
 AST_RATIO_N = 1600
 
 

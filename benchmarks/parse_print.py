@@ -2,7 +2,8 @@
 
 Workload: one function with N sequential `with pl.at(level=pl.Level.CORE_GROUP)` scopes, each holding two
 chained element-wise ops (`pl.add` then `pl.mul`) on `pl.Tensor[[64], pl.FP32]`.
-Targets: parsing within 3x of `ast.parse`; printing linear in N.
+Targets: parsing within 3x of `ast.parse` (each size); printing linear in N (at most 1.1x the growth of N).
+One JSON line per size.
 
     python benchmarks/parse_print.py            # N = 400 and 1600
     python benchmarks/parse_print.py 100 800    # other sizes
@@ -14,9 +15,12 @@ from __future__ import annotations
 import argparse
 import ast
 import gc
+import json
 import time
 from collections.abc import Callable
 from typing import Any
+
+from targets import Target, report
 
 T = "pl.Tensor[[64], pl.FP32]"
 
@@ -86,6 +90,13 @@ def main() -> None:
         scale = last["n"] / first["n"]
         print(f"N x{scale:g}: parse x{last['parse'] / first['parse']:.2f}, print x{last['print'] / first['print']:.2f} "
               f"(linear = x{scale:g})")
+    for r in rows:
+        print(json.dumps({"bench": "parse_print", "kind": "size", **{k: round(v, 6) for k, v in r.items()}}))
+    targets = [Target(f"pl.parse / ast.parse, N={r['n']}", r["parse"] / r["ast"], 3.0) for r in rows]
+    if len(rows) > 1:
+        targets.append(Target(f"print growth / N growth, N={rows[0]['n']}->{rows[-1]['n']}",
+                              (rows[-1]["print"] / rows[0]["print"]) / (rows[-1]["n"] / rows[0]["n"]), 1.1))
+    report("parse_print", targets)
     if args.profile:
         import cProfile
         import pstats

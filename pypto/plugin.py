@@ -14,6 +14,7 @@ declares `PYPTO_PLUGIN_API = (major, minor)` only when `major` equals ours and `
 
 * hooks: `hookimpl`, the `Registrar` each hook receives, `PLUGIN_API_VERSION`;
 * ops: `OpFamily` (an op family: each op's OpDef, semantics, interface implementations and DSL builder),
+  `Semantics` (a family's numpy semantics in a module of their own, imported on first execution),
   `OpDef` and its specs (`ArgSpec`, `KwargSpec`, `OutputMemory`, `Effect`, `LaneCategory`,
   `CoreAffinity`, `CrossCoreRole`, `OpTraits`), `OpInterface` and `TileForm` (op interfaces and the
   tile-form contract), `EvalContext` (the `evaluate` context),
@@ -70,6 +71,7 @@ from pypto_core.ops.opdef import (
     OutputMemory,
 )
 from pypto_core.ops.registry import create_op_call, find_opdef, set_call_attrs
+from pypto_core.ops.semantics_module import Semantics
 from pypto_core.ops.tile_form import TileForm
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.pass_base import Pass, PassOptions
@@ -83,7 +85,7 @@ __all__ = [
     "CoreGroup", "CrossCoreRole", "DataType", "Diagnostic", "DiagnosticSeverity", "Effect", "EvalContext",
     "Expr", "Function", "IRMutator", "IRProperty", "IRPropertySet", "IRVisitor", "KwargSpec", "LaneCategory",
     "MakeTuple", "MemorySpace", "OpDef", "OpFamily", "OpInterface", "OpTraits", "OutputMemory", "PLUGIN_API_VERSION", "Pass",
-    "PassContext", "PassOptions", "Program", "Registrar", "ScalarType", "Span", "TensorType", "TileForm",
+    "PassContext", "PassOptions", "Program", "Registrar", "ScalarType", "Semantics", "Span", "TensorType", "TileForm",
     "TileType", "TupleType", "Type", "Var", "create_op_call", "dsl_entry", "error", "find_opdef",
     "hookimpl", "ir", "python_print", "set_call_attrs", "structural_equal", "warning",
 ]

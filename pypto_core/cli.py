@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 
@@ -28,15 +29,23 @@ def version_text() -> str:
     return f"pypto {version}"
 
 
-def plugins_text() -> str:
-    """The plugins pypto loaded, each with its distribution and version, and those blocked or failed
-    (as `pytest --version --version` lists its plugins)."""
-    from pypto_core.plugins.host import plugin_host
+def plugins_text(blocked: list[str] | None = None) -> str:
+    """The plugins with their distributions and versions (as `pytest --version --version` lists its plugins).
 
-    host = plugin_host()
-    lines = [f"  {rec.name} ({rec.distribution})" for rec in host.loaded]
-    lines += [f"  {b.name} ({b.distribution}): blocked" for b in host.blocked]
-    lines += [f"  {f.name} ({f.distribution}): FAILED to load ({f.stage})" for f in host.failures]
+    Once the plugins are loaded in this process, what loaded and what was blocked or failed; otherwise the
+    installed ones from their entry-point metadata, none imported: answering `--version` costs no plugin,
+    registry or numpy import (docs/architecture.md, performance), and `pypto list plugins` loads them."""
+    host_module = sys.modules.get("pypto_core.plugins.host")
+    host = getattr(host_module, "_HOST", None)
+    if host is not None:
+        lines = [f"  {rec.name} ({rec.distribution})" for rec in host.loaded]
+        lines += [f"  {b.name} ({b.distribution}): blocked" for b in host.blocked]
+        lines += [f"  {f.name} ({f.distribution}): FAILED to load ({f.stage})" for f in host.failures]
+        return "plugins:\n" + "\n".join(lines) if lines else "plugins: none"
+    from pypto_core.plugins.installed import DISABLE_ENV, plugin_entry_points
+
+    off = set(blocked or ()) | {p.strip() for p in os.environ.get(DISABLE_ENV, "").split(",") if p.strip()}
+    lines = [f"  {ep.name} ({dist})" + (": blocked" if ep.name in off else "") for ep, dist in plugin_entry_points()]
     return "plugins:\n" + "\n".join(lines) if lines else "plugins: none"
 
 
@@ -45,8 +54,9 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
                          help="print the version and the loaded plugins with their distributions, and exit")
 
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        sys.stdout.write(f"{version_text()}\n{plugins_text()}\n")
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *_: object) -> None:
+        blocked = [spec[3:].strip() for spec in getattr(namespace, "global_blocks", []) if spec.startswith("no:")]
+        sys.stdout.write(f"{version_text()}\n{plugins_text(blocked)}\n")
         parser.exit()
 
 

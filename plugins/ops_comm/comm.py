@@ -22,7 +22,7 @@ DSL: each function takes the op's IR operands in order and its kwargs by name, s
 untyped literal value is an INDEX constant, defer_wait's takes the signal's dtype (docs/plugins.md, OpDef
 fields), as tensor.write's value does.
 
-Semantics: the machine runs one device: a peer's window is an ordinary tensor and a signal word an element of
+Semantics (semantics.py): the machine runs one device: a peer's window is an ordinary tensor and a signal word an element of
 one, so notify writes (or adds) the word of the local tensor in place, whatever the peer (a negative peer is an
 error); defer_wait reads it and, since nothing else can change it
 while the program waits, reports a wait that could never be satisfied.
@@ -34,9 +34,6 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from pypto_core.interp.errors import MachineError
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, Expr, MakeTuple
 from pypto_core.ir.span import Span
@@ -59,7 +56,7 @@ from pypto_core.ops.registry import create_op_call
 
 NOTIFY, DEFER_WAIT, PUT = "pld.system.notify", "pld.system.defer_wait", "pld.tile.put"
 
-family = OpFamily("comm")
+family = OpFamily("comm", semantics="pypto_plugins.ops_comm.semantics")
 
 
 # -- type rules ---------------------------------------------------------------------------------------------
@@ -150,63 +147,6 @@ family.op(OpDef(PUT, deduce_put, args=(ArgSpec("tile"), ArgSpec("offsets"), ArgS
                 effects={2: Effect.WRITE}, input_memory={0: (MemorySpace.Vec,)},
                 traits=OpTraits(shape_args=(1,), gm_transfer=True),
                 doc="Write a Vec tile into a window of a (remote) tensor; returns the (updated) tensor."))
-
-
-# -- semantics ----------------------------------------------------------------------------------------------
-def _word(call: Any, args: list) -> tuple[int, ...]:
-    signal = args[0]
-    index = tuple(map(int, args[2])) if len(args) > 2 else (0,) * signal.ndim
-    if len(index) != signal.ndim or any(not 0 <= i < d for i, d in zip(index, signal.shape)):
-        raise MachineError(f"{call.op.name}: signal index {list(index)} is outside shape {list(signal.shape)}",
-                           call.span)
-    return index
-
-
-@family.semantics(NOTIFY)
-def write_signal(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    """target[offsets] = value (op=Set), or += value (op=AtomicAdd); in place. One device: the local tensor."""
-    signal, peer, index = args[0], int(args[1]), tuple(map(int, args[2]))
-    if peer < 0:
-        raise MachineError(f"{NOTIFY}: peer {peer} is not a device index", call.span)
-    if any(not 0 <= i < d for i, d in zip(index, signal.shape)):
-        raise MachineError(f"{NOTIFY}: signal offsets {list(index)} are outside shape {list(signal.shape)}",
-                           call.span)
-    if int(kwargs["op"]) == NotifyOp.Set:
-        signal[index] = args[3]
-    else:
-        signal[index] = signal[index] + args[3]
-
-
-@family.semantics(DEFER_WAIT)
-def wait_for_signal(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
-    """Blocks until signal[index] >= value: another task of the core group (the other core, the other lane)
-    may notify it; a task running alone, or every task waiting, never gets there (an error)."""
-    signal, index = args[0], _word(call, args)
-    wanted = args[1]
-
-    def describe() -> str:
-        return (f"{DEFER_WAIT} waits for signal{list(index)} >= {wanted} but it holds {signal[index]}, and "
-                f"nothing notifies it while the program waits: {NOTIFY} it first")
-
-    try:
-        ctx.wait(lambda: bool(signal[index] >= wanted), describe)
-    except MachineError as exc:
-        raise MachineError(str(exc.args[0]) if exc.args else describe(), call.span) from None
-
-
-@family.semantics(PUT)
-def write_window(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """target[offsets : offsets + the tile's valid extents] = the tile, in place; returns target."""
-    tile, offsets, target = args[0], tuple(map(int, args[1])), args[2]
-    extents = ctx.valid_shape(call.args[0].type)
-    full = (1,) * (target.ndim - len(extents)) + tuple(extents)
-    for axis, (o, e) in enumerate(zip(offsets, full)):
-        if o < 0 or o + e > target.shape[axis]:
-            raise MachineError(f"{PUT} writes past the end of dimension {axis}: offset {o} + extent {e} exceeds "
-                               f"the target extent {target.shape[axis]}", call.span)
-    part = tile[tuple(slice(0, e) for e in extents)].reshape(full)
-    target[tuple(slice(o, o + e) for o, e in zip(offsets, full))] = part.astype(target.dtype, copy=False)
-    return target
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.table import Table
-
 from pypto_core.cli_commands._common import add_plugin_blocking, blocked_plugins
 from pypto_core.cli_commands._console import stdout_console
 from pypto_core.cli_commands._errors import EXIT_OK
@@ -27,6 +25,8 @@ def _props(props: Any) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from rich.table import Table  # loaded for the table, not with the command line
+
     from pypto_core.config import CliOverrides, load_config, resolve_config
     from pypto_core.passes.manager import PassManager
 

@@ -12,13 +12,14 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from pypto_core.cli_commands._common import add_plugin_blocking, blocked_plugins
 from pypto_core.cli_commands._console import columns_from_env, stdout_console
 from pypto_core.cli_commands._errors import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from rich.table import Table  # rich loads when a table is printed
 
 
 def register(subparsers: Any) -> None:
@@ -96,6 +97,8 @@ class Listing:
         left_out = [c.header for c in self.columns if c not in shown]
         caption = (f"left out at this width: {', '.join(left_out)} (a wider terminal, COLUMNS=N or --json shows them)"
                    if left_out else None)
+        from rich.table import Table
+
         table = Table(title=self.title, caption=caption)
         for column in shown:
             # Fitting a width: each shown column gets what it needs, which the choice above made fit.
@@ -231,6 +234,8 @@ def _ops(names: list[str] | None = None) -> Listing:
 
 def _op_reference(record: dict[str, Any]) -> Table:
     """One op's whole reference as a two-column table."""
+    from rich.table import Table
+
     table = Table(title=record["op"], show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value")

@@ -84,6 +84,7 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
     # A cube op of a function that can run on a fork's lanes runs once for all of them (lane_ops.py).
     lanes_once = runs_once_on_lanes(code, call)
 
+    arguments = _arguments(arg_fns)
     if plain is not None:
         # The result type has a constant shape and nothing outside a valid region: an array of that
         # shape and dtype is the result as it is (anything else goes through the full check).
@@ -91,7 +92,7 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
         ndarray = np.ndarray
 
         def run_plain(fr: list[Any]) -> Any:
-            args = [f(fr) for f in arg_fns]
+            args = arguments(fr)
             try:
                 result = evaluate(fr[0], call, args, kwargs)
             except MachineError:
@@ -105,7 +106,7 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
         return once_for_all_lanes(call, run_plain) if lanes_once else run_plain
 
     def run(fr: list[Any]) -> Any:
-        args = [f(fr) for f in arg_fns]
+        args = arguments(fr)
         try:
             result = evaluate(fr[0], call, args, kwargs)
         except MachineError:
@@ -115,6 +116,21 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
         return finish(fr, result, args)
 
     return once_for_all_lanes(call, run) if lanes_once else run
+
+
+def _arguments(arg_fns: list[Closure]) -> Callable[[list[Any]], list[Any]]:
+    """The operands of a call, evaluated: one to three without a comprehension's frame, a good part of the
+    fixed cost of an element-wise op (docs/architecture.md, performance)."""
+    if len(arg_fns) == 1:
+        only = arg_fns[0]
+        return lambda fr: [only(fr)]
+    if len(arg_fns) == 2:
+        first, second = arg_fns
+        return lambda fr: [first(fr), second(fr)]
+    if len(arg_fns) == 3:
+        first, second, third = arg_fns
+        return lambda fr: [first(fr), second(fr), third(fr)]
+    return lambda fr: [f(fr) for f in arg_fns]
 
 
 def _noting_tensor_reads(opdef: Any, call: E.Call, kwargs: dict[str, Any], evaluate: Callable[..., Any]

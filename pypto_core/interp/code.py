@@ -38,6 +38,8 @@ class FunctionCode:
         self.frozen = False  # after compilation a var lookup must not allocate a slot
         self._dims: dict[int, tuple[Sequence[Any], DimsFn]] = {}
         self._static_valid: dict[int, tuple[Any, tuple[int, ...] | None]] = {}
+        # A tfree operand's slot -> the slots its released tile may be held in (fifo.release_popped).
+        self.release_slots: dict[int, tuple[int, ...]] = {}
         self.param_slots = [self.slots(p) for p in func.params]
         self.param_scalar_types = [np_scalar_type(p.type.dtype) if isinstance(p.type, ScalarType) else None
                                    for p in func.params]

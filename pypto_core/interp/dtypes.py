@@ -85,11 +85,24 @@ def np_scalar_type(dtype: DataType) -> type:
 
 
 def is_float_dtype(dt: np.dtype) -> bool:
-    return dt.kind == "f" or dt in _ML_FLOATS
+    if dt.kind == "f":
+        return True
+    _know_narrow(dt)
+    return dt in _ML_FLOATS
 
 
 def is_int_dtype(dt: np.dtype) -> bool:
-    return dt.kind in "iu" or dt in _ML_SIGNED_INTS or dt in _ML_UNSIGNED_INTS
+    if dt.kind in "iu":
+        return True
+    _know_narrow(dt)
+    return dt in _ML_SIGNED_INTS or dt in _ML_UNSIGNED_INTS
+
+
+def _know_narrow(dt: np.dtype) -> None:
+    """An ml_dtypes array made outside this module (a caller importing ml_dtypes itself) is a narrow format
+    the tables must know, though nothing here asked for one yet."""
+    if dt.kind == "V" and not _FP4:
+        _load_narrow_formats()
 
 
 def int_limits(dt: np.dtype) -> tuple[int, int]:

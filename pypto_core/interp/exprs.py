@@ -133,9 +133,12 @@ def compile_var(code: FunctionCode, var: E.Var, handle: bool = False) -> Closure
         return unbound
 
     placed = code.placement(var)
+    ndarray = np.ndarray
 
     def read(fr: list[Any]) -> Any:
         value = fr[slot]
+        if value.__class__ is ndarray and placed is None:  # the usual case: neither unset nor released
+            return value
         if placed is not None and isinstance(value, np.ndarray):
             return placed.read(fr)  # the bytes, which a tile sharing them may have changed
         if value is UNSET:

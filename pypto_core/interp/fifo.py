@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -160,6 +161,7 @@ class CoreGroup:
                                    f"last use of every tile it pops")
 
 
+@lru_cache(maxsize=256)  # every push and pop names its FIFO for the messages it may give
 def fifo_name(direction: str, pipe: int, lane: int | None) -> str:
     who = f"AIV lane {lane}" if lane is not None else "the AIV lanes"
     ends = f"AIC -> {who}" if direction == C2V else f"{who} -> AIC"
@@ -170,8 +172,12 @@ def fifo_name(direction: str, pipe: int, lane: int | None) -> str:
 def take_lane_part(data: np.ndarray, code: int, lane: int, shape: tuple[int, ...],
                    valid: tuple[int, ...], op: str) -> np.ndarray:
     """C2V pop: lane `lane`'s tile of `shape` / `valid` out of the pushed full tile."""
-    out = poisoned(shape, data.dtype)
     axis = split_axis(code)
+    if axis is None and valid == shape and data.shape == shape:
+        # The whole tile, all of it valid: the slot's array is this lane's own copy (push_c2v), which nothing
+        # reads once popped, so it is the popped tile as it is.
+        return data
+    out = poisoned(shape, data.dtype)
     if len(shape) != 2 or data.ndim != 2:
         rows = tuple(slice(0, min(v, d)) for v, d in zip(valid, data.shape))
         out[rows] = data[rows]
@@ -277,14 +283,25 @@ def release_popped(ctx: Any, call: Any) -> None:
     if slot is None or not isinstance(frame[slot], np.ndarray):
         return
     freed = frame[slot]
-    space = _space(var)
     marker = Released(call.op.name, call.span)
-    names = code.slots.vars
-    for i in range(1, len(frame)):
+    ndarray = np.ndarray
+    for i in _same_space_slots(code, slot, var, len(frame)):
         value = frame[i]
-        if value is freed or (value.__class__ is np.ndarray and value.base is freed):
-            if i == slot or _space(names[i]) is space:
-                frame[i] = marker
+        if value is freed or (value.__class__ is ndarray and value.base is freed):
+            frame[i] = marker
+
+
+def _same_space_slots(code: Any, slot: int, var: Var, size: int) -> tuple[int, ...]:
+    """The frame slots a released tile may be held in: its own and those of variables in its memory space
+    (per function and tfree operand, once the function's slots are all known)."""
+    cached = code.frozen and size == code.nslots
+    found = code.release_slots.get(slot) if cached else None
+    if found is None:
+        space, names = _space(var), code.slots.vars
+        found = tuple(i for i in range(1, size) if i == slot or _space(names[i]) is space)
+        if cached:
+            code.release_slots[slot] = found
+    return found
 
 
 def _space(var: Any) -> Any:

@@ -17,6 +17,10 @@ interfaces (tile form, 2-D form, ...) and its `pl` DSL builder. The module recor
 
 Every registration goes to the op registry, which rejects a name registered twice (an op, a DSL name,
 an IR builder, a semantics, an interface implementation) naming both places.
+
+The semantics may instead live in a module of their own, `OpFamily("unary", semantics="pkg.semantics.unary")`,
+which the registry imports the first time an OpDef's `evaluate` is asked for: loading the plugin then costs
+no numpy (pypto_core/ops/semantics_module.py; the bundled families do this).
 """
 
 from __future__ import annotations
@@ -44,8 +48,11 @@ class _Dsl:
 class OpFamily:
     """The ops of one family and everything that belongs to each (module docstring)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, semantics: str | None = None) -> None:
         self.name = name
+        # The module holding this family's numpy semantics, imported on first execution rather than with the
+        # plugin (pypto_core/ops/semantics_module.py); None: the semantics are recorded here, beside the ops.
+        self.semantics_module = semantics
         self.opdefs: list[OpDef] = []
         self._semantics: list[tuple[str, Callable[..., Any], str]] = []
         self._implementations: list[tuple[str, str, Any, str]] = []
@@ -126,6 +133,8 @@ class OpFamily:
             registrar.register_op(opdef)
         for name, fn, site in self._semantics:
             registrar.register_semantics(name, fn, site=site)
+        if self.semantics_module is not None:
+            registrar.defer_semantics(self.semantics_module, [o.name for o in self.opdefs])
         for interface, name, impl, site in self._implementations:
             registrar.implement(interface, name, impl, site=site)
         for entry in self._dsl:

@@ -184,6 +184,32 @@ class OpTraits:
     reserves_on_chip_window: bool = False
 
 
+class _Semantics:
+    """`OpDef.evaluate`. Reading a missing evaluate first imports the semantics modules plugins deferred
+    (pypto_core/ops/semantics_module.py): the numpy semantics load on the first execution, not with the plugins."""
+
+    def __get__(self, opdef: OpDef | None, owner: type | None = None) -> Any:
+        if opdef is None:  # the dataclass asks the class for the field's default
+            return None
+        value = opdef.__dict__.get("_evaluate")
+        if value is None:
+            from pypto_core.ops.registry import raw_registry
+
+            registry = raw_registry()
+            if registry.deferred_semantics:
+                registry.load_deferred_semantics()
+                value = opdef.__dict__.get("_evaluate")
+        return value
+
+    def __set__(self, opdef: OpDef, value: Any) -> None:
+        opdef.__dict__["_evaluate"] = value
+
+
+def registered_evaluate(opdef: OpDef) -> Any:
+    """The evaluate registered so far, without loading deferred semantics (for the registry itself)."""
+    return opdef.__dict__.get("_evaluate")
+
+
 EffectResolver = Callable[[Mapping[str, Any]], Mapping[int, Effect]]
 AffinityClassifier = Callable[["Call"], CoreAffinity]
 TypeDeducer = Callable[[Sequence["Expr"], Mapping[str, Any]], "Type"]
@@ -214,7 +240,8 @@ class OpDef:
     # The numpy semantics for the reference machine; an op family registers it beside the op
     # (pypto_core/ops/family.py). How passes rewrite the op is not a field: ops implement the
     # interfaces passes declare (pypto_core/ops/interfaces.py).
-    evaluate: Evaluator | None = None
+    # Read through `_Semantics`: a family's semantics module is imported when an evaluate is first asked for.
+    evaluate: Evaluator | None = _Semantics()  # type: ignore[assignment]
     doc: str = ""
     # `path:line` of the statement that built this OpDef, for messages naming where an op is defined.
     defined_at: str = field(default="", compare=False, repr=False)

@@ -21,7 +21,7 @@ from pypto_core.ir.limits import MAX_DIM, MIN_DIM, out_of_range_dim, out_of_rang
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TileType, Type
 from pypto_core.ops.interfaces import MissingImplementationError, OpInterface
-from pypto_core.ops.opdef import OpDef
+from pypto_core.ops.opdef import OpDef, registered_evaluate
 from pypto_core.ops.places import Place
 from pypto_core.plugins.lazy import plugins_loaded
 
@@ -52,6 +52,16 @@ class DslEntry:
     site: str = ""
 
 
+@dataclass(frozen=True)
+class DeferredSemantics:
+    """A family's semantics module, imported when an OpDef's evaluate is first asked for."""
+
+    module: str
+    owner: str
+    site: str = ""
+    op_names: frozenset[str] = frozenset()  # the family's ops, whose semantics the module is expected to hold
+
+
 class OpRegistry:
     def __init__(self) -> None:
         self.ops: dict[str, OpDef] = {}
@@ -66,6 +76,8 @@ class OpRegistry:
         self.impls: dict[str, dict[str, Any]] = {}
         self.impl_places: dict[tuple[str, str], Place] = {}
         self._op_handles: dict[str, Op] = {}
+        # Semantics modules registered but not imported yet (pypto_core/ops/semantics_module.py).
+        self.deferred_semantics: list[DeferredSemantics] = []
 
     @property
     def op_owners(self) -> dict[str, str]:
@@ -78,7 +90,7 @@ class OpRegistry:
             raise DuplicateRegistrationError("op", opdef.name, self.op_places[opdef.name], place)
         self.ops[opdef.name] = opdef
         self.op_places[opdef.name] = place
-        if opdef.evaluate is not None:
+        if registered_evaluate(opdef) is not None:
             self.semantics_places[opdef.name] = place
 
     def register_semantics(self, op_name: str, evaluate: Callable[..., Any], owner: str = "<unknown>",
@@ -89,11 +101,34 @@ class OpRegistry:
             raise ValueError(f"semantics for op '{op_name}' ({site or owner}), which no plugin has registered; "
                              f"register the op first")
         place = Place(owner, site)
-        if opdef.evaluate is not None:
+        if registered_evaluate(opdef) is None and any(op_name in d.op_names for d in self.deferred_semantics):
+            # A second semantics for an op a deferred module covers: load that module now, so the clash is
+            # reported at registration, as with semantics registered beside their op.
+            self.load_deferred_semantics(op_name)
+        if registered_evaluate(opdef) is not None:
             raise DuplicateRegistrationError("semantics of op", op_name,
                                              self.semantics_places.get(op_name, self.op_places[op_name]), place)
         opdef.evaluate = evaluate
         self.semantics_places[op_name] = place
+
+    def defer_semantics(self, module: str, owner: str = "<unknown>", site: str = "",
+                        op_names: Sequence[str] = ()) -> None:
+        """A semantics module whose table registers on first execution, not now (numpy and the machine stay
+        unimported in a process that only compiles). `op_names`: the ops it covers, for clash checks."""
+        self.deferred_semantics.append(DeferredSemantics(module, owner, site, frozenset(op_names)))
+
+    def load_deferred_semantics(self, op_name: str | None = None) -> None:
+        """Import the deferred semantics modules (those covering `op_name`, or all) and register each table
+        under its plugin."""
+        from pypto_core.ops.semantics_module import semantics_table
+
+        while True:
+            deferred = next((d for d in self.deferred_semantics if op_name is None or op_name in d.op_names), None)
+            if deferred is None:
+                return
+            self.deferred_semantics.remove(deferred)
+            for name, evaluate, site in semantics_table(deferred.module, deferred.owner).entries:
+                self.register_semantics(name, evaluate, deferred.owner, site)
 
     def register_dsl(self, name: str, function: DslFunction, owner: str = "<unknown>", site: str = "") -> None:
         if name in self.dsl:
@@ -149,6 +184,7 @@ class OpRegistry:
         for key in [k for k, p in self.impl_places.items() if p.owner == owner]:
             del self.impls[key[0]][key[1]]
             del self.impl_places[key]
+        self.deferred_semantics = [d for d in self.deferred_semantics if d.owner != owner]
 
     def clear(self) -> None:
         self._detach_semantics(list(self.semantics_places))
@@ -156,6 +192,7 @@ class OpRegistry:
                       self.builder_places, self.interfaces, self.interface_places, self.impls, self.impl_places,
                       self._op_handles):
             table.clear()
+        self.deferred_semantics.clear()
 
     def _detach_semantics(self, names: list[str]) -> None:
         """Take semantics registered beside an op off its OpDef again: the plugin's OpDef object is

@@ -16,8 +16,8 @@ def register_core() -> None:
     with _LOCK:
         if _done:
             return
+        from pypto_core.passes.ir_verifier import IRVerifierPass
         from pypto_core.passes.registry import PASSES
-        from pypto_core.passes.run_verifier import IRVerifierPass
         from pypto_core.passes.verifiers import register_core_properties
 
         register_core_properties()

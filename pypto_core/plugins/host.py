@@ -18,7 +18,6 @@ name nothing provides says which failed or blocked plugin might have provided it
 from __future__ import annotations
 
 import difflib
-import importlib.metadata as md
 import inspect
 import os
 import sys
@@ -32,15 +31,15 @@ from typing import Any
 
 import pluggy
 
+from pypto_core.collector import collector_paused
 from pypto_core.errors import UserError
 from pypto_core.plugins import hookspecs
 from pypto_core.plugins.hookspecs import PLUGIN_API_VERSION
+from pypto_core.plugins.installed import DISABLE_ENV, OWN_DISTRIBUTION, plugin_entry_points
+from pypto_core.plugins.installed import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # tests read it here
 from pypto_core.plugins.registrar import Registrar, clear_plugin_registrations, rollback_owner
 
-ENTRY_POINT_GROUP = "pypto.plugins"
-DISABLE_ENV = "PYPTO_DISABLE_PLUGINS"
 IN_PROCESS_DISTRIBUTION = "<registered in process>"
-OWN_DISTRIBUTION = "pypto"
 
 
 class PluginLoadWarning(UserWarning):
@@ -200,20 +199,7 @@ class PluginHost:
 
 
 def _discover() -> list[_Candidate]:
-    seen: set[tuple[str, str]] = set()
-    out: list[_Candidate] = []
-    for ep in md.entry_points(group=ENTRY_POINT_GROUP):
-        key = (ep.name, ep.value)
-        if key in seen:  # the same distribution visible twice on sys.path
-            continue
-        seen.add(key)
-        dist = getattr(ep, "dist", None)
-        dist_name = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "<unknown distribution>"
-        out.append(_Candidate(ep.name, dist_name, ep.load))
-    # pypto's own plugins first: a third-party plugin that registers a bundled name is the one
-    # reported as the clash, whatever the alphabet says.
-    out.sort(key=lambda c: (not c.distribution.startswith(f"{OWN_DISTRIBUTION} "), c.name))
-    return out
+    return [_Candidate(ep.name, dist, ep.load) for ep, dist in plugin_entry_points()]
 
 
 def discovered_plugin_names() -> list[str]:
@@ -380,8 +366,12 @@ def ensure_plugins_loaded() -> PluginHost:
 
         host = _LOADING = PluginHost()
         try:
-            register_core()  # reads registries: they see _LOADING and do not load again
-            host.load_all(list(_DISABLED_OVERRIDE or []), _EXTRA, from_env=disabled_from_env())
+            # Loading imports every plugin and fills the registries: objects that live as long as the process,
+            # which the cyclic collector would walk again and again while they are made (docs/architecture.md,
+            # performance).
+            with collector_paused():
+                register_core()  # reads registries: they see _LOADING and do not load again
+                host.load_all(list(_DISABLED_OVERRIDE or []), _EXTRA, from_env=disabled_from_env())
         finally:
             _LOADING = None
         _HOST = host

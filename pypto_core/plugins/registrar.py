@@ -40,6 +40,12 @@ class Registrar:
         raw_registry().register_semantics(op_name, evaluate, self.owner, _site(site, evaluate))
         self._note("semantics", op_name)
 
+    def defer_semantics(self, module: str, op_names: Sequence[str] = ()) -> None:
+        """A semantics module (pypto_core/ops/semantics_module.py) imported when the machine first runs an op;
+        `op_names` are the ops it covers (a second semantics for one of them is a clash at registration)."""
+        raw_registry().defer_semantics(module, self.owner, caller_site(), op_names)
+        self._note("semantics modules", module)
+
     def register_dsl(self, name: str, function: Callable[..., Any], site: str | None = None) -> None:
         """A `pl` DSL name (`tile.load`, `add`) and the function the parser calls for it."""
         raw_registry().register_dsl(name, function, self.owner, _site(site, function))

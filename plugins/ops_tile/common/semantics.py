@@ -242,3 +242,64 @@ def note_elements(ctx: Any, call: Any, index: int, array: np.ndarray, flat: np.n
     for f in np.unique(flat.reshape(-1)):
         pos = np.unravel_index(int(f), array.shape)
         note(ctx, call, index, kind, array[tuple(slice(p, p + 1) for p in pos)])
+
+
+# -- element-wise ops computed as they are ----------------------------------------------------------------
+_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def computed_as_is(dt: np.dtype) -> bool:
+    """A result dtype an element-wise op computes in directly (not a low-precision float, which is computed in
+    FP32 and rounded once): operands already of this dtype are their own compute operands."""
+    return not is_float_dtype(dt) or dt in _WIDE_FLOATS
+
+
+def direct_unary(fn: Callable[[Any], Any], general: Evaluate) -> Evaluate:
+    """`general` (finish(fn(compute_operand(a, dt)), dt, (a,))) with a per-call-site fast path: an operand of
+    the result's dtype, which `compute_operand` returns as it is, goes to `fn` directly; the machine's fixed
+    cost per element-wise op is mostly these per-execution dtype questions (docs/architecture.md, performance)."""
+
+    def specialize(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+        dt = result_np_dtype(call)
+        if not computed_as_is(dt):
+            return None
+        ndarray = np.ndarray
+
+        def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+            a = args[0]
+            if getattr(a, "dtype", None) != dt:
+                return general(ctx, call, args, kwargs)
+            out = fn(a)
+            if out.__class__ is ndarray and out.dtype == dt and out.base is None and out is not a:
+                return out
+            return finish(out, dt, (a,))
+
+        return evaluate
+
+    general.specialize = specialize  # type: ignore[attr-defined]
+    return general
+
+
+def direct_binary(fn: Callable[[Any, Any], Any], general: Evaluate) -> Evaluate:
+    """`general` (finish(fn(compute_operand(a, dt), compute_operand(b, dt)), dt, (a, b))) with the fast path of
+    `direct_unary` for two operands of the result's dtype."""
+
+    def specialize(code: Any, call: Any, kwargs: dict) -> Evaluate | None:
+        dt = result_np_dtype(call)
+        if not computed_as_is(dt):
+            return None
+        ndarray = np.ndarray
+
+        def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
+            a, b = args[0], args[1]
+            if getattr(a, "dtype", None) != dt or getattr(b, "dtype", None) != dt:
+                return general(ctx, call, args, kwargs)
+            out = fn(a, b)
+            if out.__class__ is ndarray and out.dtype == dt and out.base is None and out is not a and out is not b:
+                return out
+            return finish(out, dt, (a, b))
+
+        return evaluate
+
+    general.specialize = specialize  # type: ignore[attr-defined]
+    return general

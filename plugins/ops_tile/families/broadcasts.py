@@ -21,13 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import TileLayout
 from pypto_core.ir.expr import Expr
 from pypto_core.ir.span import Span
-from pypto_core.ir.types import TensorType, TileType, Type
+from pypto_core.ir.types import TensorType, Type
 from pypto_core.ops.build import (
     dsl_entry,
     operand_kind,
@@ -43,12 +40,11 @@ from pypto_core.ops.family import OpFamily
 from pypto_core.ops.opdef import ArgSpec, LaneCategory, OpDef
 from pypto_plugins.ops_tile.common import names
 from pypto_plugins.ops_tile.common.dsl import Builder, dispatch_between, dsl_named, registered
-from pypto_plugins.ops_tile.common.semantics import Evaluate, result_np_dtype, wide
 from pypto_plugins.ops_tile.common.shapes import require_min_rank, static_mismatch
 from pypto_plugins.ops_tile.common.tile_forms import same
 from pypto_plugins.ops_tile.common.views import require_row_major, result_tile, vec_op
 
-family = OpFamily("broadcasts")
+family = OpFamily("broadcasts", semantics="pypto_plugins.ops_tile.semantics.broadcasts")
 
 ROW_EXPAND_ADD_DTYPES = (DataType.INT8, DataType.INT16, DataType.INT32, DataType.FP16, DataType.FP32)
 EXPAND_NEW = ("", "max", "min", "expdif")  # the broadcasts beyond names.EXPAND ("": the plain broadcast)
@@ -193,45 +189,7 @@ for _d in ("row", "col"):
                             f"{'; the target gives the shape' if not _n else ''})."), dsl=f"tensor.{_name}")
 
 
-# -- semantics ----------------------------------------------------------------------------------------------
-FUNCTIONS: dict[str, Callable[[Any, Any], Any]] = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "max": np.maximum, "min": np.minimum, "expdif": lambda x, v: np.exp(np.subtract(x, v)),
-    "": lambda x, v: np.broadcast_to(v, np.shape(x)),
-}
-
-
-def packed_carrier(vec_type: Any) -> bool:
-    """A tile.row_expand_add row_vec that is a packed 32-byte block per row: row-major with more than one
-    column (a [M, 1] column, col_major when M > 1, is the one-value-per-row form)."""
-    if not isinstance(vec_type, TileType) or static_int(vec_type.shape[-1]) == 1:
-        return False
-    return vec_type.effective_view().blayout is TileLayout.row_major
-
-
-def expand(kind: str, row: bool) -> Evaluate:
-    """row_expand_*(x, v [..., M, 1]) / col_expand_*(x, v [..., 1, N]): v broadcast over x's shape. A packed
-    row-major 32-byte carrier row_vec of tile.row_expand_add ([M, K], K = 32 / element bytes) repeats from
-    column 0: x[i, j] + v[i, j mod K]."""
-    fn = FUNCTIONS[kind]
-
-    def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        x, v = np.asarray(args[0]), np.asarray(args[1])
-        if row and call.op.name == "tile.row_expand_add" and packed_carrier(call.args[1].type):
-            n, k = x.shape[-1], v.shape[-1]
-            v = np.take(v, np.arange(n) % k, axis=-1)
-        else:
-            v = v[..., :1] if row else v[..., :1, :]
-        return np.array(fn(wide(x), wide(v)), copy=True).astype(result_np_dtype(call))
-
-    return evaluate
-
-
-for _d in ("row", "col"):
-    for _n in (*names.EXPAND, *EXPAND_NEW):
-        family.semantics_of(f"tile.{expand_name(_d, _n)}", expand(_n, _d == "row"))
-        family.semantics_of(f"tensor.{expand_name(_d, _n)}", expand(_n, _d == "row"))
-
+# -- tile forms ----------------------------------------------------------------------------------------------
 for _name in ALL:
     family.implement("tile_form", f"tensor.{_name}", same(f"tile.{_name}"))
 

@@ -23,12 +23,9 @@ is a tile, sels that it covers src's valid rows), and an unclassified operand is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from pypto_core.interp.errors import MachineError
 from pypto_core.ir import scalar_ops
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import CastMode
@@ -55,7 +52,6 @@ from pypto_core.ops.family import OpFamily
 from pypto_core.ops.opdef import ArgSpec, KwargSpec, LaneCategory, OpDef
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
-from pypto_plugins.ops_tile.common.conversion import ROUND, convert
 from pypto_plugins.ops_tile.common.dsl import (
     Builder,
     dispatch_between,
@@ -65,12 +61,11 @@ from pypto_plugins.ops_tile.common.dsl import (
     scalar_for,
 )
 from pypto_plugins.ops_tile.common.elementwise import CMP_MODES
-from pypto_plugins.ops_tile.common.semantics import CMP_FNS, finish, result_np_dtype, wide
 from pypto_plugins.ops_tile.common.shapes import fresh
 from pypto_plugins.ops_tile.common.tile_forms import same, scratch, tile_of
 from pypto_plugins.ops_tile.common.views import result_tile, vec_op
 
-family = OpFamily("cast_compare_select")
+family = OpFamily("cast_compare_select", semantics="pypto_plugins.ops_tile.semantics.cast_compare_select")
 
 MASK_CARRIERS = (DataType.INT8, DataType.UINT8, DataType.INT16, DataType.UINT16, DataType.INT32, DataType.UINT32)
 SELS_DTYPES = (*MASK_CARRIERS, DataType.FP16, DataType.FP32)
@@ -210,86 +205,6 @@ family.op(vec_op("sel", deduce_sel, (ArgSpec("mask"), ArgSpec("lhs"), ArgSpec("r
 family.op(vec_op("sels", deduce_sels, (ArgSpec("mask"), ArgSpec("src"), ArgSpec("tmp"), ArgSpec("scalar")),
                  "Pick src where the packed mask bit is set, else the scalar (any 8/16/32-bit mask carrier).",
                  vec=(0, 1, 2), lane_invariant={2: LaneCategory.SCRATCH}))
-
-
-# -- semantics ----------------------------------------------------------------------------------------------
-@family.semantics("tile.cast", "tensor.cast")
-def cast_elements(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    mode = int(kwargs.get("mode", ROUND) if kwargs.get("mode") is not None else ROUND)
-    return convert(args[0], result_np_dtype(call), mode)
-
-
-def _cmp_fn(mode: Any, op: str) -> Callable[[Any, Any], Any]:
-    if isinstance(mode, str):
-        if mode.lower() not in CMP_MODES:
-            raise MachineError(f"{op}: unknown cmp_type '{mode}'")
-        return CMP_FNS[CMP_MODES.index(mode.lower())]
-    if not 0 <= int(mode) < len(CMP_FNS):
-        raise MachineError(f"{op}: cmp_type {mode} is not one of 0..{len(CMP_FNS) - 1}")
-    return CMP_FNS[int(mode)]
-
-
-def _valid_columns(ctx: Any, call: Any, n: int) -> int:
-    """Valid elements of a compared row: those of the first operand whose last dim is the result's."""
-    for a in call.args:
-        t = a.type
-        if isinstance(t, TileType) and t.shape and ctx.shape(t)[-1] == n:
-            return ctx.valid_shape(t)[-1]
-    return n
-
-
-@family.semantics("tile.cmp", "tile.cmps")
-def compare_packed(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.cmp(lhs, rhs, cmp_type=) / tile.cmps(lhs, scalar, cmp_type=): the packed predicate."""
-    fn = _cmp_fn(kwargs.get("cmp_type", 0), call.op.name)
-    bits = np.asarray(fn(wide(args[0]), wide(args[1])), dtype=bool)
-    if bits.ndim == 0:
-        raise MachineError(f"{call.op.name}: a 0-D comparison has no row to pack")
-    n = bits.shape[-1]
-    bits = bits.copy()
-    bits[..., _valid_columns(ctx, call, n):] = False
-    packed = np.packbits(bits, axis=-1, bitorder="little")
-    out = np.zeros(ctx.shape(call.type), dtype=np.uint8)
-    out[..., : packed.shape[-1]] = packed
-    return out
-
-
-@family.semantics("tensor.cmp")
-def compare_values(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tensor.cmp: 1 where the comparison holds, else 0, in the result dtype."""
-    fn = _cmp_fn(kwargs.get("cmp_type", 0), call.op.name)
-    return finish(fn(wide(args[0]), wide(args[1])), result_np_dtype(call))
-
-
-def mask_bits(mask: Any, shape: tuple[int, ...], op: str) -> np.ndarray:
-    """The packed bits of a mask tile as a bool array of `shape` (rows = leading dims merged)."""
-    m = np.ascontiguousarray(np.asarray(mask))
-    if m.ndim == 0 or not shape:
-        raise MachineError(f"{op}: the mask and the selected tiles need at least one dimension")
-    rows_m = int(np.prod(m.shape[:-1], dtype=np.int64))
-    data = m.reshape(rows_m, m.shape[-1]).view(np.uint8)
-    bits = np.unpackbits(data, axis=1, bitorder="little")
-    rows, n = int(np.prod(shape[:-1], dtype=np.int64)), shape[-1]
-    if rows_m < rows or bits.shape[1] < n:
-        raise MachineError(f"{op}: the mask holds {rows_m} rows of {bits.shape[1]} bits but the selection needs "
-                           f"{rows} rows of {n} bits")
-    return bits[:rows, :n].astype(bool).reshape(shape)
-
-
-@family.semantics("tile.sel")
-def select(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.sel(mask, lhs, rhs, tmp): lhs where the packed mask bit is set, else rhs."""
-    shape = ctx.shape(call.type)
-    mask = mask_bits(args[0], shape, call.op.name)
-    return finish(np.where(mask, wide(args[1]), wide(args[2])), result_np_dtype(call))
-
-
-@family.semantics("tile.sels")
-def select_scalar(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.sels(mask, src, tmp, scalar): src where the packed mask bit is set, else the scalar."""
-    shape = ctx.shape(call.type)
-    mask = mask_bits(args[0], shape, call.op.name)
-    return finish(np.where(mask, wide(args[1]), wide(args[3])), result_np_dtype(call))
 
 
 # -- tile forms ---------------------------------------------------------------------------------------------

@@ -32,10 +32,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from pypto_core.interp.dtypes import poisoned
-from pypto_core.interp.limits import check_allocation
 from pypto_core.ir import scalar_ops
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace, TensorLayout, TileLayout
@@ -70,12 +66,11 @@ from pypto_plugins.ops_tile.common.dsl import (
     set_if,
 )
 from pypto_plugins.ops_tile.common.flatten import merge_shape_operand
-from pypto_plugins.ops_tile.common.semantics import as_ints, result_np_dtype, wide
 from pypto_plugins.ops_tile.common.shapes import shape_operand, static_shape
 from pypto_plugins.ops_tile.common.tile_forms import tile_of
 from pypto_plugins.ops_tile.common.views import VEC_RESULT, result_tile, row_major, vec_op
 
-family = OpFamily("creation")
+family = OpFamily("creation", semantics="pypto_plugins.ops_tile.semantics.creation")
 
 PTR = PtrType()  # an allocation's identity (docs/memory_planning.md)
 
@@ -207,44 +202,6 @@ family.op(OpDef("tile.alloc", deduce_tile_alloc, args=(_SPACE_ARG, ArgSpec("size
                     "identity (docs/memory_planning.md)."))
 family.op(OpDef("tensor.alloc", deduce_tensor_alloc, args=(_SPACE_ARG, ArgSpec("size")),
                 doc="Declare a DDR buffer of `size` bytes: a pl.Ptr."))
-
-
-# -- semantics ----------------------------------------------------------------------------------------------
-@family.semantics("tile.create", "tensor.create")
-def create(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """Uninitialised (poison) unless `init_value` is given."""
-    dt = result_np_dtype(call)
-    shape = as_ints(args[0]) if args else ctx.shape(call.type)
-    check_allocation(shape, dt, call.op.name, call.span)
-    init = kwargs.get("init_value")
-    if init is not None:
-        return np.full(shape, init, dtype=dt)
-    return poisoned(shape, dt)
-
-
-@family.semantics("tensor.create_l1")
-def create_l1(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return create(ctx, call, [args[0]], {})  # uninitialised: poison
-
-
-@family.semantics("tile.full", "tensor.full")
-def full(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    value = args[1] if len(args) > 1 else kwargs.get("value", 0)
-    shape, dt = as_ints(args[0]), result_np_dtype(call)
-    check_allocation(shape, dt, call.op.name, call.span)
-    return np.full(shape, value, dtype=dt)
-
-
-@family.semantics("tile.expands", "tensor.expands")
-def expands(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    dt = result_np_dtype(call)
-    return np.full(ctx.shape(call.type), np.asarray(wide(args[1])).astype(dt), dtype=dt)
-
-
-@family.semantics("tile.alloc", "tensor.alloc")
-def alloc(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    """The Ptr token: the tiles naming it hold the bytes (docs/memory_planning.md, address-accurate execution)."""
-    return np.int64(0)
 
 
 # -- tile forms ---------------------------------------------------------------------------------------------

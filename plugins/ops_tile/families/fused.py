@@ -14,10 +14,8 @@ Memory: every tile operand is read from Vec and the result is Vec.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import Call, Expr
@@ -37,10 +35,9 @@ from pypto_core.ops.opdef import ArgSpec, LaneCategory
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.ops_tile.common.dsl import registered, scalar_for, tile_only
 from pypto_plugins.ops_tile.common.elementwise import Deducer
-from pypto_plugins.ops_tile.common.semantics import Evaluate, finish, result_np_dtype, wide
 from pypto_plugins.ops_tile.common.views import result_tile, row_major, vec_op
 
-family = OpFamily("fused")
+family = OpFamily("fused", semantics="pypto_plugins.ops_tile.semantics.fused")
 
 _PRELU_DTYPES = (DataType.FP16, DataType.FP32)
 
@@ -111,31 +108,6 @@ family.op(vec_op("prelu", deduce_prelu, (ArgSpec("tile"), ArgSpec("slope"), ArgS
                  lane_invariant={2: LaneCategory.SCRATCH}), dsl="tile.prelu")
 family.op(vec_op("lrelu", deduce_lrelu, (ArgSpec("tile"), ArgSpec("slope")),
                  "Element-wise x if x > 0 else slope * x, with a scalar slope."))
-
-
-# -- semantics ----------------------------------------------------------------------------------------------
-def ternary(fn: Callable[[Any, Any, Any], Any]) -> Evaluate:
-    def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        return finish(fn(wide(args[0]), wide(args[1]), wide(args[2])), result_np_dtype(call), tuple(args))
-
-    return evaluate
-
-
-family.semantics_of("tile.addc", ternary(lambda a, b, c: a + b + c))
-family.semantics_of("tile.subc", ternary(lambda a, b, c: a - b + c))
-family.semantics_of("tile.addsc", ternary(lambda a, s, c: a + s + c))
-family.semantics_of("tile.subsc", ternary(lambda a, s, c: a - s + c))
-
-
-def _leaky(x: Any, slope: Any) -> Any:
-    x = np.asarray(x)
-    return np.where(x > 0, x, x * slope)
-
-
-@family.semantics("tile.prelu", "tile.lrelu")
-def leaky_relu(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """x where x > 0, else slope * x (a slope tile or a scalar slope)."""
-    return finish(_leaky(wide(args[0]), wide(args[1])), result_np_dtype(call))
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------

@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
@@ -36,7 +34,7 @@ from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm
 from pypto_plugins.ops_tile.common.dsl import registered
 
-family = OpFamily("launch")
+family = OpFamily("launch", semantics="pypto_plugins.ops_tile.semantics.launch")
 
 CLUSTERS = 1  # one core group (cluster) per launch on the reference machine
 
@@ -89,47 +87,6 @@ family.op(OpDef("system.task_is_valid", deduce_task_is_valid, args=(ArgSpec("tas
 for _name in ("get_block_idx", "get_block_num", "get_subblock_idx"):
     family.implement("tile_form", f"tensor.{_name}", TileForm(op=f"tile.{_name}"))
     family.dsl_function(_name, registered(f"tensor.{_name}"))
-
-
-# -- semantics ----------------------------------------------------------------------------------------------
-@family.semantics("tile.get_subblock_idx", "tensor.get_subblock_idx")
-def subblock_idx(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int64(ctx.lane)
-
-
-@family.semantics("tile.get_block_idx", "tensor.get_block_idx")
-def block_idx(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int64(0)
-
-
-@family.semantics("tile.get_block_num", "tensor.get_block_num")
-def block_num(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int64(CLUSTERS)
-
-
-@family.semantics("system.available_aiv_count")
-def aiv_count(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int32(ctx.machine.shape.aiv_lanes * CLUSTERS)
-
-
-@family.semantics("system.available_cluster_count")
-def cluster_count(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int32(CLUSTERS)
-
-
-@family.semantics("system.task_invalid")
-def task_invalid(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int64(-1)
-
-
-@family.semantics("system.task_dummy")
-def completed_task_id(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.int64(0)
-
-
-@family.semantics("system.task_is_valid")
-def task_is_valid(ctx: Any, call: Any, args: list, kwargs: dict) -> Any:
-    return np.bool_(int(args[0]) != -1)
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, ConstInt, Expr
@@ -38,10 +36,9 @@ from pypto_core.ops.family import OpFamily
 from pypto_core.ops.opdef import ArgSpec, Effect, OpDef, OpTraits, OutputMemory
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.ops_tile.common.dsl import registered
-from pypto_plugins.ops_tile.common.semantics import valid_of
 from pypto_plugins.ops_tile.common.views import product_view
 
-family = OpFamily("matmul_mx")
+family = OpFamily("matmul_mx", semantics="pypto_plugins.ops_tile.semantics.matmul_mx")
 
 LEFT, RIGHT, ACC, BIAS = MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias
 LEFT_SCALE, RIGHT_SCALE = MemorySpace.LeftScale, MemorySpace.RightScale
@@ -201,46 +198,7 @@ for _name, _pairs in (("tile.matmul_mx", ((0, 1), (2, 3))), ("tile.matmul_mx_bia
     family.implement("mx_scale_pairs", _name, {"pairs": _pairs, "bind": bind_scale})
 
 
-# -- semantics ----------------------------------------------------------------------------------------------
-def _scaled(data: np.ndarray, scale: np.ndarray, k_axis: int, k: int) -> np.ndarray:
-    """data[:k along K] * its block scales, in FP32."""
-    expanded = np.repeat(scale.astype(np.float32), MX_BLOCK, axis=k_axis)
-    index = [slice(None), slice(None)]
-    index[k_axis] = slice(0, k)
-    return data[tuple(index)].astype(np.float32) * expanded[tuple(index)]
-
-
-def mx_product(ctx: Any, call: Any, args: list, first: int) -> np.ndarray:
-    """The FP32 MX product of operands first .. first + 3 (lhs, lhs_scale, rhs, rhs_scale)."""
-    lhs, lhs_scale, rhs, rhs_scale = args[first:first + 4]
-    k = min(valid_of(ctx, call, first)[1], valid_of(ctx, call, first + 2)[0])
-    return np.matmul(_scaled(lhs, lhs_scale, 1, k), _scaled(rhs, rhs_scale, 0, k))
-
-
-@family.semantics("tile.matmul_mx")
-def matmul_mx(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return mx_product(ctx, call, args, 0)
-
-
-@family.semantics("tile.matmul_mx_acc")
-def matmul_mx_acc(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    p = mx_product(ctx, call, args, 1)
-    p += args[0]  # p is fresh: accumulate in place
-    return p
-
-
-@family.semantics("tile.matmul_mx_bias")
-def matmul_mx_bias(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    p = mx_product(ctx, call, args, 0)
-    p += args[4][:1].astype(np.float32)  # the bias row, broadcast down the rows
-    return p
-
-
-@family.semantics("tile.tget_scale_addr")
-def tget_scale_addr(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return args[0]  # an address binding: the scale tile's values stay as they are
-
-
+# -- memory planning -----------------------------------------------------------------------------------------
 # Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
 family.set_traits("tile.tget_scale_addr", buffer_view="view", output_reuses_input=0)
 family.set_traits("tile.matmul_mx_acc", output_reuses_input=0)

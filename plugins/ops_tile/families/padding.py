@@ -17,9 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from pypto_core.interp.dtypes import is_float_dtype, is_int_dtype
 from pypto_core.ir.enums import MemorySpace, PadValue
 from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
@@ -30,11 +27,10 @@ from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OpTraits
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm
 from pypto_plugins.ops_tile.common.dsl import Builder, dispatch_between
-from pypto_plugins.ops_tile.common.semantics import as_ints, result_np_dtype
 from pypto_plugins.ops_tile.common.shapes import static_shape
 from pypto_plugins.ops_tile.common.views import VEC_RESULT, relayout_view, vec_operands
 
-family = OpFamily("padding")
+family = OpFamily("padding", semantics="pypto_plugins.ops_tile.semantics.padding")
 
 
 # -- type rules ---------------------------------------------------------------------------------------------
@@ -115,40 +111,7 @@ family.op(OpDef("tensor.fillpad_expand", deduce_tensor_fillpad_expand, args=(Arg
                 doc="The tensor's valid region at the origin of a bigger tensor of `shape`, the rest the pad value."))
 
 
-# -- semantics ----------------------------------------------------------------------------------------------
-def pad_scalar(pad: PadValue, dt: np.dtype) -> Any:
-    """zero -> 0; max / min -> +-inf for floats, the integer limits for ints (True / False for BOOL)."""
-    if pad is PadValue.zero:
-        return dt.type(0)
-    high = pad is PadValue.max
-    if is_float_dtype(dt):
-        return dt.type(np.inf if high else -np.inf)
-    if is_int_dtype(dt):
-        info = np.iinfo(dt)
-        return dt.type(info.max if high else info.min)
-    return dt.type(high)
-
-
-def padded(ctx: Any, call: Any, kwargs: dict, src: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """A fresh array of `shape`: src's valid region at the origin, the pad value everywhere else."""
-    dt = result_np_dtype(call)
-    out = np.full(shape, pad_scalar(kwargs.get("pad_value") or PadValue.zero, dt), dtype=dt)
-    valid = ctx.valid_shape(call.args[0].type)
-    region = tuple(slice(0, min(v, s)) for v, s in zip(valid, shape))
-    out[region] = src[region]
-    return out
-
-
-@family.semantics("tile.fillpad", "tile.fillpad_inplace", "tensor.fillpad")
-def fillpad(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return padded(ctx, call, kwargs, args[0], args[0].shape)
-
-
-@family.semantics("tile.fillpad_expand", "tensor.fillpad_expand")
-def fillpad_expand(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return padded(ctx, call, kwargs, args[0], as_ints(args[1]))
-
-
+# -- tile forms ----------------------------------------------------------------------------------------------
 family.implement("tile_form", "tensor.fillpad", TileForm(op="tile.fillpad"))
 family.implement("tile_form", "tensor.fillpad_expand", TileForm(op="tile.fillpad_expand"))
 

@@ -14,12 +14,10 @@ transposed. Its tile form is tile.transpose of the (whole, loaded) tile.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from pypto_core.interp.gm_race import notes_own_gm_accesses
 from pypto_core.ir.enums import MemorySpace, PadValue, TensorLayout, TileLayout
 from pypto_core.ir.expr import Call, ConstInt, Expr
 from pypto_core.ir.types import TensorType, TensorView, TileType, Type, dims_equal
@@ -41,7 +39,7 @@ from pypto_plugins.ops_tile.common.shapes import row_major_strides, tensor_valid
 from pypto_plugins.ops_tile.common.tile_forms import const_dims
 from pypto_plugins.ops_tile.common.views import is_partial, valid_view
 
-family = OpFamily("transpose")
+family = OpFamily("transpose", semantics="pypto_plugins.ops_tile.semantics.transpose")
 
 _INHERIT = OutputMemory(inherit_input=0)
 _FLIPPED = {TensorLayout.ND: TensorLayout.DN, TensorLayout.DN: TensorLayout.ND}
@@ -151,20 +149,7 @@ family.op(OpDef("tensor.transpose", deduce_tensor_transpose,
           dsl="tensor.transpose")
 
 
-# -- semantics ----------------------------------------------------------------------------------------------
-@family.semantics("tile.transpose", "tensor.transpose")
-@notes_own_gm_accesses
-def transpose(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    """tile.transpose copies; tensor.transpose is a view."""
-    out = np.swapaxes(args[0], int(args[1]), int(args[2]))
-    return out if call.op.name.startswith("tensor.") else out.copy()
-
-
-@family.semantics("tile.transpose_view")
-def transpose_view(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-    return np.swapaxes(args[0], -1, -2).copy()
-
-
+# -- tile forms ----------------------------------------------------------------------------------------------
 def lower_tensor_transpose(ctx: TileLowering, call: Call) -> Expr:
     """tile.transpose of the tile (a GM operand is loaded whole first)."""
     return ctx.call("tile.transpose", [ctx.tile(call.args[0]), *call.args[1:]], dict(call.kwargs))
@@ -204,7 +189,7 @@ def flatten_transpose(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -
         raise ValueError(f"the {rank}-D tile {shape_text(src.shape)} has a dynamic (non-constant) dimension, which "
                          f"cannot be flattened to 2D; iterate the dynamic dimension with pl.range, or reshape the "
                          f"tensor to 2D before the pl.at scope")
-    pages, a, b = int(np.prod(dims[:-2])), dims[-2], dims[-1]
+    pages, a, b = math.prod(dims[:-2]), dims[-2], dims[-1]
     space = src.memory_space if src.memory_space is not None else MemorySpace.Vec
     name = ctx.result_name("transposed")
 

@@ -16,12 +16,9 @@ extensions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from pypto_core.interp.dtypes import is_float_dtype
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
@@ -55,12 +52,11 @@ from pypto_plugins.ops_tile.common.elementwise import (
     integer_elements,
     require_high_precision,
 )
-from pypto_plugins.ops_tile.common.semantics import Evaluate, compute_operand, finish, result_np_dtype
 from pypto_plugins.ops_tile.common.shapes import fresh
 from pypto_plugins.ops_tile.common.tile_forms import as_dtype, promoting, same, scratch
 from pypto_plugins.ops_tile.common.views import result_tile, row_major, vec_op
 
-family = OpFamily("unary")
+family = OpFamily("unary", semantics="pypto_plugins.ops_tile.semantics.unary")
 
 _FLOAT_RESULT = ("exp", "sqrt", "recip", "rsqrt")  # of an integer tensor: FP32
 
@@ -140,45 +136,6 @@ for _n in names.TENSOR.UNARY:
               dsl=None if _precise else f"tensor.{dsl_name(_n)}")
 family.op(OpDef("tensor.log", tensor_unary_deducer("tensor.log"), args=(ArgSpec("input"),), kwargs=(_HIGH_PRECISION,),
                 doc="Element-wise natural logarithm of an FP16 / FP32 tensor."))
-
-
-# -- semantics ----------------------------------------------------------------------------------------------
-def _relu(a: Any) -> Any:
-    return np.maximum(a, np.zeros((), dtype=np.asarray(a).dtype))
-
-
-def _rsqrt(a: Any) -> Any:
-    return 1.0 / np.sqrt(a)
-
-
-def _recip(a: Any) -> Any:
-    arr = np.asarray(a)
-    one = np.ones((), dtype=arr.dtype) if is_float_dtype(arr.dtype) else np.float32(1)
-    return np.true_divide(one, arr)
-
-
-FUNCTIONS: dict[str, Callable[[Any], Any]] = {
-    "exp": np.exp, "neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "log": np.log, "relu": _relu,
-    "recip": _recip, "rsqrt": _rsqrt, "not": np.invert, "floor": np.floor, "ceil": np.ceil,
-    "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "sigmoid": lambda a: 1.0 / (1.0 + np.exp(-a)),
-    "square": np.square,
-}
-
-
-def unary(fn: Callable[[Any], Any]) -> Evaluate:
-    """The operand in the result's compute type (low-precision floats in FP32, rounded once)."""
-
-    def evaluate(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
-        dt = result_np_dtype(call)
-        return finish(fn(compute_operand(args[0], dt)), dt, (args[0],))
-
-    return evaluate
-
-
-for _n in (*names.UNARY, "recip", "rsqrt", "log"):
-    family.semantics_of(f"tile.{_n}", unary(FUNCTIONS[_n]))
-for _n in (*names.TENSOR.UNARY, "log"):
-    family.semantics_of(f"tensor.{_n}", unary(FUNCTIONS[_n]))
 
 
 # -- tile forms ---------------------------------------------------------------------------------------------

@@ -5,12 +5,13 @@ run's wall time, shown as a table (`--timing`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from pypto_core.passes.instruments.base import PassInstrument
 from pypto_core.passes.naming import pass_label
+
+if TYPE_CHECKING:
+    from rich.table import Table  # loaded when the table is built (docs/architecture.md, performance)
 
 
 @dataclass
@@ -36,6 +37,8 @@ class TimingInstrument(PassInstrument):
         """The passes' own times, then the time the checks and instruments took around them (verification,
         round trip, check-run, printing: each its own row, as LLVM's -time-passes shows the verifier), the
         total, and the run's wall time."""
+        from rich.table import Table
+
         others = sorted((instrument_seconds or {}).items(), key=lambda kv: -kv[1])
         passes_total = sum(t.seconds for t in self.times)
         total = passes_total + sum(seconds for _, seconds in others)
