@@ -209,6 +209,12 @@ family.op(OpDef("tensor.alloc", deduce_tensor_alloc, args=(_SPACE_ARG, ArgSpec("
                 doc="Declare a DDR buffer of `size` bytes: a pl.Ptr."))
 
 
+# A new buffer with undefined contents (OptimizeOrchTensors reuses a dead input instead of a fresh tensor;
+# docs/passes/optimize_orch_tensors.md): an init_value defines them.
+family.set_traits("tile.create", "tensor.create_l1", fresh_buffer=True)
+family.set_traits("tensor.create", fresh_buffer=lambda call: call.kwargs.get("init_value") is None)
+
+
 # -- semantics ----------------------------------------------------------------------------------------------
 @family.semantics("tile.create", "tensor.create")
 def create(ctx: Any, call: Any, args: list, kwargs: dict) -> np.ndarray:
