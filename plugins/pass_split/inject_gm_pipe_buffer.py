@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.analysis.walk import op_calls
+from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -46,6 +47,11 @@ def _with_buffer(func: F.Function) -> tuple[F.Function, E.Var]:
     have = _buffer_param(func)
     if have is not None:
         return func, have
+    taken = next((p for p in func.params if p.name_hint == BUFFER), None)
+    if taken is not None:
+        raise UserError(f"InjectGMPipeBuffer: function '{func.name}' has a parameter named '{BUFFER}' of type "
+                        f"{taken.type}, but that name is reserved for the GM buffer its cross-core pipes go "
+                        f"through (a tensor); rename the parameter", taken.span)
     param = E.Var(BUFFER, BUFFER_TYPE, func.span)
     return func.with_fields(params=(*func.params, param),
                             param_directions=(*func.param_directions, ParamDirection.Out)), param
@@ -82,8 +88,11 @@ class _PassBuffer(IRMutator):
         return call.with_fields(args=tuple(args),
                                 type=call_return_type(list(callee.params), list(callee.return_types), args))
 
-    def _with_allocations(self, stmt: S.Stmt, rebuilt: S.Stmt) -> S.Stmt:
-        if not self.allocations:
+    def visit_stmt(self, stmt: S.Stmt) -> S.Stmt:
+        """A statement whose calls allocated buffers comes after the allocations (a nested statement flushes
+        its own first, so what is left belongs to this one's header or value)."""
+        rebuilt = super().visit_stmt(stmt)
+        if not self.allocations or isinstance(stmt, S.SeqStmts):
             return rebuilt
         stmts, self.allocations = [*self.allocations, rebuilt], []
         return make_body(stmts, stmt.span)
@@ -92,12 +101,9 @@ class _PassBuffer(IRMutator):
         value = self.visit_expr(stmt.value)
         if value is stmt.value:
             return stmt
-        var = stmt.var if structural_equal(value.type, stmt.var.type) else E.Var(stmt.var.name_hint, value.type, stmt.var.span)
-        return self._with_allocations(stmt, stmt.with_fields(var=var, value=value))
-
-    def visit_eval_stmt(self, stmt: S.EvalStmt) -> S.Stmt:
-        expr = self.visit_expr(stmt.expr)
-        return stmt if expr is stmt.expr else self._with_allocations(stmt, stmt.with_fields(expr=expr))
+        var = stmt.var if structural_equal(value.type, stmt.var.type) else E.Var(stmt.var.name_hint, value.type,
+                                                                                  stmt.var.span)
+        return stmt.with_fields(var=var, value=value)
 
     def visit_seq_stmts(self, seq: S.SeqStmts) -> S.Stmt:
         stmts = [self.visit_stmt(s) for s in seq.stmts]
