@@ -4,7 +4,8 @@
 1. an Out parameter merged into an In parameter whose buffer nobody reads afterwards (orch_tensors/reuse_inputs);
 2. an Out parameter whose result is assembled into a parent typed with the parent's strides;
 3. an InCore assemble loop turned into stores straight into the Out parameter (orch_tensors/assemble_loops);
-4. an In parameter passed a slice typed with the slice's parent's strides (2 and 4: orch_tensors/parent_strides).
+4. an In parameter passed a slice typed with the slice's parent's strides (2 and 4: orch_tensors/parent_strides);
+5. a kernel marked `windowize=True` called with just the windows it touches (orch_tensors/windows).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from pypto_plugins.pass_dispatch.orch_tensors.parent_strides import (
     sliced_input_strides,
 )
 from pypto_plugins.pass_dispatch.orch_tensors.reuse_inputs import reuse_inputs
+from pypto_plugins.pass_dispatch.orch_tensors.windows import externalize_windows
 
-PATTERNS = (reuse_inputs, assembled_result_strides, assemble_loops_to_stores, sliced_input_strides)
+PATTERNS = (reuse_inputs, assembled_result_strides, assemble_loops_to_stores, sliced_input_strides,
+            externalize_windows)
 
 
 class OptimizeOrchTensors(Pass):

@@ -149,3 +149,57 @@ def test_name_factory_and_properties():
     assert {prop.name for prop in p.get_required_properties()} == names
     assert {prop.name for prop in p.get_produced_properties()} == names
     assert p.get_invalidated_properties().empty()
+
+
+# Example 3: Pattern 5 on a kernel marked windowize.
+O3 = '''@pl.program
+class O3:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def k(x__ssa_v0: pl.Tensor[[64, 64], pl.FP32], i__ssa_v0: pl.Scalar[pl.INDEX], out__ssa_v0: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        pl.func_attr({"windowize": True})
+        t__ssa_v0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x__ssa_v0, [i__ssa_v0 * 16, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        u__ssa_v0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t__ssa_v0)
+        r__ssa_v0: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(u__ssa_v0, [i__ssa_v0 * 16, 0], out__ssa_v0)
+        return r__ssa_v0
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def main(self, x__ssa_v0: pl.Tensor[[64, 64], pl.FP32], out__ssa_v0: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        for i__idx_v0, (out__iter_v1,) in pl.range(4, init_values=(out__ssa_v0,)):
+            out__ssa_v3: pl.Tensor[[64, 64], pl.FP32] = self.k(x__ssa_v0, i__idx_v0, out__iter_v1)
+            out__rv_v2: pl.Tensor[[64, 64], pl.FP32] = pl.yield_(out__ssa_v3)
+        return out__rv_v2
+'''
+
+O3_EXPECTED = '''@pl.program
+class O3:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def k(x__ssa_v0: pl.Tensor[[64, 64], pl.FP32], i__ssa_v0: pl.Scalar[pl.INDEX], out__ssa_v0: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        pl.func_attr({"windowize": True})
+        t__ssa_v0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x__ssa_v0, [i__ssa_v0 * 16, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        u__ssa_v0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t__ssa_v0)
+        r__ssa_v0: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(u__ssa_v0, [i__ssa_v0 * 16, 0], out__ssa_v0)
+        return r__ssa_v0
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def k__windowed(x__ssa_v0: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)], i__ssa_v0: pl.Scalar[pl.INDEX], out__ssa_v0: pl.Out[pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)]]) -> pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)]:
+        pl.func_attr({"windowize": True})
+        t__ssa_v0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x__ssa_v0, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        u__ssa_v0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t__ssa_v0)
+        r__ssa_v0: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)] = pl.tile.store(u__ssa_v0, [0, 0], out__ssa_v0)
+        return r__ssa_v0
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def main(self, x__ssa_v0: pl.Tensor[[64, 64], pl.FP32], out__ssa_v0: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        for i__idx_v0, (out__iter_v1,) in pl.range(4, init_values=(out__ssa_v0,)):
+            x__ssa_v0__window: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.slice(x__ssa_v0, [16, 64], [i__idx_v0 * 16, 0])
+            out__iter_v1__window: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.slice(out__iter_v1, [16, 64], [i__idx_v0 * 16, 0])
+            out__ssa_v3__windowed: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)] = self.k__windowed(x__ssa_v0__window, i__idx_v0, out__iter_v1__window)
+            out__ssa_v3: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.assemble(out__iter_v1, out__ssa_v3__windowed, [i__idx_v0 * 16, 0])
+            out__rv_v2: pl.Tensor[[64, 64], pl.FP32] = pl.yield_(out__ssa_v3)
+        return out__rv_v2
+'''
+
+
+def test_example_3_window_externalization():
+    assert_optimized(O3, O3_EXPECTED)
+
+
+def test_without_the_windowize_attr_nothing_is_windowed():
+    assert_unchanged(O3.replace('        pl.func_attr({"windowize": True})\n', ""))
