@@ -37,11 +37,11 @@ class Window:
     strides: list[int]
 
 
-def _uses(func: F.Function, var: E.Var) -> list[E.Call]:
-    """The calls reading `var` (None entries stand for a use that is no call operand)."""
+def _uses(func: F.Function, var: E.Var, returned: bool = False) -> list[E.Call]:
+    """The calls reading `var` when it is read nowhere else (but, `returned`, in the final return); else []."""
     calls = [n for n in walk(func.body) if isinstance(n, E.Call) and any(a is var for a in n.args)]
     direct = sum(1 for v in vars_read(func.body) if v is var)
-    return calls if direct == sum(sum(1 for a in c.args if a is var) for c in calls) else []
+    return calls if direct == sum(sum(1 for a in c.args if a is var) for c in calls) + returned else []
 
 
 def _computable(offsets: E.Expr, func: F.Function) -> bool:
@@ -68,13 +68,15 @@ def _input_window(func: F.Function, m: int) -> Window | None:
 
 def _output_window(func: F.Function, m: int) -> Window | None:
     param = func.params[m]
-    uses = _uses(func, param)
     ret = top_return(func)
-    if len(uses) != 1 or ret is None or len(ret.value) != 1:
+    if ret is None or len(ret.value) != 1:
+        return None
+    uses = _uses(func, param, returned=ret.value[0] is param)  # the store's result, or the parameter, returned
+    if len(uses) != 1:
         return None
     final = next((s for s in flatten_to_stmts(func.body) if isinstance(s, S.AssignStmt) and s.value is uses[0]), None)
     write = window_write(uses[0])
-    if final is None or write is None or write.target is not param or ret.value[0] is not final.var:
+    if final is None or write is None or write.target is not param or not (ret.value[0] is final.var or ret.value[0] is param):
         return None
     tile = write.source.type
     shape = static_dims(tile.shape) if isinstance(tile, TileType) else None

@@ -4,6 +4,8 @@ output, static shapes, offsets from its scalar parameters; anything else keeps t
 
 from __future__ import annotations
 
+import pytest
+
 from pypto import ir
 from pypto_plugins.pass_dispatch.tests.orch_helpers import assert_unchanged, optimize
 
@@ -73,3 +75,31 @@ def test_a_kernel_with_no_window_to_take_is_left_alone():
     src = src.replace("pl.tile.store(u, [i * 8, 0], out)", "pl.tile.store(u, [j, 0], out)")
     src = src.replace("        t: pl.Tile", "        j: pl.Scalar[pl.INDEX] = i * 8\n        t: pl.Tile", 1)
     assert_unchanged(src)
+
+
+WINDOWIZED_SOURCE = '''
+import pypto.language as pl
+
+
+@pl.program
+class Win:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP, windowize=True):
+                t = pl.slice(x, [16, 64], [i * 16, 0])
+                out = pl.assemble(out, pl.exp(t), [i * 16, 0])
+        return out
+'''
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_windowized_scope_is_called_with_its_windows_through_the_default_pipeline(backend: str):
+    import pypto.language as pl
+    from pypto_core.testing import checked_pipeline
+
+    compiled = checked_pipeline(backend).run(pl.parse(WINDOWIZED_SOURCE))  # check-run after every pass
+    clone = compiled.get_function("main_incore_0__windowed")
+    assert clone is not None and clone.attrs.get("windowize") is True  # the outliner keeps pl.at's windowize
+    windows = [str(p.type).split(", pl.MemRef")[0] for p in clone.params if isinstance(p.type, ir.TensorType)]
+    assert windows == ["pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)"] * 2
