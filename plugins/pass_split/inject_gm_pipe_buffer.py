@@ -127,7 +127,7 @@ class InjectGMPipeBuffer(Pass):
         if not ctx.backend.requires_gm_pipe_buffer:
             return program
         functions = {f.name: f for f in program.functions.values()}
-        needing = {n for n, f in functions.items() if _sets_up_a_pipe(f)}
+        needing = {n for n, f in functions.items() if f.func_type not in DISPATCHING_TYPES and _sets_up_a_pipe(f)}
         if not needing:
             return program
         callers = _callers(functions)
