@@ -31,10 +31,15 @@ def _store_loop(func: F.Function, top: list[S.Stmt], k: int, reads: Counter) -> 
     ret = top_return(func)
     final = next((s for s in top[k + 1:] if isinstance(s, S.AssignStmt) and (w := window_write(s.value)) is not None
                   and w.source is result and id(w.target) in outs), None)
-    if final is None or ret is None or reads[id(final.var)] != 1 or not any(v is final.var for v in ret.value):
+    store = window_write(final.value) if final is not None else None
+    if final is None or store is None or ret is None:
         return None
-    store = window_write(final.value)
-    assert store is not None
+    # The store's result is returned (read there only), or the Out parameter is, the store its last write.
+    returned = final.var if reads[id(final.var)] == 1 and any(v is final.var for v in ret.value) else \
+        store.target if (reads[id(final.var)] == 0 and reads[id(store.target)] == 2
+                         and any(v is store.target for v in ret.value)) else None
+    if returned is None:
+        return None
     body = flatten_to_stmts(loop.body)
     yielded = find_yield_stmt(loop.body)
     assembled = next((s for s in body if isinstance(s, S.AssignStmt) and yielded is not None
@@ -63,7 +68,7 @@ def _store_loop(func: F.Function, top: list[S.Stmt], k: int, reads: Counter) -> 
         if s is loop:
             out.append(new_loop)
         elif s is ret:
-            out.append(ret.with_fields(value=tuple(new_result if v is final.var else v for v in ret.value)))
+            out.append(ret.with_fields(value=tuple(new_result if v is returned else v for v in ret.value)))
         else:
             out.append(s)
     return out

@@ -20,7 +20,7 @@ from pypto_core.ir.types import TensorType
 from pypto_core.ir.utils import find_yield_stmt, flatten_to_stmts
 from pypto_plugins.pass_dispatch.orch_tensors.call_sites import CallSite, Uses, call_sites
 from pypto_plugins.pass_dispatch.orch_tensors.facts import is_fresh_buffer, is_full_load_of, window_write
-from pypto_plugins.pass_dispatch.orch_tensors.out_returns import out_returns, top_return
+from pypto_plugins.pass_dispatch.orch_tensors.out_returns import final_store, out_returns, top_return
 from pypto_plugins.pass_dispatch.orch_tensors.signature import drop_arguments, merged_params
 
 MAX_HOPS = 16  # loop return -> init hops followed from the stored value back to the load (PyPTO's bound)
@@ -85,7 +85,7 @@ def _standalone_merges(callee: F.Function) -> Merges:
              for i, rv in enumerate(loop.return_vars)}
     merges: Merges = {}
     for po, r in out_returns(callee).items():
-        stored = defs.get(id(ret.value[r]))
+        stored = final_store(callee, po, r)
         write = window_write(stored.value) if stored is not None else None
         if write is None or write.target is not callee.params[po]:
             continue

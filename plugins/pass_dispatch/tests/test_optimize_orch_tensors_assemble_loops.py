@@ -85,3 +85,18 @@ def test_a_loop_with_a_second_carry_stays():
     src = src.replace("a_rv: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = pl.yield_(a2)", '''k2: pl.Scalar[pl.INDEX] = k + 1
             a_rv, k_rv = pl.yield_(a2, k2)''')
     assert_unchanged(src)
+
+
+def test_a_kernel_returning_its_out_parameter_after_the_final_store():
+    src = COLUMNS.replace("        return r\n", "        return out\n", 1)
+    assert_optimized(src, COLUMNS_EXPECTED)
+
+
+def test_a_second_write_into_the_returned_out_parameter_keeps_the_loop():
+    src = COLUMNS.replace("        return r\n", '''        again: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(e2, [0, 0], out)
+        return out
+''', 1)
+    src = src.replace("        r: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(a_rv, [0, 0], out)\n", '''        r: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(a_rv, [0, 0], out)
+        e2: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+''')
+    assert_unchanged(src)

@@ -3,6 +3,8 @@ PyPTO's exact output, and the same results on the machine."""
 
 from __future__ import annotations
 
+import pytest
+
 from pypto import passes
 from pypto_plugins.pass_dispatch.tests.orch_helpers import assert_optimized, assert_unchanged, parse
 
@@ -203,3 +205,34 @@ def test_example_3_window_externalization():
 
 def test_without_the_windowize_attr_nothing_is_windowed():
     assert_unchanged(O3.replace('        pl.func_attr({"windowize": True})\n', ""))
+
+
+O1_SOURCE = '''
+import pypto.language as pl
+
+
+@pl.program
+class O1:
+    @pl.function
+    def main(self, buf: pl.Tensor[[64, 64], pl.FP32], big: pl.Tensor[[128, 64], pl.FP32], dst: pl.Tensor[[256, 64], pl.FP32]) -> pl.Tensor[[256, 64], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                buf = pl.add(buf, 1.0)
+        part = pl.slice(big, [64, 64], [64, 0])
+        with pl.at(level=pl.Level.CORE_GROUP):
+            q = pl.mul(part, buf)
+        dst = pl.assemble(dst, q, [64, 0])
+        return dst
+'''
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_example_1_from_source_through_the_default_pipeline(backend: str):
+    import pypto.language as pl
+    from pypto_core.testing import checked_pipeline
+
+    compiled = checked_pipeline(backend).run(pl.parse(O1_SOURCE))  # check-run after every pass
+    step = compiled.get_function("main_incore_0")
+    assert [d.name for d in step.param_directions] == ["InOut"]  # the loop's buffer is reused (Pattern 1)
+    mul = compiled.get_function("main_incore_1")
+    assert "stride=[64, 1]" in str(mul.params[0].type)  # the sliced input (Pattern 4)

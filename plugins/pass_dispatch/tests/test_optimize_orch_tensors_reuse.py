@@ -207,3 +207,12 @@ def test_a_call_in_a_loop_keeps_an_input_from_outside_the_loop():
         return s_rv
 ''')
     assert_unchanged(src)
+
+
+def test_a_kernel_returning_its_out_parameter_after_the_store_maps_it_too():
+    # The form pypto's ConvertTensorToTileOps returns: the parameter, not the store's result.
+    kernel = KERNEL.replace("        return s\n", "        return o\n")
+    merged = MERGED_KERNEL.replace("        return s\n", "        return a\n")
+    assert_optimized(_loop_program(kernel, LOOP_BODY, RETURN),
+                     _loop_program(merged, '''            r: pl.Tensor[[16, 64], pl.FP32] = self.step(acc)
+            acc_rv: pl.Tensor[[16, 64], pl.FP32] = pl.yield_(r)''', RETURN))
