@@ -107,9 +107,9 @@ def test_context_instruments_fire_inside_the_pipeline(toy_plugin):
 # PyPTO's Default strategy: the `full` preset, PyPTO's order with the passes pypto has.
 DEFAULT_PASSES = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "ConvertToSSA", "Simplify",
                   "NormalizeStmtStructure", "FlattenCallExpr", "OutlineHierarchyScopes", "OutlineIncoreScopes", "OutlineClusterScopes",
-                  "ConvertTensorToTileOps", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
+                  "ConvertTensorToTileOps", "OptimizeOrchTensors", "LowerCompositeOps", "FlattenTileNdTo2D", "LegalizeTileCast",
                   "AutoTileMatmulL0", "CanonicalizeTileSlice", "InferTileMemorySpace", "InsertMxScaleAddr",
-                  "ResolveBackendOpLayouts", "LowerAutoVectorSplit", "ExpandMixedKernel", "SplitVectorKernel", "StampTfreeSplit",
+                  "ResolveBackendOpLayouts", "LowerAutoVectorSplit", "ExpandMixedKernel", "InjectGMPipeBuffer", "SplitVectorKernel", "StampTfreeSplit",
                   "NormalizeReturnOrder", "CanonicalizeIOOrder", "MaterializeTensorStrides", "InitMemRef",
                   "MaterializeSemanticAliases", "MemoryReuse", "AllocateMemoryAddr"]
 

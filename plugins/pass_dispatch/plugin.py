@@ -1,5 +1,5 @@
 """Entry point of the pass_dispatch plugin: DeriveCallDirections (and the property it establishes),
-AutoDeriveTaskDependencies, NormalizeReturnOrder."""
+AutoDeriveTaskDependencies, NormalizeReturnOrder, OptimizeOrchTensors."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pypto_core.plugins import hookimpl
 from pypto_plugins.pass_dispatch.call_directions_verifier import verify_call_directions
 from pypto_plugins.pass_dispatch.derive_call_directions import DeriveCallDirections
 from pypto_plugins.pass_dispatch.normalize_return_order import NormalizeReturnOrder
+from pypto_plugins.pass_dispatch.optimize_orch_tensors import OptimizeOrchTensors
 from pypto_plugins.pass_dispatch.task_dependencies import AutoDeriveTaskDependencies
 
 
@@ -17,6 +18,7 @@ def pypto_register_passes(registry: Any) -> None:
     registry.register_pass(DeriveCallDirections)
     registry.register_pass(AutoDeriveTaskDependencies)
     registry.register_pass(NormalizeReturnOrder)
+    registry.register_pass(OptimizeOrchTensors)
 
 
 @hookimpl

@@ -191,6 +191,8 @@ def build_outlined(info: ScopeInfo, name: str, args: Sequence[E.Expr], versions:
     policy = cache_policy_attr(info)
     if policy:
         attrs["cache_policy"] = policy
+    if info.scope.attrs.get("windowize"):  # OptimizeOrchTensors' Pattern 5 (docs/passes/optimize_orch_tensors.md)
+        attrs["windowize"] = True
     function = F.Function(name, list(zip(params, info.directions)), return_types, make_body(body, info.scope.span),
                           info.scope.span, FunctionType.InCore, attrs=attrs)
     call = E.Call(E.GlobalVar(name), list(args), {}, dispatch_attrs(info), call_return_type(params, return_types, args),

@@ -22,11 +22,11 @@ _DEFAULT = [
     "convert_to_ssa", "simplify", "normalize_stmt_structure", "flatten_call_expr",
     # kernels outlined and lowered to tiles
     "outline_hierarchy_scopes", "outline_incore_scopes", "outline_cluster_scopes", "convert_tensor_to_tile_ops",
-    "lower_composite_ops", "flatten_tile_nd_to_2d", "legalize_tile_cast", "auto_tile_matmul_l0",
+    "optimize_orch_tensors", "lower_composite_ops", "flatten_tile_nd_to_2d", "legalize_tile_cast", "auto_tile_matmul_l0",
     "canonicalize_tile_slice",
     "infer_tile_memory_space", "insert_mx_scale_addr", "resolve_backend_op_layouts",
     # the split chain: per-lane AIC / AIV kernels
-    "lower_auto_vector_split", "expand_mixed_kernel", "split_vector_kernel",
+    "lower_auto_vector_split", "expand_mixed_kernel", "inject_gm_pipe_buffer", "split_vector_kernel",
     # per-core kernels made explicit for codegen: frees name their pops, kernels return their Out parameters
     "stamp_tfree_split", "normalize_return_order",
     # memory planning: every on-chip buffer an address within the chip (docs/memory_planning.md)

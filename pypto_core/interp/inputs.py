@@ -98,6 +98,14 @@ def make_inputs(func: Function, seed: int = 0, dims: Mapping[str, int] | None = 
     return out
 
 
+def added_out_params(func: Function, inputs: Mapping[str, Any]) -> list[str]:
+    """Out parameters of `func` that the inputs do not have: a buffer a pass gave the entry (a result's Out
+    buffer, docs/passes/convert_tensor_to_tile_ops.md; the GM pipe buffer, docs/passes/inject_gm_pipe_buffer.md)
+    that its caller allocates, and an entry has no caller; a run allocates them."""
+    return [base_name(p.name_hint) for p, d in func.param_items()
+            if d is ParamDirection.Out and base_name(p.name_hint) not in inputs]
+
+
 def copy_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Fresh copies: a run writes its Out / InOut arrays in place."""
     return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from pypto_core.collector import pauses_collector
-from pypto_core.interp.inputs import base_name, copy_inputs
+from pypto_core.interp.inputs import added_out_params, base_name, copy_inputs, make_inputs
 from pypto_core.interp.machine import Machine
 from pypto_core.interp.shape import CoreGroupShape
 from pypto_core.interp.tolerance import Comparison, Tolerance, compare_values
@@ -34,12 +34,20 @@ def collect_outputs(func: Function, args: Mapping[str, Any], returned: Any) -> d
 @pauses_collector
 def run_program(program: Program | Function, inputs: Mapping[str, Any], entry: str | None = None,
                 shape: CoreGroupShape | None = None) -> dict[str, Any]:
-    """Execute on a copy of `inputs`; the outputs by label (see collect_outputs)."""
+    """Execute on a copy of `inputs`; the outputs by label (see collect_outputs). An Out parameter the inputs do
+    not give (one a pass added to the entry) is allocated uninitialised and is no output of its own: what it
+    holds is compared as the result it backs."""
     machine = Machine(program, shape=shape)
     func = machine.entry_function(entry)
     args = copy_inputs(inputs)
+    added = added_out_params(func, inputs)
+    if added:
+        args.update({k: v for k, v in make_inputs(func).items() if k in added})
     returned = machine.run(func.name, args)
-    return collect_outputs(func, args, returned)
+    outputs = collect_outputs(func, args, returned)
+    for name in added:
+        outputs.pop(name, None)
+    return outputs
 
 
 @dataclass(frozen=True)

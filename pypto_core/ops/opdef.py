@@ -179,6 +179,18 @@ class OpTraits:
         if rule == "all":
             return tuple(range(len(call.args)))
         return tuple(i for i in rule if i < len(call.args))
+    # OptimizeOrchTensors (docs/passes/optimize_orch_tensors.md). `writes_window`: (target, source, offsets), the
+    # operands of an op that writes `source` into a window of `target` at `offsets` (tile.store, the assembles).
+    writes_window: tuple[int, int, int] | None = None
+    # The result is a new buffer whose contents are undefined (tensor.create without init_value, tile.create):
+    # a bool, or a function of the call.
+    fresh_buffer: bool | Callable[..., bool] = False
+
+    def is_fresh_buffer(self, call: Call) -> bool:
+        """Whether `call`'s result is a new buffer with undefined contents (fresh_buffer)."""
+        rule = self.fresh_buffer
+        return bool(rule(call)) if callable(rule) else rule
+
     # The op reserves a window of on-chip bytes (its `size` kwarg, at its `base` kwarg or -1: placed by the
     # memory planner) that no tile may overlap (system.reserve_buffer; docs/memory_planning.md, overflow).
     reserves_on_chip_window: bool = False

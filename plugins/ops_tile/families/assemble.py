@@ -258,6 +258,6 @@ family.dsl_function("expand_clone", registered("tensor.expand_clone"))  # tensor
 
 
 # Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
-family.set_traits("tile.assemble", buffer_view="view")  # written into the target's buffer
-family.set_traits("tensor.assemble", output_reuses_input=0)
+family.set_traits("tile.assemble", buffer_view="view", writes_window=(0, 1, 2))  # written into the target's buffer
+family.set_traits("tensor.assemble", output_reuses_input=0, writes_window=(0, 1, 2))
 family.set_traits("tile.concat", output_must_not_alias="all")

@@ -204,6 +204,16 @@ family.op(OpDef("tensor.alloc", deduce_tensor_alloc, args=(_SPACE_ARG, ArgSpec("
                 doc="Declare a DDR buffer of `size` bytes: a pl.Ptr."))
 
 
+# A new buffer with undefined contents (OptimizeOrchTensors reuses a dead input instead of a fresh tensor;
+# docs/passes/optimize_orch_tensors.md): an init_value defines them.
+def uninitialised_unless_init_value(call: Any) -> bool:
+    return call.kwargs.get("init_value") is None
+
+
+family.set_traits("tile.create", "tensor.create_l1", fresh_buffer=True)
+family.set_traits("tensor.create", fresh_buffer=uninitialised_unless_init_value)
+
+
 # -- tile forms ---------------------------------------------------------------------------------------------
 def lower_tensor_create(ctx: TileLowering, call: Call) -> Expr:
     dtype = call.kwargs["dtype"]

@@ -543,5 +543,5 @@ family.implement("window_copy", "tile.extract", {"window": extract_window, "reba
 
 
 # Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
-family.set_traits("tile.store", output_reuses_input=2)
+family.set_traits("tile.store", output_reuses_input=2, writes_window=(2, 0, 1))
 family.set_traits("tile.move", "tile.extract", output_must_not_alias="all")

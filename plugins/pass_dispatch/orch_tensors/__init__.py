@@ -1,0 +1,1 @@
+"""The patterns of OptimizeOrchTensors (docs/passes/optimize_orch_tensors.md), one module each."""
