@@ -89,6 +89,7 @@ class FunctionLowering(BodyRewriter):
         self.cube_tails: dict[int, tuple[E.Var, E.Call]] = {}
         self.writes = InPlaceWrites(self.subst, PASS, func.name)
         self.own_loads = False  # lowering a region boundary: its parameter operands get entry loads of their own
+        self.converted = False  # the statement being lowered called a tile form
 
     # -- blocks (the in-place write bookkeeping) -----------------------------------------------
     def enter_block(self) -> None:
@@ -136,7 +137,7 @@ class FunctionLowering(BodyRewriter):
         if isinstance(operand, E.Var) and id(operand) in self.read_only:
             return self._entry_load(operand, t)
         shape, valid = _dims(t)
-        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid), f"{user_base(operand)}_tile")
+        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid), f"{user_base(operand)}__tile")
 
     def load(self, tensor: E.Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
              clamp: bool = False) -> E.Expr:
@@ -164,7 +165,7 @@ class FunctionLowering(BodyRewriter):
         if var is None:
             shape, valid = _dims(t)
             value = self.load(param, _zeros(len(shape)), shape, valid)
-            var = E.Var(self.fresh(f"{user_base(param)}_tile"), value.type, param.span)
+            var = E.Var(self.fresh(f"{user_base(param)}__tile"), value.type, param.span)
             self.entry_loads[key] = var
             self.entry_stmts.append(S.AssignStmt(var, value, param.span))
         return var
@@ -177,6 +178,7 @@ class FunctionLowering(BodyRewriter):
         if form is None:
             raise InternalError(f"{PASS}: lowering {call.op.name}, which has no tile form")
         self.own_loads = opdef.traits.split_boundary is not None
+        self.converted = True
         try:
             lowered = form.apply(self, staged)  # type: ignore[arg-type]
         except UserError:
@@ -228,7 +230,7 @@ class FunctionLowering(BodyRewriter):
         scope = isinstance(s, S.ScopeStmt)
         if scope:
             self.writes.kinds.append("scope")
-        out = super().stmt(s)
+        out = self._converted_assign(s) if isinstance(s, S.AssignStmt) else super().stmt(s)
         if scope:
             self.writes.kinds.pop()
         last = out[-1] if out else None
@@ -246,6 +248,20 @@ class FunctionLowering(BodyRewriter):
         if isinstance(s, S.AssignStmt) and isinstance(s.value, E.Call):
             self.writes.after(s.value, bound_result(s, out))
         return out
+
+    def _converted_assign(self, s: S.AssignStmt) -> list[S.Stmt]:
+        """A statement whose call has a tile form binds `<base>__tile`, whatever the lowered value is (a tile,
+        a store's tensor, a GM scalar read): PyPTO's name (docs/passes/convert_tensor_to_tile_ops.md, rules)."""
+        self.converted = False
+        value = self.expr(s.value, s.span, s.var)
+        if not self.converted:
+            var = self.define(s.var, value.type)
+            if var is s.var and value is s.value:
+                return [*self.take_pending(), s]
+            return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
+        var = E.Var(self.fresh(f"{user_base(s.var)}__tile"), value.type, s.var.span)
+        self.subst[id(s.var)] = var
+        return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
 
     def if_stmt(self, s: S.IfStmt) -> list[S.Stmt]:
         self.writes.kinds.append("branch")
@@ -327,4 +343,7 @@ class FunctionLowering(BodyRewriter):
         # no longer uses.
         used = {id(v) for v in free_vars_in_order([body])}
         loads = [s for s in self.entry_stmts if id(s.var) in used]  # type: ignore[attr-defined]
+        # In parameter order, as PyPTO's (docs/passes/convert_tensor_to_tile_ops.md, entry loads).
+        position = {id(p): i for i, p in enumerate(self.func.params)}
+        loads.sort(key=lambda s: position.get(id(s.value.args[0]), len(position)))  # type: ignore[attr-defined]
         return make_body([*loads, *flatten_to_stmts(body)], self.func.body.span)

@@ -17,7 +17,7 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import ParamDirection
+from pypto_core.ir.enums import ParamDirection, TensorLayout
 from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import TensorType, TileType, TupleType
 from pypto_core.ir.utils import flatten_to_stmts, rebuilt_seq
@@ -53,8 +53,9 @@ class _ReturnStores(IRMutator):
                                 f"outside one becomes its own kernel); compute and use it in the same region, "
                                 f"or store it into a tensor (pl.store) and load it again where it is needed",
                                 value.span)
-            name = user_base(value) if isinstance(value, E.Var) else f"ret{index}"
-            param = self.added.params[index] = E.Var(self.fresh(f"{name}_out"), declared, self.func.span)
+            # ret<k>__out, k counting the added outputs only (docs/passes/convert_tensor_to_tile_ops.md, exit stores)
+            name = f"ret{len(self.added.params)}__out"
+            param = self.added.params[index] = E.Var(self.fresh(name), declared, self.func.span)
         return param
 
     def visit_return_stmt(self, s: S.ReturnStmt) -> S.Stmt:
@@ -65,11 +66,12 @@ class _ReturnStores(IRMutator):
                 values.append(v)
                 continue
             param = self._param(i, v)
-            zeros = E.MakeTuple([E.ConstInt(0) for _ in param.type.shape])  # type: ignore[attr-defined]
+            zeros = E.MakeTuple([E.ConstInt(0) for _ in v.type.shape])  # the tile's rank
             store = create_op_call("tile.store", [v, zeros, param], span=s.span)
-            name = user_base(v) if isinstance(v, E.Var) else f"ret{i}"
-            stores.append(S.AssignStmt(E.Var(self.fresh(f"{name}_store"), store.type, s.span), store, s.span))
-            values.append(param)
+            k = self.added.ordered().index((i, param))
+            var = E.Var(self.fresh(f"ret{k}__store"), store.type, s.span)
+            stores.append(S.AssignStmt(var, store, s.span))
+            values.append(var)  # the store's result, which NormalizeReturnOrder traces back to the parameter
         if not stores:
             return s
         return S.SeqStmts([*stores, S.ReturnStmt(values, s.span, s.leading_comments)], s.span)
@@ -114,8 +116,9 @@ class _CallSites(IRMutator):
             result = call.type.types[index] if isinstance(call.type, TupleType) else call.type
             t = result if isinstance(result, TensorType) else param.type
             assert isinstance(t, TensorType)
-            create = create_op_call("tensor.create", [E.MakeTuple(list(t.shape))], {"dtype": t.dtype},
-                                    span=call.span)
+            layout = t.tensor_view.layout if t.tensor_view is not None else TensorLayout.ND
+            create = create_op_call("tensor.create", [E.MakeTuple(list(t.shape))],
+                                    {"dtype": t.dtype, "layout": layout}, span=call.span)
             assert self.fresh is not None
             var = E.Var(self.fresh(param.name_hint), create.type, call.span)
             self.pending.append(S.AssignStmt(var, create, call.span))

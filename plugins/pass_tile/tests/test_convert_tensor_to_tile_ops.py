@@ -125,20 +125,20 @@ class P:
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def main_incore_0(x: pl.Tensor[[16, 64], pl.FP32], y_out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
-                      z_out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
-        x_tile: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=None)
-        y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x_tile, 1.0)
-        z: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(y)
-        y_store: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [0, 0], y_out)
-        z_store: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(z, [0, 0], z_out)
-        return y_out, z_out
+    def main_incore_0(x: pl.Tensor[[16, 64], pl.FP32], ret0__out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+                      ret1__out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
+        x__tile: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=None)
+        y__tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x__tile, 1.0)
+        z__tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(y__tile)
+        ret0__store: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y__tile, [0, 0], ret0__out)
+        ret1__store: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(z__tile, [0, 0], ret1__out)
+        return ret0__store, ret1__store
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
-        y_out: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.create([16, 64], dtype=pl.FP32)
-        z_out: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.create([16, 64], dtype=pl.FP32)
-        t: pl.Tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]] = self.main_incore_0(x, y_out, z_out)
+        ret0__out: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.create([16, 64], dtype=pl.FP32)
+        ret1__out: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.create([16, 64], dtype=pl.FP32)
+        t: pl.Tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]] = self.main_incore_0(x, ret0__out, ret1__out)
         y: pl.Tensor[[16, 64], pl.FP32] = t[0]
         z: pl.Tensor[[16, 64], pl.FP32] = t[1]
         w: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(z, y)
