@@ -252,7 +252,9 @@ def lower_tensor_create(ctx: TileLowering, call: Call) -> Expr:
     dtype = call.kwargs["dtype"]
     init = call.kwargs.get("init_value")
     if init is None:
-        return ctx.call("tile.create", [call.args[0]], {"dtype": dtype})
+        # In Vec, as PyPTO's (docs/passes/convert_tensor_to_tile_ops.md); InferTileMemorySpace re-places a
+        # loop carry's create where its yields live (a matmul_acc accumulator in Acc).
+        return ctx.call("tile.create", [call.args[0]], {"dtype": dtype, "target_memory": MemorySpace.Vec})
     value: Expr = ConstFloat(float(init), dtype) if dtype.is_float() else ConstInt(int(init), dtype)
     return ctx.call("tile.full", [call.args[0], value], {"dtype": dtype})
 

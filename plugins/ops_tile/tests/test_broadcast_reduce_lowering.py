@@ -66,5 +66,5 @@ def test_batched_matmul_lowers_to_batch_matmul_then_one_matmul_and_store_per_bat
     # After FlattenTileNdTo2D: one tile.matmul of the row pages per batch element, stored into its window
     # (the dynamic-dims error and the other forms: plugins/pass_tile/tests/test_flatten_batched_products.py).
     assert "batch_matmul" not in text and text.count("pl.tile.matmul(") == 2
-    assert "pl.tile.slice(a__tile, [16, 32], [16, 0])" in text and "pl.tile.slice(b__tile, [32, 8], [32, 0])" in text
+    assert "pl.tile.slice(a__ssa_v0_mat, [16, 32], [16, 0])" in text and "pl.tile.slice(b__ssa_v0_mat, [32, 8], [32, 0])" in text
     assert text.count("pl.tile.store(matmul_") == 2 and ", [1, 16, 8])" in text
