@@ -21,6 +21,7 @@ from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.cube_inside_regions import reject_cube_work_inside_regions
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import fold_tails_outside_regions
+from pypto_plugins.pass_tile.tensor_to_tile.directions import classify_parameters, propagate_to_callers
 from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
 from pypto_plugins.pass_tile.tensor_to_tile.lane_steering import check_lane_steered_boundaries
 from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
@@ -70,7 +71,7 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     reject_vector_work_outside_regions(result, PASS, "it is lowered to the vector op {op}")  # type: ignore[arg-type]
     reject_misplaced_boundary_operands(result, PASS)  # type: ignore[arg-type]
     reject_cube_work_inside_regions(result, PASS)  # type: ignore[arg-type]
-    return result, added  # type: ignore[return-value]
+    return classify_parameters(result, PASS), added  # type: ignore[arg-type]
 
 
 class ConvertTensorToTileOps(Pass):
@@ -95,5 +96,5 @@ class ConvertTensorToTileOps(Pass):
             funcs.append(lowered)
             if outputs.params:
                 added[func.name] = outputs
-        funcs = pass_new_outputs(funcs, added)
+        funcs = propagate_to_callers(pass_new_outputs(funcs, added))
         return program.with_functions(funcs)
