@@ -64,6 +64,7 @@ from pypto_core.ops.opdef import ArgSpec, KwargSpec, LaneCategory, OpDef
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common import indexing as R
+from pypto_plugins.ops_tile.common.gather_rank3 import lower_rank3_gather
 from pypto_plugins.ops_tile.common.dsl import (
     dim_first,
     dispatch_between,
@@ -331,6 +332,8 @@ def lower_tensor_gather(ctx: TileLowering, call: Call) -> Expr:
     """tile.gather (flat-index) of flat row-major indices built from the index tile (cast to INT32)."""
     src = ctx.tile(call.args[0])
     index = ctx.tile(call.args[1])
+    if len(tile_type(src).shape) == 3:
+        return lower_rank3_gather(ctx, call, src, index, int(call.kwargs["dim"]) % 3)
     rows, cols = static_2d("tensor.gather", tile_type(src))
     if tile_type(index).dtype is not D.INT32:
         index = bound(ctx, "tile.cast", [index], {"target_type": D.INT32}, "index32")
