@@ -64,7 +64,6 @@ from pypto_core.ops.opdef import ArgSpec, KwargSpec, LaneCategory, OpDef
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common import indexing as R
-from pypto_plugins.ops_tile.common.gather_rank3 import lower_rank3_gather
 from pypto_plugins.ops_tile.common.dsl import (
     dim_first,
     dispatch_between,
@@ -74,6 +73,7 @@ from pypto_plugins.ops_tile.common.dsl import (
     tile_only,
     to_cmp_mode,
 )
+from pypto_plugins.ops_tile.common.gather_rank3 import lower_rank3_gather
 from pypto_plugins.ops_tile.common.semantics import (
     CMP_FNS,
     checked_indices,
