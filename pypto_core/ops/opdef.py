@@ -179,6 +179,9 @@ class OpTraits:
         if rule == "all":
             return tuple(range(len(call.args)))
         return tuple(i for i in rule if i < len(call.args))
+    # The same write into a GM tensor instead of a tile (tile.assemble(target, src, off) -> tile.store(src, off,
+    # target)): (that op, the argument indices it takes in order). ConvertTensorToTileOps' assemble-loop rewrite.
+    gm_store: tuple[str, tuple[int, ...]] | None = None
     # The op reserves a window of on-chip bytes (its `size` kwarg, at its `base` kwarg or -1: placed by the
     # memory planner) that no tile may overlap (system.reserve_buffer; docs/memory_planning.md, overflow).
     reserves_on_chip_window: bool = False
