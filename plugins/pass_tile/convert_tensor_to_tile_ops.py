@@ -29,6 +29,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     pass_new_outputs,
     store_returned_tiles,
 )
+from pypto_plugins.pass_tile.tensor_to_tile.staged_updates import stage_full_tensor_updates
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.writes_through_views import reject_writes_through_views
 
@@ -57,6 +58,7 @@ class _CacheKwargs(IRMutator):
 def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     check_lane_steered_boundaries(func, PASS)
     reject_writes_through_views(func, PASS)
+    func = stage_full_tensor_updates(func)
     policy = cache_policy_of(func)
     lowering = FunctionLowering(func, policy)
     body = lowering.run()

@@ -186,7 +186,7 @@ family.op(OpDef("tensor.create", deduce_tensor_create, args=(ArgSpec("shape"),),
                         KwargSpec("manual_dep", (bool,), False), KwargSpec("init_value", (int, float))),
                 traits=OpTraits(shape_args=(0,)), doc="A new tensor."))
 family.op(OpDef("tensor.full", deduce_tensor_full, args=(ArgSpec("shape"), ArgSpec("value")), kwargs=(_DTYPE,),
-                traits=OpTraits(shape_args=(0,)), doc="A tensor filled with one value."))
+                traits=OpTraits(shape_args=(0,), pure_generator=True), doc="A tensor filled with one value."))
 family.op(OpDef("tensor.create_l1", deduce_create_l1, args=(ArgSpec("shape"),),
                 kwargs=(_DTYPE, KwargSpec("transpose", (bool,), False)), traits=OpTraits(shape_args=(0,)),
                 doc="An uninitialised tensor in L1 (Mat); lowered to tile.create in Mat."))
