@@ -7,7 +7,8 @@ registry's `gm_transfer`) or a scalar `tensor.write` (an op whose tile form addr
 writes, loop carries, if merges; pypto_core/analysis/lineage.py). A written `In` parameter becomes `Out` when
 nothing reads it, else `InOut`; a user's direction is never downgraded. A parameter written both ways is an
 error: the MTE3 queue and the scalar unit do not order their stores to one tensor. Callers follow: a parameter a
-caller passes to an `Out` slot becomes `Out` (from `In`), to an `InOut` slot `InOut`, up the call chain.
+caller passes to an `Out` slot becomes `Out` (from `In`), to an `InOut` slot `InOut`, up the call chain, except
+in a root function (one nothing calls), whose declared parameters are the program's interface.
 """
 
 from __future__ import annotations
@@ -85,11 +86,14 @@ def propagate_to_callers(funcs: Sequence[F.Function]) -> list[F.Function]:
     fixpoint up the call chain; kernels keep what their own writes say."""
     funcs = list(funcs)
     by_name = {f.name: i for i, f in enumerate(funcs)}
+    called = {c.op.name for f in funcs for s in statements(f.body) for c in _calls(s) if isinstance(c.op, E.GlobalVar)}
     changed = True
     while changed:
         changed = False
         for fi, func in enumerate(funcs):
-            if func.func_type is FunctionType.InCore:
+            # A root function's parameters are the program's interface: the outputs its caller (and the
+            # reference machine) reads are the ones it declares, so they stay (PyPTO upgrades them too).
+            if func.func_type is FunctionType.InCore or func.name not in called:
                 continue
             lineage = Lineage().scan(func.body)
             params = {id(p): i for i, p in enumerate(func.params)}

@@ -1,7 +1,7 @@
 """ConvertTensorToTileOps re-classifies written parameters and refuses one store mix (docs/passes/
 convert_tensor_to_tile_ops.md, rule 8, phase 3 and errors): a kernel's In parameter it writes becomes Out when
 nothing reads it, InOut when something does; a user's direction is never downgraded; callers' parameters follow up
-the call chain; a GM tensor written by both a tile.store (MTE3) and a tensor.write (scalar) is a located error."""
+the call chain (but a root function's declared interface stays); a GM tensor written by both a tile.store (MTE3) and a tensor.write (scalar) is a located error."""
 
 from __future__ import annotations
 
@@ -54,16 +54,41 @@ def test_a_written_parameter_the_kernel_reads_becomes_inout() -> None:
     assert _directions(after, "k") == [ir.ParamDirection.In, ir.ParamDirection.InOut]
 
 
+CHAIN = KERNEL.replace('''    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], o: CALLER) -> pl.Tensor[[64, 64], pl.FP32]:
+        o = self.k(x, o)
+        return o
+''', '''    @pl.function(type=pl.FunctionType.Orchestration)
+    def mid(self, x: pl.Tensor[[64, 64], pl.FP32], o: CALLER) -> pl.Tensor[[64, 64], pl.FP32]:
+        o = self.k(x, o)
+        return o
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        o = self.mid(x, o)
+        return o
+''')
+
+
 @pytest.mark.parametrize(("body", "caller", "want"), [
     (STORE_IN_A_LOOP, "", ir.ParamDirection.Out),
     (READ_THEN_STORE, "", ir.ParamDirection.InOut),
     (READ_THEN_STORE, "pl.Out", ir.ParamDirection.InOut),  # an Out passed to an InOut slot is InOut
     (STORE_IN_A_LOOP, "pl.InOut", ir.ParamDirection.InOut),  # never downgraded
 ])
-def test_the_caller_follows_the_kernels_direction(body: str, caller: str, want: ir.ParamDirection) -> None:
-    # Structure only: the source's caller declares another direction, so its outputs differ by design.
-    after = converted(_source(body, caller=caller), run=False)
-    assert _directions(after, "main") == [ir.ParamDirection.In, want]
+def test_a_called_caller_follows_the_kernels_direction(body: str, caller: str, want: ir.ParamDirection) -> None:
+    # Structure only: `mid` declares another direction than it gets, so its outputs differ by design.
+    text = CHAIN.replace("BODY", body).replace(
+        "o: CALLER", f"o: {caller}[pl.Tensor[[64, 64], pl.FP32]]" if caller else "o: pl.Tensor[[64, 64], pl.FP32]")
+    text = text.replace("pl.DIRECTION[pl.Tensor[[64, 64], pl.FP32]]", "pl.Tensor[[64, 64], pl.FP32]")
+    after = converted(text, run=False)
+    assert _directions(after, "mid") == [ir.ParamDirection.In, want]
+
+
+def test_a_root_functions_declared_directions_stay() -> None:
+    # main is the program's interface: the outputs its caller reads are the ones it declares (PyPTO upgrades them)
+    after = converted(_source(STORE_IN_A_LOOP, caller=""), run=False)
+    assert _directions(after, "k")[1] is ir.ParamDirection.Out
+    assert _directions(after, "main") == [ir.ParamDirection.In, ir.ParamDirection.In]
 
 
 def test_a_declared_direction_is_never_downgraded() -> None:
