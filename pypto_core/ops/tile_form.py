@@ -58,8 +58,9 @@ class TileForm:
     # The spaces the tile op needs operands in, as PyPTO's conversion declares them (docs/passes/
     # convert_tensor_to_tile_ops.md, rules): (argument index, space, the bool kwarg that transposes that operand
     # or None). The pass bridges each such operand before `lower` runs: a GM tensor is loaded into the space, a
-    # transposed operand is viewed (`tile.transpose_view`) and its kwarg reads False.
-    operand_spaces: tuple[tuple[int, MemorySpace, str | None], ...] = ()
+    # transposed operand is viewed (`tile.transpose_view`) and its kwarg reads False. A space of None: the
+    # parameter's load leaves its space to InferTileMemorySpace (a matmul_acc accumulator).
+    operand_spaces: tuple[tuple[int, MemorySpace | None, str | None], ...] = ()
 
     def describe(self) -> str:
         """One line for the op reference (`pypto docs`): what the tensor op becomes."""

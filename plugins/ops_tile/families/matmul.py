@@ -587,8 +587,9 @@ def lower_tensor_matmul_acc(ctx: TileLowering, call: Call) -> Expr:
     return ctx.call("tile.matmul_acc", [acc, lhs, rhs, *rest])
 
 
+# The accumulator's load keeps no space: InferTileMemorySpace places it where the cube accumulates (PyPTO: Vec).
 family.implement("tile_form", "tensor.matmul_acc", TileForm(lower=lower_tensor_matmul_acc, operand_spaces=(
-    (1, MemorySpace.Mat, "a_trans"), (2, MemorySpace.Mat, "b_trans"))))
+    (0, None, None), (1, MemorySpace.Mat, "a_trans"), (2, MemorySpace.Mat, "b_trans"))))
 
 
 # -- 2-D forms (FlattenTileNdTo2D, docs/passes/flatten_tile_nd_to_2d.md) ------------------------------------

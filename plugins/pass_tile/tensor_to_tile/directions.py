@@ -13,7 +13,7 @@ in a root function (one nothing calls), whose declared parameters are the progra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pypto_core.analysis.lineage import Lineage
 from pypto_core.analysis.walk import statements
@@ -39,8 +39,14 @@ def _is_scalar_access(call: E.Call) -> bool:
     return bool(getattr(form, "gm_access", False))
 
 
-def classify_parameters(func: F.Function, pass_name: str) -> F.Function:
-    """`func` with its written In parameters made Out / InOut; the MTE3 / scalar store mix is a located error."""
+def called_functions(funcs: Iterable[F.Function]) -> set[str]:
+    """The names of the functions some function calls (the others are roots: the program's interface)."""
+    return {c.op.name for f in funcs for s in statements(f.body) for c in _calls(s) if isinstance(c.op, E.GlobalVar)}
+
+
+def classify_parameters(func: F.Function, pass_name: str, keep_directions: bool = False) -> F.Function:
+    """`func` with its written In parameters made Out / InOut (unless `keep_directions`: a root kernel); the
+    MTE3 / scalar store mix is a located error."""
     lineage = Lineage().scan(func.body)
     params = {id(p): i for i, p in enumerate(func.params)}
     written: set[int] = set()
@@ -73,7 +79,7 @@ def classify_parameters(func: F.Function, pass_name: str) -> F.Function:
                         f"pl.tensor.full staged before the store, or pl.tile.write) and store the tile once, or use "
                         f"only scalar writes", scalar[index].span)
     directions = list(func.param_directions)
-    for index in written:
+    for index in () if keep_directions else written:
         if directions[index] is ParamDirection.In:
             directions[index] = ParamDirection.InOut if index in read else ParamDirection.Out
     if directions == list(func.param_directions):
@@ -86,7 +92,7 @@ def propagate_to_callers(funcs: Sequence[F.Function]) -> list[F.Function]:
     fixpoint up the call chain; kernels keep what their own writes say."""
     funcs = list(funcs)
     by_name = {f.name: i for i, f in enumerate(funcs)}
-    called = {c.op.name for f in funcs for s in statements(f.body) for c in _calls(s) if isinstance(c.op, E.GlobalVar)}
+    called = called_functions(funcs)
     changed = True
     while changed:
         changed = False

@@ -144,14 +144,17 @@ class FunctionLowering(BodyRewriter):
         if isinstance(operand, E.Var) and id(operand) in self.read_only:
             return self._entry_load(operand, t)
         shape, valid = _dims(t)
-        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid), f"{user_base(operand)}__tile")
+        deferred = id(operand) in self.view_demands and self.view_demands[id(operand)] is None
+        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid, deferred=deferred),
+                         f"{user_base(operand)}__tile")
 
     def load(self, tensor: E.Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
-             clamp: bool = False, space: MemorySpace | None = None) -> E.Expr:
+             clamp: bool = False, space: MemorySpace | None = None, deferred: bool = False) -> E.Expr:
         shape_t = to_tuple(shapes)
         valid_t = shape_t if valid_shape is None else to_tuple(valid_shape)
         space = space or self.load_space or MemorySpace.Vec
-        kwargs: dict[str, Any] = {"target_memory": space}
+        # deferred: an accumulator operand, whose space InferTileMemorySpace gives (pypto; PyPTO loads it in Vec)
+        kwargs: dict[str, Any] = {} if deferred else {"target_memory": space}
         if clamp:
             kwargs["clamp"] = True
         policy = self.cache_of.get(id(tensor))
@@ -159,7 +162,7 @@ class FunctionLowering(BodyRewriter):
             kwargs["cache"] = policy
         load = self.call("tile.load", [tensor, to_tuple(offsets), shape_t, valid_t], kwargs)
         # A GM -> Mat operand load is a bridge: InferTileMemorySpace may hoist it, AutoTileMatmulL0 tiles it.
-        return load.with_fields(attrs={MAT_BRIDGE_MARKER: True}) if space is MemorySpace.Mat else load
+        return load.with_fields(attrs={MAT_BRIDGE_MARKER: True}) if space is MemorySpace.Mat and not deferred else load
 
     def call(self, op: str, args: Sequence[E.Expr], kwargs: Mapping[str, Any] | None = None) -> E.Call:
         try:
@@ -177,7 +180,7 @@ class FunctionLowering(BodyRewriter):
             # Vec, as PyPTO's; a parameter whose value reaches a declared Mat operand only through views
             # (`r = pl.reshape(x, ...)` into a matmul) in that space, so that the view stays cube work.
             space = MemorySpace.Vec if self.own_loads else self.view_demands.get(id(param), MemorySpace.Vec)
-            value = self.load(param, _zeros(len(shape)), shape, valid, space=space)
+            value = self.load(param, _zeros(len(shape)), shape, valid, space=space, deferred=space is None)
             var = E.Var(self.fresh(f"{user_base(param)}__tile"), value.type, param.span)
             self.entry_loads[key] = var
             self.entry_stmts.append(S.AssignStmt(var, value, param.span))
@@ -208,13 +211,13 @@ class FunctionLowering(BodyRewriter):
             self.tail_calls[id(lowered)] = lowered  # type: ignore[assignment]
         return lowered
 
-    def _bridged(self, call: E.Call, spaces: Sequence[tuple[int, MemorySpace, str | None]]) -> E.Call:
+    def _bridged(self, call: E.Call, spaces: Sequence[tuple[int, MemorySpace | None, str | None]]) -> E.Call:
         """The call with each operand its tile form declares a space for bridged, in argument order (PyPTO's
         rule 5): a GM tensor loaded whole into the space (`<name>_<space>`), then, when its transpose kwarg is
         set, viewed transposed (`<load>_t`); a transposed tile outside Mat moved there first (`<v>_mat`)."""
         args, kwargs = list(call.args), dict(call.kwargs)
         for index, space, transpose_kwarg in sorted(spaces, key=lambda s: s[0]):
-            if index >= len(args):
+            if index >= len(args) or space is None:
                 continue
             arg = args[index]
             transpose = bool(transpose_kwarg and kwargs.get(transpose_kwarg))

@@ -41,17 +41,22 @@ def _record(demands: dict[int, MemorySpace], var: E.Expr, space: MemorySpace) ->
     return True
 
 
-def operand_demands(body: S.Stmt) -> tuple[dict[int, MemorySpace], dict[int, MemorySpace]]:
+def operand_demands(body: S.Stmt) -> tuple[dict[int, MemorySpace], dict[int, MemorySpace | None]]:
     """(variable id -> the space a declared operand slot needs it in, carried back through copies and views;
     the part of it that only copies and views carried: what reaches a parameter's entry load)."""
     demands: dict[int, MemorySpace] = {}
-    carried: dict[int, MemorySpace] = {}
+    carried: dict[int, MemorySpace | None] = {}  # None: the slot leaves the space to InferTileMemorySpace
     stmts = list(statements(body))
     for s in stmts:
         call = s.value if isinstance(s, S.AssignStmt) else s.expr if isinstance(s, S.EvalStmt) else None
         for index, space, _ in declared_spaces(call):
-            if index < len(call.args):  # type: ignore[union-attr]
-                _record(demands, call.args[index], space)  # type: ignore[union-attr]
+            if index >= len(call.args):  # type: ignore[union-attr]
+                continue
+            if space is None:  # left to InferTileMemorySpace (a matmul_acc accumulator)
+                if isinstance(call.args[index], E.Var):  # type: ignore[union-attr]
+                    carried[id(call.args[index])] = None  # type: ignore[union-attr, assignment]
+                continue
+            _record(demands, call.args[index], space)  # type: ignore[union-attr]
     changed = True
     while changed:
         changed = False
@@ -61,7 +66,7 @@ def operand_demands(body: S.Stmt) -> tuple[dict[int, MemorySpace], dict[int, Mem
             source = s.value if isinstance(s.value, E.Var) else _viewed(s.value)
             if source is not None:
                 changed |= _record(demands, source, demands[id(s.var)])
-                _record(carried, source, demands[id(s.var)])
+                _record(carried, source, demands[id(s.var)])  # type: ignore[arg-type]
     return demands, carried
 
 
