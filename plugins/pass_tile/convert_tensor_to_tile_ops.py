@@ -21,6 +21,11 @@ from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_tile.boundary_operands import reject_misplaced_boundary_operands
 from pypto_plugins.pass_tile.cube_inside_regions import reject_cube_work_inside_regions
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import fold_tails_outside_regions
+from pypto_plugins.pass_tile.tensor_to_tile.directions import (
+    called_functions,
+    classify_parameters,
+    propagate_to_callers,
+)
 from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
 from pypto_plugins.pass_tile.tensor_to_tile.lane_steering import check_lane_steered_boundaries
 from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
@@ -28,6 +33,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     pass_new_outputs,
     store_returned_tiles,
 )
+from pypto_plugins.pass_tile.tensor_to_tile.staged_updates import stage_full_tensor_updates
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.writes_through_views import reject_writes_through_views
 
@@ -53,9 +59,10 @@ class _CacheKwargs(IRMutator):
         return rebuilt.with_fields(attrs=dict(call.attrs)) if call.attrs else rebuilt
 
 
-def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
+def lower_function(func: F.Function, called: bool = True) -> tuple[F.Function, AddedOutputs]:
     check_lane_steered_boundaries(func, PASS)
     reject_writes_through_views(func, PASS)
+    func = stage_full_tensor_updates(func)
     policy = cache_policy_of(func)
     lowering = FunctionLowering(func, policy)
     body = lowering.run()
@@ -70,6 +77,8 @@ def lower_function(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     reject_vector_work_outside_regions(result, PASS, "it is lowered to the vector op {op}")  # type: ignore[arg-type]
     reject_misplaced_boundary_operands(result, PASS)  # type: ignore[arg-type]
     reject_cube_work_inside_regions(result, PASS)  # type: ignore[arg-type]
+    # A root kernel's declared parameters are the program's interface (tensor_to_tile/directions.py).
+    result = classify_parameters(result, PASS, keep_directions=not called)  # type: ignore[arg-type]
     return result, added  # type: ignore[return-value]
 
 
@@ -87,13 +96,14 @@ class ConvertTensorToTileOps(Pass):
     def run(self, program: F.Program, ctx: Any) -> F.Program:
         funcs: list[F.Function] = []
         added: dict[str, AddedOutputs] = {}
+        called = called_functions(program.functions.values())
         for func in program.functions.values():
             if func.func_type is not FunctionType.InCore:
                 funcs.append(func)
                 continue
-            lowered, outputs = lower_function(func)
+            lowered, outputs = lower_function(func, func.name in called)
             funcs.append(lowered)
             if outputs.params:
                 added[func.name] = outputs
-        funcs = pass_new_outputs(funcs, added)
+        funcs = propagate_to_callers(pass_new_outputs(funcs, added))
         return program.with_functions(funcs)

@@ -191,6 +191,9 @@ class OpTraits:
         rule = self.fresh_buffer
         return bool(rule(call)) if callable(rule) else rule
 
+    # The same write into a GM tensor instead of a tile (tile.assemble(target, src, off) -> tile.store(src, off,
+    # target)): (that op, the argument indices it takes in order). ConvertTensorToTileOps' assemble-loop rewrite.
+    gm_store: tuple[str, tuple[int, ...]] | None = None
     # The op reserves a window of on-chip bytes (its `size` kwarg, at its `base` kwarg or -1: placed by the
     # memory planner) that no tile may overlap (system.reserve_buffer; docs/memory_planning.md, overflow).
     reserves_on_chip_window: bool = False

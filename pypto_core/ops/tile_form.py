@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, Expr, Var
 from pypto_core.ir.types import TensorType
 
@@ -27,7 +28,8 @@ class TileLowering(Protocol):
         """The tile holding a tensor operand's value (a GM tensor is loaded whole)."""
 
     def load(self, tensor: Expr, offsets: Any, shapes: Any, valid_shape: Any = None, clamp: bool = False) -> Expr:
-        """A `tile.load` of a window of a GM tensor, its memory space left to InferTileMemorySpace."""
+        """A `tile.load` of a window of a GM tensor into the space its consumers need (Vec unless a declared
+        operand space reaches the lowered statement's result)."""
 
     def call(self, op: str, args: Sequence[Expr], kwargs: Mapping[str, Any] | None = None) -> Call:
         """A call of a registered op (type deduced) at the lowered call's source location."""
@@ -53,6 +55,12 @@ class TileForm:
     kwargs: KwargMap | None = None
     lower: Lower | None = None
     gm_access: bool = False
+    # The spaces the tile op needs operands in, as PyPTO's conversion declares them (docs/passes/
+    # convert_tensor_to_tile_ops.md, rules): (argument index, space, the bool kwarg that transposes that operand
+    # or None). The pass bridges each such operand before `lower` runs: a GM tensor is loaded into the space, a
+    # transposed operand is viewed (`tile.transpose_view`) and its kwarg reads False. A space of None: the
+    # parameter's load leaves its space to InferTileMemorySpace (a matmul_acc accumulator).
+    operand_spaces: tuple[tuple[int, MemorySpace | None, str | None], ...] = ()
 
     def describe(self) -> str:
         """One line for the op reference (`pypto docs`): what the tensor op becomes."""

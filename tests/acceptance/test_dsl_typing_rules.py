@@ -324,8 +324,8 @@ class TestPromotedTensorOpsLowerToTiles:
             @pl.function(type=pl.FunctionType.InCore)
             def k(self, x: pl.Tensor[[16, 64], pl.FP16], y: pl.Tensor[[16, 64], pl.INT32],
                   out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
-                x_tile: pl.Tile[[16, 64], pl.FP16] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=None)
-                y_tile: pl.Tile[[16, 64], pl.INT32] = pl.tile.load(y, [0, 0], [16, 64], [16, 64], target_memory=None)
+                x_tile: pl.Tile[[16, 64], pl.FP16, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+                y_tile: pl.Tile[[16, 64], pl.INT32, pl.Mem.Vec] = pl.tile.load(y, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
                 promoted: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.cast(x_tile, target_type=pl.FP32)
                 a: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(promoted, 1.0)
                 promoted_1: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.cast(y_tile, target_type=pl.FP32)

@@ -25,7 +25,7 @@ MODES = ("none", "UP_DOWN", "LEFT_RIGHT")
 # The default pipeline plans on-chip memory: a kernel that loads a whole dynamic-row tensor as one tile has no
 # buffer size to plan (docs/passes/init_mem_ref.md, errors), whatever the split.
 EXPAND_REJECTED = {**REJECTED, **{("dyn_rows_elementwise", mode): r"InitMemRef requires static shape for variable "
-                                                                  r"'a_tile'.*load the tensor in blocks"
+                                                                  r"'a__tile'.*load the tensor in blocks"
                                   for mode in ("none", "UP_DOWN", "LEFT_RIGHT")}}
 MIN_EXPANDED = 30  # (kernel, mode) pairs that become AIC + AIV + Group (the region corpus adds 46 programs)
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TileType
 from pypto_core.ops.build import static_int
@@ -51,8 +52,10 @@ def promoting(op: str) -> TileForm:
 
 
 def scratch(ctx: TileLowering, shape: Sequence[Expr], dtype: DataType, hint: str) -> Expr:
-    """A scratch tile (a `tile.create`) bound before the lowered statement: the tmp operand a tile op needs."""
-    return ctx.bind(ctx.call("tile.create", [MakeTuple(list(shape))], {"dtype": dtype}), hint)
+    """A scratch tile (a `tile.create` in Vec, as PyPTO's) bound before the lowered statement: the tmp operand a
+    vector tile op needs."""
+    return ctx.bind(ctx.call("tile.create", [MakeTuple(list(shape))], {"dtype": dtype, "target_memory": MemorySpace.Vec}),
+                    hint)
 
 
 def reshaped(ctx: TileLowering, tile: Expr, shape: Sequence[Expr], hint: str) -> Expr:

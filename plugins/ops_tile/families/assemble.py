@@ -259,5 +259,7 @@ family.dsl_function("expand_clone", registered("tensor.expand_clone"))  # tensor
 
 # Memory planning facts (docs/memory_planning.md): where a result's buffer lives, which operands it must not share.
 family.set_traits("tile.assemble", buffer_view="view", writes_window=(0, 1, 2))  # written into the target's buffer
+# Into a GM tensor the same write is a store (docs/passes/convert_tensor_to_tile_ops.md, the assemble-loop rewrite).
+family.set_traits("tile.assemble", gm_store=("tile.store", (1, 2, 0)))
 family.set_traits("tensor.assemble", output_reuses_input=0, writes_window=(0, 1, 2))
 family.set_traits("tile.concat", output_must_not_alias="all")

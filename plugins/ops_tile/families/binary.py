@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pypto_core.errors import UserError
 from pypto_core.ir import scalar_ops
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.expr import Call, Expr
@@ -264,12 +265,43 @@ def lower_tensor_div(ctx: TileLowering, call: Call) -> Expr:
     return ctx.call(op, [lhs, rhs])
 
 
+def _row_vector(t: Any) -> bool:
+    return len(t.shape) == 2 and static_int(t.shape[1]) == 1
+
+
+def row_broadcasting(op: str) -> TileForm:
+    """tensor.add / sub / mul of two 2-D tiles of which exactly one is a row vector ([M, 1]): PyPTO's
+    `tile.row_expand_<op>(wide, narrow)` (docs/passes/convert_tensor_to_tile_ops.md, conversion table).
+    PyPTO puts the wide operand first whatever the order, which for `sub(v, r)` computes r - v: here that
+    one is `tile.neg(tile.row_expand_sub(r, v))`, v - r. Where the row broadcast's type rule refuses the pair
+    (rows that differ, a column-major wide operand) the broadcasting `tile.<op>` stays (PyPTO raises)."""
+
+    def lower_row_broadcast(ctx: TileLowering, call: Call) -> Expr:
+        lhs, rhs = (tile_of(ctx, a) for a in call.args)
+        lt, rt = lhs.type, rhs.type
+        if len(getattr(lt, "shape", ())) == len(getattr(rt, "shape", ())) == 2 \
+                and _row_vector(lt) != _row_vector(rt):
+            wide, narrow = (rhs, lhs) if _row_vector(lt) else (lhs, rhs)
+            try:
+                expanded = ctx.call(f"tile.row_expand_{op}", [wide, narrow])
+            except UserError:
+                return ctx.call(f"tile.{op}", [lhs, rhs])
+            if op == "sub" and narrow is lhs:
+                return ctx.call("tile.neg", [ctx.bind(expanded, "row_expand_sub")])
+            return expanded
+        return ctx.call(f"tile.{op}", [lhs, rhs])
+
+    return TileForm(lower=lower_row_broadcast)
+
+
 # A tensor-scalar op promotes but its tile op keeps the tile's dtype: the tile is cast first (promoting).
 for _n in names.TENSOR.BINARY:
     if _n in names.TENSOR.SCALAR_RHS:
         family.implement("tile_form", f"tensor.{_n}", extremum_tile_form(_n))
     elif _n == "div":
         family.implement("tile_form", "tensor.div", TileForm(lower=lower_tensor_div))
+    elif _n in ("add", "sub", "mul"):
+        family.implement("tile_form", f"tensor.{_n}", row_broadcasting(_n))
     else:
         family.implement("tile_form", f"tensor.{_n}", same(f"tile.{_n}"))
 for _n in names.TENSOR.SCALAR:

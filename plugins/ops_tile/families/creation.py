@@ -181,7 +181,7 @@ family.op(OpDef("tensor.create", deduce_tensor_create, args=(ArgSpec("shape"),),
                         KwargSpec("manual_dep", (bool,), False), KwargSpec("init_value", (int, float))),
                 traits=OpTraits(shape_args=(0,)), doc="A new tensor."))
 family.op(OpDef("tensor.full", deduce_tensor_full, args=(ArgSpec("shape"), ArgSpec("value")), kwargs=(_DTYPE,),
-                traits=OpTraits(shape_args=(0,)), doc="A tensor filled with one value."))
+                traits=OpTraits(shape_args=(0,), pure_generator=True), doc="A tensor filled with one value."))
 family.op(OpDef("tensor.create_l1", deduce_create_l1, args=(ArgSpec("shape"),),
                 kwargs=(_DTYPE, KwargSpec("transpose", (bool,), False)), traits=OpTraits(shape_args=(0,)),
                 doc="An uninitialised tensor in L1 (Mat); lowered to tile.create in Mat."))
@@ -219,7 +219,9 @@ def lower_tensor_create(ctx: TileLowering, call: Call) -> Expr:
     dtype = call.kwargs["dtype"]
     init = call.kwargs.get("init_value")
     if init is None:
-        return ctx.call("tile.create", [call.args[0]], {"dtype": dtype})
+        # In Vec, as PyPTO's (docs/passes/convert_tensor_to_tile_ops.md); InferTileMemorySpace re-places a
+        # loop carry's create where its yields live (a matmul_acc accumulator in Acc).
+        return ctx.call("tile.create", [call.args[0]], {"dtype": dtype, "target_memory": MemorySpace.Vec})
     value: Expr = ConstFloat(float(init), dtype) if dtype.is_float() else ConstInt(int(init), dtype)
     return ctx.call("tile.full", [call.args[0], value], {"dtype": dtype})
 

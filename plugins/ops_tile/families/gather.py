@@ -69,6 +69,7 @@ from pypto_plugins.ops_tile.common.dsl import (
     tile_only,
     to_cmp_mode,
 )
+from pypto_plugins.ops_tile.common.gather_rank3 import lower_rank3_gather
 from pypto_plugins.ops_tile.common.tile_forms import bound, flat_index, static_2d, tile_type
 from pypto_plugins.ops_tile.common.views import VEC_RESULT, is_partial, row_major, valid_view, vec_operands
 
@@ -242,6 +243,8 @@ def lower_tensor_gather(ctx: TileLowering, call: Call) -> Expr:
     """tile.gather (flat-index) of flat row-major indices built from the index tile (cast to INT32)."""
     src = ctx.tile(call.args[0])
     index = ctx.tile(call.args[1])
+    if len(tile_type(src).shape) == 3:
+        return lower_rank3_gather(ctx, call, src, index, int(call.kwargs["dim"]) % 3)
     rows, cols = static_2d("tensor.gather", tile_type(src))
     if tile_type(index).dtype is not D.INT32:
         index = bound(ctx, "tile.cast", [index], {"target_type": D.INT32}, "index32")

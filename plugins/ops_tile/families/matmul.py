@@ -408,7 +408,10 @@ def lower_tensor_matmul(ctx: TileLowering, call: Call) -> Expr:
     return ctx.call("tile.cast", [ctx.bind(out, "matmul_acc")], {"target_type": want, "mode": int(CastMode.rint)})
 
 
-family.implement("tile_form", "tensor.matmul", TileForm(lower=lower_tensor_matmul))
+# PyPTO's conversion declares lhs and rhs in Mat (transposed by a_trans / b_trans): the pass bridges them
+# (docs/passes/convert_tensor_to_tile_ops.md, rules), so the transpose below only sees already-viewed operands.
+family.implement("tile_form", "tensor.matmul", TileForm(lower=lower_tensor_matmul, operand_spaces=(
+    (0, MemorySpace.Mat, "a_trans"), (1, MemorySpace.Mat, "b_trans"))))
 
 
 def lower_tensor_matmul_acc(ctx: TileLowering, call: Call) -> Expr:
@@ -425,7 +428,9 @@ def lower_tensor_matmul_acc(ctx: TileLowering, call: Call) -> Expr:
     return ctx.call("tile.matmul_acc", [acc, lhs, rhs, *rest])
 
 
-family.implement("tile_form", "tensor.matmul_acc", TileForm(lower=lower_tensor_matmul_acc))
+# The accumulator's load keeps no space: InferTileMemorySpace places it where the cube accumulates (PyPTO: Vec).
+family.implement("tile_form", "tensor.matmul_acc", TileForm(lower=lower_tensor_matmul_acc, operand_spaces=(
+    (0, None, None), (1, MemorySpace.Mat, "a_trans"), (2, MemorySpace.Mat, "b_trans"))))
 
 
 # -- 2-D forms (FlattenTileNdTo2D, docs/passes/flatten_tile_nd_to_2d.md) ------------------------------------

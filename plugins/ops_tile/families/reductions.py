@@ -221,6 +221,16 @@ for _n, _m in (("col_argmax", "maximum"), ("col_argmin", "minimum")):
 _COL_NEEDS_TMP = ("argmax", "argmin")
 
 
+def _scratch_shape(t: Any, op: str) -> list[Expr]:
+    """PyPTO's scratch of a row reduction: the operand's shape with the last dim raised to 128 unless it is a
+    constant of at least 128; an arg-reduction's is exactly the operand's (docs/passes/convert_tensor_to_tile_ops.md,
+    conversion table)."""
+    if op.endswith(("argmax", "argmin")) or not op.startswith("tile.row_"):
+        return list(t.shape)
+    last = static_int(t.shape[-1])
+    return [*t.shape[:-1], t.shape[-1] if last is not None and last >= 128 else ConstInt(128)]
+
+
 def reduction_tile_form(kind: str, row: bool) -> TileForm:
     """The tile reduction of the reduced axis: the last (tile.row_*) or, of a 2-D tile, the first (tile.col_*),
     with a scratch tile of the operand's shape where the tile op needs one; keep_dim=False reshapes."""
@@ -239,7 +249,7 @@ def reduction_tile_form(kind: str, row: bool) -> TileForm:
         else:
             raise ValueError(f"{call.op.name}: a reduction of axis {axis} of a {rank}-D tensor has no tile form; "
                              f"tile reductions reduce the last axis (or the first of a 2-D tile)")
-        args = [src, scratch(ctx, t.shape, t.dtype, "reduce_tmp")] if tmp else [src]
+        args = [src, scratch(ctx, _scratch_shape(t, op), t.dtype, "tmp_tile")] if tmp else [src]
         out = ctx.call(op, args)
         if call.kwargs.get("keep_dim", True) is False:
             if not isinstance(call.type, TensorType):

@@ -37,19 +37,19 @@ def test_the_family_overrides_the_base_tile_forms():
 def test_axis_0_of_a_row_reduction_is_the_column_op():
     text = _lowered("y = pl.tensor.row_sum(x, axis=0)\nout = pl.assemble(out, y, [0, 0])",
                     "x: pl.Tensor[[16, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]")
-    assert "pl.tile.col_sum(x_tile)" in text and "row_sum" not in text
+    assert "pl.tile.col_sum(x__tile)" in text and "row_sum" not in text
 
 
 def test_keep_dim_false_reshapes_the_tile_result():
     text = _lowered("y = pl.tensor.row_argmin(x, keep_dim=False)\nout = pl.assemble(out, y, [0])",
                     "x: pl.Tensor[[16, 64], pl.FP32]", "pl.Tensor[[16], pl.INT32]")
-    assert "pl.tile.row_argmin(x_tile, reduce_tmp)" in text and "pl.tile.reshape(reduced, [16])" in text
+    assert "pl.tile.row_argmin(x__tile, tmp_tile)" in text and "pl.tile.reshape(reduced, [16])" in text
 
 
 def test_col_arg_reductions_get_a_scratch_tile():
     text = _lowered("y = pl.col_argmax(x)\nout = pl.assemble(out, y, [0, 0])",
                     "x: pl.Tensor[[16, 64], pl.FP16]", "pl.Tensor[[1, 64], pl.INT32]")
-    assert "reduce_tmp: pl.Tile[[16, 64], pl.FP16" in text and "pl.tile.col_argmax(x_tile, reduce_tmp)" in text
+    assert "tmp_tile: pl.Tile[[16, 64], pl.FP16" in text and "pl.tile.col_argmax(x__tile, tmp_tile)" in text
 
 
 def test_a_middle_axis_has_no_tile_form():
@@ -66,5 +66,5 @@ def test_batched_matmul_lowers_to_batch_matmul_then_one_matmul_and_store_per_bat
     # After FlattenTileNdTo2D: one tile.matmul of the row pages per batch element, stored into its window
     # (the dynamic-dims error and the other forms: plugins/pass_tile/tests/test_flatten_batched_products.py).
     assert "batch_matmul" not in text and text.count("pl.tile.matmul(") == 2
-    assert "pl.tile.slice(a_tile, [16, 32], [16, 0])" in text and "pl.tile.slice(b_tile, [32, 8], [32, 0])" in text
+    assert "pl.tile.slice(a__ssa_v0_mat, [16, 32], [16, 0])" in text and "pl.tile.slice(b__ssa_v0_mat, [32, 8], [32, 0])" in text
     assert text.count("pl.tile.store(matmul_") == 2 and ", [1, 16, 8])" in text

@@ -103,12 +103,12 @@ def _valid_rows(stmt: ir.AssignStmt) -> str:
 def test_the_gather_of_a_shard_of_an_odd_extent_is_typed_with_the_source_extent(rows: int, box: int):
     after = _lowered(CHAIN.replace("ROWS", str(rows)))
     stmts = _assigned(after, "mlp")
-    gather = stmts["g__ssa_v0"]
+    gather = stmts["g__tile"]
     assert [d.value for d in gather.var.type.shape] == [box, 32]
     assert _valid_rows(gather) == str(rows), ir.python_print(after)
     # The cube-side uses after the region follow the exact type.
-    assert _valid_rows(stmts["g__ssa_v0_Left"]) == str(rows)
-    assert _valid_rows(stmts["y__ssa_v0"]) == str(rows)
+    assert _valid_rows(stmts["g__tile_Left"]) == str(rows)
+    assert _valid_rows(stmts["y__tile"]) == str(rows)
 
 
 @pytest.mark.parametrize("rows", [27, 17, 9, 32])
@@ -154,7 +154,7 @@ def test_an_even_full_shard_gathers_as_the_type_rule_says():
     # 32 rows: the lanes hold 16 and 16, the type rule's half is exact, and the pass leaves the region alone.
     before = _lowered(CHAIN.replace("ROWS", "32"), upto="infer_tile_memory_space")
     after = passes.lower_auto_vector_split()(before)
-    assert _valid_rows(_assigned(after, "mlp")["g__ssa_v0"]) == "32"
+    assert _valid_rows(_assigned(after, "mlp")["g__tile"]) == "32"
 
 
 RUNTIME_ROWS = '''import pypto.language as pl

@@ -419,7 +419,7 @@ class P:
 def test_two_lane_guarded_stores_of_one_tile_both_run(backend: str) -> None:
     # x is a whole [M, 32] tensor loaded as one tile: no static size to plan, so the split chain alone
     compile_and_compare(TWO_GUARDED_STORES_OF_ONE_TILE, backend, preset="kernels")
-    with pytest.raises(ValueError, match="InitMemRef requires static shape for variable 'x_tile'"):
+    with pytest.raises(ValueError, match="InitMemRef requires static shape for variable 'x__tile'"):
         default_pipeline(backend).run(parse_text(TWO_GUARDED_STORES_OF_ONE_TILE, "fuzz_regression.py"))
 
 

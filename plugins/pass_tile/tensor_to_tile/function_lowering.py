@@ -5,7 +5,8 @@ memory (GM): parameters, and what a store into one of them returns. Each tensor 
 registry tile form (pypto_core.ops.tile_form), which asks this object for the tiles of its operands:
 
 * a parameter that the function never writes (direction In) is loaded whole once, at the top of the
-  function, so the load sits outside every loop and `pl.split_aiv` region (docs/passes/lower_auto_vector_split.md, outside the regions);
+  function, in Vec and in parameter order (PyPTO's entry loads), so the load sits outside every loop and
+  `pl.split_aiv` region (docs/passes/lower_auto_vector_split.md, outside the regions);
 * any other GM tensor (a written parameter, a store's result, a carried output) is loaded right
   before the statement that reads it: a store may have changed the buffer since;
 * a read-only parameter that a region boundary takes (the registry's `traits.split_boundary`:
@@ -14,7 +15,9 @@ registry tile form (pypto_core.ops.tile_form), which asks this object for the ti
   gather cannot take).
 
 Loop carries and if merges take a tile when any of their inputs is one; a GM input of such a carry is
-loaded. Loads carry no `target_memory`: InferTileMemorySpace picks the space from the consumers.
+loaded. Loads state their space, as PyPTO's: Vec, or the space a tile op declares for the operand the
+loaded value reaches (a matmul operand in Mat, tensor_to_tile/operand_spaces.py), where such operands are
+bridged too (a Mat load, a `tile.transpose_view` for `b_trans`).
 
 A `pl.aiv_shard` of a cube op whose tile form ends in a vector op (the cast of an FP16 matmul's FP32
 accumulator) shards the accumulator and applies that op to the shard, inside the region
@@ -33,7 +36,7 @@ from pypto_core.errors import InternalError, UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import ParamDirection
+from pypto_core.ir.enums import MemorySpace, ParamDirection
 from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.rewriting import BodyRewriter, trailing_yield
 from pypto_core.ir.types import TensorType, TileType
@@ -44,6 +47,7 @@ from pypto_core.ops.registry import create_op_call, op_registry, opdef_of
 from pypto_plugins.pass_tile.interfaces import TILE_FORM
 from pypto_plugins.pass_tile.tensor_to_tile.boundary_tails import drop_unused, is_cube_tail, is_shard, tail_on
 from pypto_plugins.pass_tile.tensor_to_tile.in_place_writes import InPlaceWrites, bound_result
+from pypto_plugins.pass_tile.tensor_to_tile.operand_spaces import MAT_BRIDGE_MARKER, operand_demands
 
 PASS = "ConvertTensorToTileOps"
 
@@ -89,6 +93,10 @@ class FunctionLowering(BodyRewriter):
         self.cube_tails: dict[int, tuple[E.Var, E.Call]] = {}
         self.writes = InPlaceWrites(self.subst, PASS, func.name)
         self.own_loads = False  # lowering a region boundary: its parameter operands get entry loads of their own
+        self.converted = False  # the statement being lowered called a tile form
+        # variable id -> the space a declared operand slot needs; what only views and copies carried there
+        self.demands, self.view_demands = operand_demands(func.body)
+        self.load_space: MemorySpace | None = None  # the demand on the statement being lowered
 
     # -- blocks (the in-place write bookkeeping) -----------------------------------------------
     def enter_block(self) -> None:
@@ -136,19 +144,25 @@ class FunctionLowering(BodyRewriter):
         if isinstance(operand, E.Var) and id(operand) in self.read_only:
             return self._entry_load(operand, t)
         shape, valid = _dims(t)
-        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid), f"{user_base(operand)}_tile")
+        deferred = id(operand) in self.view_demands and self.view_demands[id(operand)] is None
+        return self.bind(self.load(operand, _zeros(len(shape)), shape, valid, deferred=deferred),
+                         f"{user_base(operand)}__tile")
 
     def load(self, tensor: E.Expr, offsets: Any, shapes: Any, valid_shape: Any = None,
-             clamp: bool = False) -> E.Expr:
+             clamp: bool = False, space: MemorySpace | None = None, deferred: bool = False) -> E.Expr:
         shape_t = to_tuple(shapes)
         valid_t = shape_t if valid_shape is None else to_tuple(valid_shape)
-        kwargs: dict[str, Any] = {}
+        space = space or self.load_space or MemorySpace.Vec
+        # deferred: an accumulator operand, whose space InferTileMemorySpace gives (pypto; PyPTO loads it in Vec)
+        kwargs: dict[str, Any] = {} if deferred else {"target_memory": space}
         if clamp:
             kwargs["clamp"] = True
         policy = self.cache_of.get(id(tensor))
         if policy is not None:
             kwargs["cache"] = policy
-        return self.call("tile.load", [tensor, to_tuple(offsets), shape_t, valid_t], kwargs)
+        load = self.call("tile.load", [tensor, to_tuple(offsets), shape_t, valid_t], kwargs)
+        # A GM -> Mat operand load is a bridge: InferTileMemorySpace may hoist it, AutoTileMatmulL0 tiles it.
+        return load.with_fields(attrs={MAT_BRIDGE_MARKER: True}) if space is MemorySpace.Mat and not deferred else load
 
     def call(self, op: str, args: Sequence[E.Expr], kwargs: Mapping[str, Any] | None = None) -> E.Call:
         try:
@@ -163,8 +177,11 @@ class FunctionLowering(BodyRewriter):
         var = self.entry_loads.get(key)
         if var is None:
             shape, valid = _dims(t)
-            value = self.load(param, _zeros(len(shape)), shape, valid)
-            var = E.Var(self.fresh(f"{user_base(param)}_tile"), value.type, param.span)
+            # Vec, as PyPTO's; a parameter whose value reaches a declared Mat operand only through views
+            # (`r = pl.reshape(x, ...)` into a matmul) in that space, so that the view stays cube work.
+            space = MemorySpace.Vec if self.own_loads else self.view_demands.get(id(param), MemorySpace.Vec)
+            value = self.load(param, _zeros(len(shape)), shape, valid, space=space, deferred=space is None)
+            var = E.Var(self.fresh(f"{user_base(param)}__tile"), value.type, param.span)
             self.entry_loads[key] = var
             self.entry_stmts.append(S.AssignStmt(var, value, param.span))
         return var
@@ -176,7 +193,10 @@ class FunctionLowering(BodyRewriter):
         staged = call.with_fields(args=tuple(args))  # typed as the tensor op was: tile forms read it
         if form is None:
             raise InternalError(f"{PASS}: lowering {call.op.name}, which has no tile form")
+        if form.operand_spaces:
+            staged = self._bridged(staged, form.operand_spaces)
         self.own_loads = opdef.traits.split_boundary is not None
+        self.converted = True
         try:
             lowered = form.apply(self, staged)  # type: ignore[arg-type]
         except UserError:
@@ -190,6 +210,34 @@ class FunctionLowering(BodyRewriter):
         if is_cube_tail(lowered, self.pending):
             self.tail_calls[id(lowered)] = lowered  # type: ignore[assignment]
         return lowered
+
+    def _bridged(self, call: E.Call, spaces: Sequence[tuple[int, MemorySpace | None, str | None]]) -> E.Call:
+        """The call with each operand its tile form declares a space for bridged, in argument order (PyPTO's
+        rule 5): a GM tensor loaded whole into the space (`<name>_<space>`), then, when its transpose kwarg is
+        set, viewed transposed (`<load>_t`); a transposed tile outside Mat moved there first (`<v>_mat`)."""
+        args, kwargs = list(call.args), dict(call.kwargs)
+        for index, space, transpose_kwarg in sorted(spaces, key=lambda s: s[0]):
+            if index >= len(args) or space is None:
+                continue
+            arg = args[index]
+            transpose = bool(transpose_kwarg and kwargs.get(transpose_kwarg))
+            name = arg.name_hint if isinstance(arg, E.Var) else f"bridged_{index}"
+            if isinstance(arg.type, TensorType):
+                shape = list(arg.type.shape)
+                tile: E.Expr = self.bind(self.load(arg, _zeros(len(shape)), shape, shape, space=space),
+                                         f"{name}_{space.name.lower()}")
+            elif transpose and isinstance(arg.type, TileType):
+                tile = arg
+                if arg.type.memory_space is not MemorySpace.Mat:
+                    tile = self.bind(self.call("tile.move", [arg], {"target_memory": MemorySpace.Mat}), f"{name}_mat")
+            else:
+                continue
+            if transpose and len(tile.type.shape) >= 2:  # type: ignore[attr-defined]
+                tile = self.bind(self.call("tile.transpose_view", [tile]), f"{tile.name_hint}_t")  # type: ignore[attr-defined]
+            if transpose_kwarg is not None:
+                kwargs[transpose_kwarg] = False  # the view carries the transpose
+            args[index] = tile
+        return call.with_fields(args=tuple(args), kwargs=kwargs)
 
     def no_tile_form(self, call: E.Call) -> None:
         """A located error for an op that computes a tensor in a kernel and has no tile form to compute it
@@ -228,7 +276,7 @@ class FunctionLowering(BodyRewriter):
         scope = isinstance(s, S.ScopeStmt)
         if scope:
             self.writes.kinds.append("scope")
-        out = super().stmt(s)
+        out = self._converted_assign(s) if isinstance(s, S.AssignStmt) else super().stmt(s)
         if scope:
             self.writes.kinds.pop()
         last = out[-1] if out else None
@@ -246,6 +294,24 @@ class FunctionLowering(BodyRewriter):
         if isinstance(s, S.AssignStmt) and isinstance(s.value, E.Call):
             self.writes.after(s.value, bound_result(s, out))
         return out
+
+    def _converted_assign(self, s: S.AssignStmt) -> list[S.Stmt]:
+        """A statement whose call has a tile form binds `<base>__tile`, whatever the lowered value is (a tile,
+        a store's tensor, a GM scalar read): PyPTO's name (docs/passes/convert_tensor_to_tile_ops.md, rules)."""
+        self.converted = False
+        self.load_space = self.demands.get(id(s.var))
+        try:
+            value = self.expr(s.value, s.span, s.var)
+        finally:
+            self.load_space = None
+        if not self.converted:
+            var = self.define(s.var, value.type)
+            if var is s.var and value is s.value:
+                return [*self.take_pending(), s]
+            return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
+        var = E.Var(self.fresh(f"{user_base(s.var)}__tile"), value.type, s.var.span)
+        self.subst[id(s.var)] = var
+        return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
 
     def if_stmt(self, s: S.IfStmt) -> list[S.Stmt]:
         self.writes.kinds.append("branch")
@@ -327,4 +393,7 @@ class FunctionLowering(BodyRewriter):
         # no longer uses.
         used = {id(v) for v in free_vars_in_order([body])}
         loads = [s for s in self.entry_stmts if id(s.var) in used]  # type: ignore[attr-defined]
+        # In parameter order, as PyPTO's (docs/passes/convert_tensor_to_tile_ops.md, entry loads).
+        position = {id(p): i for i, p in enumerate(self.func.params)}
+        loads.sort(key=lambda s: position.get(id(s.value.args[0]), len(position)))  # type: ignore[attr-defined]
         return make_body([*loads, *flatten_to_stmts(body)], self.func.body.span)

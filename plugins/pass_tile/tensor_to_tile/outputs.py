@@ -13,16 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pypto_core.analysis.walk import vars_read
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.enums import ParamDirection
+from pypto_core.ir.enums import ParamDirection, TensorLayout
 from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import TensorType, TileType, TupleType
 from pypto_core.ir.utils import flatten_to_stmts, rebuilt_seq
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.registry import create_op_call
+from pypto_core.ops.registry import create_op_call, opdef_of
 
 
 @dataclass
@@ -53,8 +54,9 @@ class _ReturnStores(IRMutator):
                                 f"outside one becomes its own kernel); compute and use it in the same region, "
                                 f"or store it into a tensor (pl.store) and load it again where it is needed",
                                 value.span)
-            name = user_base(value) if isinstance(value, E.Var) else f"ret{index}"
-            param = self.added.params[index] = E.Var(self.fresh(f"{name}_out"), declared, self.func.span)
+            # ret<k>__out, k counting the added outputs only (docs/passes/convert_tensor_to_tile_ops.md, exit stores)
+            name = f"ret{len(self.added.params)}__out"
+            param = self.added.params[index] = E.Var(self.fresh(name), declared, self.func.span)
         return param
 
     def visit_return_stmt(self, s: S.ReturnStmt) -> S.Stmt:
@@ -65,11 +67,12 @@ class _ReturnStores(IRMutator):
                 values.append(v)
                 continue
             param = self._param(i, v)
-            zeros = E.MakeTuple([E.ConstInt(0) for _ in param.type.shape])  # type: ignore[attr-defined]
+            zeros = E.MakeTuple([E.ConstInt(0) for _ in v.type.shape])  # the tile's rank
             store = create_op_call("tile.store", [v, zeros, param], span=s.span)
-            name = user_base(v) if isinstance(v, E.Var) else f"ret{i}"
-            stores.append(S.AssignStmt(E.Var(self.fresh(f"{name}_store"), store.type, s.span), store, s.span))
-            values.append(param)
+            k = self.added.ordered().index((i, param))
+            var = E.Var(self.fresh(f"ret{k}__store"), store.type, s.span)
+            stores.append(S.AssignStmt(var, store, s.span))
+            values.append(var)  # the store's result, which NormalizeReturnOrder traces back to the parameter
         if not stores:
             return s
         return S.SeqStmts([*stores, S.ReturnStmt(values, s.span, s.leading_comments)], s.span)
@@ -80,11 +83,96 @@ class _ReturnStores(IRMutator):
             out.extend(flatten_to_stmts(self.visit_stmt(child)))
         return rebuilt_seq(seq, out)
 
+    # -- the assemble-loop rewrite (docs/passes/convert_tensor_to_tile_ops.md, exit stores) ---------------------
+    def rewrite_assemble_loops(self, body: S.Stmt) -> S.Stmt:
+        """A returned top-level loop that only assembles tiles into its one carry stores them into the new
+        output instead: the carry starts as `ret<k>__out`, the assemble becomes the GM store the registry names
+        for it (`tile.store`), and the loop's result is returned; the carry's old init goes when unused."""
+        stmts = flatten_to_stmts(body)
+        ret = stmts[-1] if stmts else None
+        if not isinstance(ret, S.ReturnStmt):
+            return body
+        values = list(ret.value)
+        for i, v in enumerate(ret.value):
+            if not isinstance(v.type, TileType) or not isinstance(v, E.Var):
+                continue
+            for pos, loop in enumerate(stmts):
+                plan = _assemble_loop(loop, v)
+                if plan is None:
+                    continue
+                param = self._param(i, v)
+                stmts[pos], values[i] = _storing_loop(loop, plan, param)  # type: ignore[arg-type]
+                init = loop.iter_args[0].initValue  # type: ignore[attr-defined]
+                if isinstance(init, E.Var) and _uses(stmts, init) == 0:
+                    stmts = [x for x in stmts if not (isinstance(x, S.AssignStmt) and x.var is init)]
+                break
+        if all(a is b for a, b in zip(values, ret.value)):
+            return body
+        stmts[-1] = S.ReturnStmt(values, ret.span, ret.leading_comments)
+        return S.SeqStmts(stmts, body.span)
+
+
+def _uses(stmts: list[S.Stmt], var: E.Var) -> int:
+    return sum(1 for x in vars_read(S.SeqStmts(stmts, var.span)) if x is var)
+
+
+def _assemble_loop(loop: S.Stmt, value: E.Var) -> tuple[S.AssignStmt, tuple[str, tuple[int, ...]]] | None:
+    """The loop's assemble statement and its GM store form, when `loop` is the assemble loop returning `value`."""
+    if not isinstance(loop, S.ForStmt) or len(loop.return_vars) != 1 or loop.return_vars[0] is not value \
+            or len(loop.iter_args) != 1:
+        return None
+    carry = loop.iter_args[0]
+    body = flatten_to_stmts(loop.body)
+    last = body[-1] if body else None
+    if not isinstance(last, S.YieldStmt) or len(last.value) != 1:
+        return None
+    writes = []
+    for x in body:
+        opdef = opdef_of(x.value) if isinstance(x, S.AssignStmt) else None
+        if opdef is not None and opdef.traits.gm_store is not None:
+            writes.append((x, opdef.traits.gm_store))
+    if len(writes) != 1:
+        return None
+    assign, form = writes[0]
+    call = assign.value
+    assert isinstance(call, E.Call)
+    if call.args[0] is not carry or last.value[0] is not assign.var:
+        return None
+    reads = vars_read(loop.body)
+    if sum(1 for x in reads if x is carry) != 1 or sum(1 for x in reads if x is assign.var) != 1:
+        return None  # the carry is read elsewhere, or the assembled tile is
+    return assign, form
+
+
+def _storing_loop(loop: S.ForStmt, plan: tuple[S.AssignStmt, tuple[str, tuple[int, ...]]],
+                  param: E.Var) -> tuple[S.ForStmt, E.Var]:
+    assign, (op, order) = plan
+    old_carry = loop.iter_args[0]
+    carry = E.IterArg(old_carry.name_hint, param.type, param, old_carry.span)
+    call = assign.value
+    assert isinstance(call, E.Call)
+    args = [carry if a is old_carry else a for a in call.args]
+    store = create_op_call(op, [args[k] for k in order], span=call.span)
+    stored = E.Var(assign.var.name_hint, store.type, assign.var.span)
+    stmts = []
+    for x in flatten_to_stmts(loop.body):
+        if x is assign:
+            stmts.append(S.AssignStmt(stored, store, x.span, x.leading_comments))
+        elif isinstance(x, S.YieldStmt):
+            stmts.append(S.YieldStmt([stored], x.span, x.leading_comments))
+        else:
+            stmts.append(x)
+    old_rv = loop.return_vars[0]
+    rv = E.Var(old_rv.name_hint, param.type, old_rv.span)
+    rebuilt = loop.with_fields(iter_args=(carry,), body=S.SeqStmts(stmts, loop.body.span), return_vars=(rv,))
+    return rebuilt, rv  # type: ignore[return-value]
+
 
 def store_returned_tiles(func: F.Function) -> tuple[F.Function, AddedOutputs]:
     """`func` with each returned tile stored into a new Out parameter (which is returned instead)."""
     added = AddedOutputs()
-    body = _ReturnStores(func, added).visit_stmt(func.body)
+    stores = _ReturnStores(func, added)
+    body = stores.visit_stmt(stores.rewrite_assemble_loops(func.body))
     if not added.params:
         return func, added
     params = [*func.param_items(), *((p, ParamDirection.Out) for _, p in added.ordered())]
@@ -114,8 +202,9 @@ class _CallSites(IRMutator):
             result = call.type.types[index] if isinstance(call.type, TupleType) else call.type
             t = result if isinstance(result, TensorType) else param.type
             assert isinstance(t, TensorType)
-            create = create_op_call("tensor.create", [E.MakeTuple(list(t.shape))], {"dtype": t.dtype},
-                                    span=call.span)
+            layout = t.tensor_view.layout if t.tensor_view is not None else TensorLayout.ND
+            create = create_op_call("tensor.create", [E.MakeTuple(list(t.shape))],
+                                    {"dtype": t.dtype, "layout": layout}, span=call.span)
             assert self.fresh is not None
             var = E.Var(self.fresh(param.name_hint), create.type, call.span)
             self.pending.append(S.AssignStmt(var, create, call.span))

@@ -36,7 +36,7 @@ class P:
 class P:
     @pl.function(type=pl.FunctionType.InCore)
     def main_incore_0(x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 16, 64], pl.FP32]]) -> pl.Tensor[[2, 16, 64], pl.FP32]:
-        x_tile: pl.Tile[[32, 64], pl.FP32] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], [32, 64], target_memory=None)
+        x_tile: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], [32, 64], target_memory=pl.Mem.Vec)
         y: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x_tile, 1.0)
         out_1: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(y, [0, 0, 0], out, [2, 16, 64])
         return out
