@@ -38,6 +38,7 @@ from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
     matmul_site,
     operands_in_place,
 )
+from pypto_plugins.pass_matmul.l0_rewrite.carried_accumulator import carried_k_step
 from pypto_plugins.pass_matmul.l0_rewrite.double_buffer_c import plan_double_buffer_c
 from pypto_plugins.pass_matmul.l0_rewrite.grid import StorePlacement, full_k_grid, split_k_grid
 from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
@@ -65,6 +66,8 @@ class _FunctionTiler:
         self.changed = False
         self.folded: set[int] = set()  # id() of cast statements a Mat scratch absorbed
         self.definitions = {id(s.var): s for s in statements(func.body) if isinstance(s, S.AssignStmt)}
+        self.loops: list[S.ForStmt] = []  # the loops around the block being tiled, innermost last
+        self.choices: dict[int, Choice | None] = {}  # id(matmul statement) -> the chooser's tile (hints once)
 
     # -- blocks -------------------------------------------------------------------------------------------------
     def block(self, body: S.Stmt) -> S.Stmt:
@@ -76,6 +79,10 @@ class _FunctionTiler:
             if id(original) in self.folded:
                 continue  # a cast folded into the Mat scratch its source was assembled into
             stmt = substitute_stmt(original, subst) if subst else original
+            merged = self.carried_k_step(stmt, subst)
+            if merged is not None:
+                out.extend(merged)
+                continue
             stmt = self.nested(stmt)
             grid = deferred.pop(id(original), None)
             if grid is not None:
@@ -93,7 +100,14 @@ class _FunctionTiler:
         return make_body(out, body.span)
 
     def nested(self, stmt: S.Stmt) -> S.Stmt:
-        if isinstance(stmt, (S.ForStmt, S.WhileStmt)):
+        if isinstance(stmt, S.ForStmt):
+            self.loops.append(stmt)
+            try:
+                new = self.block(stmt.body)
+            finally:
+                self.loops.pop()
+            return stmt if new is stmt.body else stmt.with_fields(body=new)  # type: ignore[return-value]
+        if isinstance(stmt, S.WhileStmt):
             new = self.block(stmt.body)
             return stmt if new is stmt.body else stmt.with_fields(body=new)  # type: ignore[return-value]
         if isinstance(stmt, S.IfStmt):
@@ -109,7 +123,7 @@ class _FunctionTiler:
                deferred: dict[int, tuple[MatmulSite, Any, Any]]) -> list[S.Stmt]:
         if check_explicit_l0_operands(site, self.backend) or not operands_in_place(site, self.backend):
             return [site.stmt]
-        choice = choose(site, self.backend, self.ctx)
+        choice = self.choose(site)
         if choice is None:
             return [site.stmt]
         big_m, big_n, big_k = site.dims()
@@ -139,6 +153,34 @@ class _FunctionTiler:
         deferred[id(store)] = (site, choice, bias)
         self.changed = True
         return []  # the grid is emitted where the store was
+
+    def choose(self, site: MatmulSite) -> Choice | None:
+        key = id(site.stmt)
+        if key not in self.choices:
+            self.choices[key] = choose(site, self.backend, self.ctx)
+        return self.choices[key]
+
+    def carried_k_step(self, stmt: S.Stmt, subst: dict[E.Var, E.Expr]) -> list[S.Stmt] | None:
+        """A user K step (an if of a first-block matmul and a matmul_acc onto its loop's carry) whose matmul the
+        chooser K-tiles becomes one K loop on the carry (carried_accumulator.py); None when it is no such step."""
+        step = carried_k_step(stmt, self.loops[-1] if self.loops else None)
+        if step is None:
+            return None
+        later = step.later
+        if check_explicit_l0_operands(later, self.backend) or not operands_in_place(later, self.backend):
+            return None
+        choice = self.choose(later)
+        big_m, big_n, big_k = later.dims()
+        if choice is None or (choice.m, choice.n) != (big_m, big_n) or choice.k == big_k:
+            return None  # fits as written, or an M/N grid: each branch is tiled on its own
+        em = Emitter(self.fresh, later.span)
+        first = step.first
+        lhs = self.lhs_in_mat(em, first, first.result.name_hint)
+        subst[step.phi] = k_loop(em, first, lhs, None, Window(0, 0, big_m, big_n), choice.k,
+                                 first.result.name_hint, step.phi.name_hint, carried=step.carry,
+                                 first_when=step.first_when)
+        self.changed = True
+        return em.stmts
 
     def bias_source(self, site: MatmulSite) -> BiasSource | None:
         if site.bias is None:
