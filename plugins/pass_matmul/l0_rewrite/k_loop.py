@@ -26,6 +26,7 @@ from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.scalar_ops import and_, eq
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter, index, pipeline_loop, plus
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import MatmulSite
+from pypto_plugins.pass_matmul.l0_rewrite.streamed_operands import Operand, extract_from
 
 
 @dataclass(frozen=True)
@@ -38,14 +39,17 @@ class Window:
     n: int
 
 
-def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, window: Window, k: int, base: str,
-           result_name: str, carried: E.Expr | None = None, first_when: E.Expr | None = None) -> E.Var:
+def k_loop(em: Emitter, site: MatmulSite, lhs: Operand, bias: E.Expr | None, window: Window, k: int, base: str,
+           result_name: str, carried: E.Expr | None = None, first_when: E.Expr | None = None,
+           rhs: Operand | None = None) -> E.Var:
     """Emit the K loop of `window` into `em`; returns the variable holding the finished tile, named
     `result_name` (exactly) when it is the loop's result.
 
     `carried` / `first_when` (a first-block matmul only): the loop starts from the accumulator `carried` instead
     of a fresh `B_l0_init`, and its first block is the fresh matmul only when `first_when` also holds, else it
-    accumulates onto `carried` like the others (a user K step on its loop's carry, carried_accumulator.py)."""
+    accumulates onto `carried` like the others (a user K step on its loop's carry, carried_accumulator.py).
+    `lhs` / `rhs` (default: the matmul's rhs) may be streamed: their slabs are loaded from GM
+    (streamed_operands.py)."""
     _, _, big_k = site.dims()
     m, n = window.m, window.n
     full = big_k // k
@@ -53,6 +57,7 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
     acc_dtype = site.acc_dtype
     row, col = index(window.row), index(window.col)
     caller_acc = site.acc
+    rhs = site.rhs if rhs is None else rhs
     done: E.Var
 
     def first_block(a: E.Var, b: E.Var, name: str, acc: E.Expr | None) -> E.Var:
@@ -62,8 +67,8 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
         return em.bind(name, em.call(site.form.first_op, operands))
 
     if full == 1:
-        a0 = em.extract(f"{base}_l0_a0", lhs, row, index(0), [m, k], MemorySpace.Left)
-        b0 = em.extract(f"{base}_l0_b0", site.rhs, index(0), col, [k, n], MemorySpace.Right)
+        a0 = extract_from(em, f"{base}_l0_a0", lhs, row, index(0), [m, k], MemorySpace.Left)
+        b0 = extract_from(em, f"{base}_l0_b0", rhs, index(0), col, [k, n], MemorySpace.Right)
         if first_when is None or carried is None:
             done = first_block(a0, b0, f"{base}_l0_c0", caller_acc)
         else:
@@ -81,8 +86,8 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
         ko = em.loop_var(f"{base}_l0_ko")
         carry = E.IterArg(em.fresh(f"{base}_l0_c"), init.type, init, em.span)
         body = Emitter(em.fresh, em.span)
-        a = body.extract(f"{base}_l0_a", lhs, row, ko, [m, k], MemorySpace.Left)
-        b = body.extract(f"{base}_l0_b", site.rhs, ko, col, [k, n], MemorySpace.Right)
+        a = extract_from(body, f"{base}_l0_a", lhs, row, ko, [m, k], MemorySpace.Left)
+        b = extract_from(body, f"{base}_l0_b", rhs, ko, col, [k, n], MemorySpace.Right)
         if caller_acc is not None:
             step = body.bind(f"{base}_l0_c_acc", body.call(site.form.accumulate_op, [carry, a, b]))
         else:
@@ -102,8 +107,8 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
         done = E.Var(em.fresh(name) if tail else name, carry.type, em.span)
         em.stmts.append(pipeline_loop(ko, 0, full * k, k, carry, body.stmts, done, em.span))
     if tail:
-        at = em.extract(f"{base}_l0_at", lhs, row, index(full * k), [m, tail], MemorySpace.Left)
-        bt = em.extract(f"{base}_l0_bt", site.rhs, index(full * k), col, [tail, n], MemorySpace.Right)
+        at = extract_from(em, f"{base}_l0_at", lhs, row, index(full * k), [m, tail], MemorySpace.Left)
+        bt = extract_from(em, f"{base}_l0_bt", rhs, index(full * k), col, [tail, n], MemorySpace.Right)
         done = em.bind(f"{base}_l0_ct", em.call(site.form.accumulate_op, [done, at, bt]))
     return done
 
