@@ -194,18 +194,19 @@ class _FunctionTiler:
     def sources(self, site: MatmulSite, choice: Choice, extra: int = 0) -> tuple[Operand, Operand]:
         """The lhs and rhs the L0 slabs come from: their Mat panels, or, for panels Mat cannot keep next to the
         tiles live across the matmul (and `extra` bytes), their GM windows (streamed_operands.py)."""
-        operands = [(v, panel_load(v, self.definitions.get(id(v)))) for v in dict.fromkeys((site.lhs, site.rhs))]
-        k = choice.k if choice.k < site.dims()[2] else site.dims()[2]
-        slabs = {id(site.rhs): k * choice.n * _element_bytes(site.rhs),
-                 id(site.lhs): choice.m * k * _element_bytes(site.lhs)}
+        lhs_and_rhs = [site.lhs] if site.rhs is site.lhs else [site.lhs, site.rhs]
+        operands = [(v, panel_load(v, self.definitions.get(id(v)))) for v in lhs_and_rhs]
+        loads = {id(v): load for v, load in operands}
+        slabs = {id(site.rhs): choice.k * choice.n * _element_bytes(site.rhs),
+                 id(site.lhs): choice.m * choice.k * _element_bytes(site.lhs)}
         streamed = self.budget.streamed(site.result, operands, slabs, extra)
         found: list[Operand] = []
         for var in (site.lhs, site.rhs):
-            load = dict(operands)[var] if id(var) in streamed else None
+            load = loads[id(var)] if id(var) in streamed else None
             if load is None:
                 found.append(var)
                 continue
-            if load not in self.streamed_loads:
+            if not any(known is load for known in self.streamed_loads):
                 self.streamed_loads.append(load)
             found.append(StreamedOperand(var, load))
         return found[0], found[1]
