@@ -38,6 +38,7 @@ from pypto_plugins.pass_matmul.l0_rewrite.candidate import (
     matmul_site,
     operands_in_place,
 )
+from pypto_plugins.pass_matmul.l0_rewrite.carried_accumulator import carried_k_step
 from pypto_plugins.pass_matmul.l0_rewrite.double_buffer_c import plan_double_buffer_c
 from pypto_plugins.pass_matmul.l0_rewrite.grid import StorePlacement, full_k_grid, split_k_grid
 from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
@@ -51,6 +52,13 @@ from pypto_plugins.pass_matmul.l0_rewrite.mat_scratch import (
     scratch_use,
 )
 from pypto_plugins.pass_matmul.l0_rewrite.split_k_prepass import SplitKPrepass
+from pypto_plugins.pass_matmul.l0_rewrite.streamed_operands import (
+    MatBudget,
+    Operand,
+    StreamedOperand,
+    drop_unread,
+    panel_load,
+)
 from pypto_plugins.pass_matmul.l0_tile_chooser import Stationarity
 from pypto_plugins.pass_matmul.perf_hints import perf_hint
 
@@ -65,17 +73,25 @@ class _FunctionTiler:
         self.changed = False
         self.folded: set[int] = set()  # id() of cast statements a Mat scratch absorbed
         self.definitions = {id(s.var): s for s in statements(func.body) if isinstance(s, S.AssignStmt)}
+        self.loops: list[S.ForStmt] = []  # the loops around the block being tiled, innermost last
+        self.choices: dict[int, Choice | None] = {}  # id(matmul statement) -> the chooser's tile (hints once)
+        self.budget = MatBudget(func, self.backend)
+        self.streamed_loads: list[S.AssignStmt] = []  # panel loads whose slabs are loaded from GM instead
 
     # -- blocks -------------------------------------------------------------------------------------------------
     def block(self, body: S.Stmt) -> S.Stmt:
         stmts = flatten_to_stmts(body)
         out: list[S.Stmt] = []
         subst: dict[E.Var, E.Expr] = {}
-        deferred: dict[int, tuple[MatmulSite, Any, Any]] = {}  # id(store stmt) -> the grid it becomes
+        deferred: dict[int, tuple[Any, ...]] = {}  # id(store stmt) -> the grid it becomes
         for i, original in enumerate(stmts):
             if id(original) in self.folded:
                 continue  # a cast folded into the Mat scratch its source was assembled into
             stmt = substitute_stmt(original, subst) if subst else original
+            merged = self.carried_k_step(stmt, subst)
+            if merged is not None:
+                out.extend(merged)
+                continue
             stmt = self.nested(stmt)
             grid = deferred.pop(id(original), None)
             if grid is not None:
@@ -93,7 +109,14 @@ class _FunctionTiler:
         return make_body(out, body.span)
 
     def nested(self, stmt: S.Stmt) -> S.Stmt:
-        if isinstance(stmt, (S.ForStmt, S.WhileStmt)):
+        if isinstance(stmt, S.ForStmt):
+            self.loops.append(stmt)
+            try:
+                new = self.block(stmt.body)
+            finally:
+                self.loops.pop()
+            return stmt if new is stmt.body else stmt.with_fields(body=new)  # type: ignore[return-value]
+        if isinstance(stmt, S.WhileStmt):
             new = self.block(stmt.body)
             return stmt if new is stmt.body else stmt.with_fields(body=new)  # type: ignore[return-value]
         if isinstance(stmt, S.IfStmt):
@@ -106,17 +129,17 @@ class _FunctionTiler:
 
     # -- one matmul ---------------------------------------------------------------------------------------------
     def matmul(self, site: MatmulSite, rest: list[S.Stmt], subst: dict[E.Var, E.Expr],
-               deferred: dict[int, tuple[MatmulSite, Any, Any]]) -> list[S.Stmt]:
+               deferred: dict[int, tuple[Any, ...]]) -> list[S.Stmt]:
         if check_explicit_l0_operands(site, self.backend) or not operands_in_place(site, self.backend):
             return [site.stmt]
-        choice = choose(site, self.backend, self.ctx)
+        choice = self.choose(site)
         if choice is None:
             return [site.stmt]
         big_m, big_n, big_k = site.dims()
         if (choice.m, choice.n, choice.k) == (big_m, big_n, big_k):
             return [site.stmt]
         if (choice.m, choice.n) == (big_m, big_n):
-            return self.k_only(site, choice.k, subst)
+            return self.k_only(site, choice, subst)
         fresh_mat_lhs = site.acc is None and site.lhs.type.memory_space is MemorySpace.Mat  # type: ignore[attr-defined]
         bias = self.bias_source(site)
         if bias is not None and not bias.can_window(choice.n):
@@ -136,22 +159,72 @@ class _FunctionTiler:
                       + (" right after it (its bias windows are loaded again there)" if reloads else "")
                       + " — left untouched.", site.span)
             return [site.stmt]
-        deferred[id(store)] = (site, choice, bias)
+        deferred[id(store)] = (site, choice, bias, self.sources(site, choice))
         self.changed = True
         return []  # the grid is emitted where the store was
+
+    def choose(self, site: MatmulSite) -> Choice | None:
+        key = id(site.stmt)
+        if key not in self.choices:
+            self.choices[key] = choose(site, self.backend, self.ctx)
+        return self.choices[key]
+
+    def carried_k_step(self, stmt: S.Stmt, subst: dict[E.Var, E.Expr]) -> list[S.Stmt] | None:
+        """A user K step (an if of a first-block matmul and a matmul_acc onto its loop's carry) whose matmul the
+        chooser K-tiles becomes one K loop on the carry (carried_accumulator.py); None when it is no such step."""
+        step = carried_k_step(stmt, self.loops[-1] if self.loops else None)
+        if step is None:
+            return None
+        later = step.later
+        if check_explicit_l0_operands(later, self.backend) or not operands_in_place(later, self.backend):
+            return None
+        choice = self.choose(later)
+        big_m, big_n, big_k = later.dims()
+        if choice is None or (choice.m, choice.n) != (big_m, big_n) or choice.k == big_k:
+            return None  # fits as written, or an M/N grid: each branch is tiled on its own
+        em = Emitter(self.fresh, later.span)
+        first = step.first
+        lhs = self.lhs_in_mat(em, first, first.result.name_hint)
+        subst[step.phi] = k_loop(em, first, lhs, None, Window(0, 0, big_m, big_n), choice.k,
+                                 first.result.name_hint, step.phi.name_hint, carried=step.carry,
+                                 first_when=step.first_when)
+        self.changed = True
+        return em.stmts
+
+    def sources(self, site: MatmulSite, choice: Choice, extra: int = 0) -> tuple[Operand, Operand]:
+        """The lhs and rhs the L0 slabs come from: their Mat panels, or, for panels Mat cannot keep next to the
+        tiles live across the matmul (and `extra` bytes), their GM windows (streamed_operands.py)."""
+        lhs_and_rhs = [site.lhs] if site.rhs is site.lhs else [site.lhs, site.rhs]
+        operands = [(v, panel_load(v, self.definitions.get(id(v)))) for v in lhs_and_rhs]
+        loads = {id(v): load for v, load in operands}
+        slabs = {id(site.rhs): choice.k * choice.n * _element_bytes(site.rhs),
+                 id(site.lhs): choice.m * choice.k * _element_bytes(site.lhs)}
+        streamed = self.budget.streamed(site.result, operands, slabs, extra)
+        found: list[Operand] = []
+        for var in (site.lhs, site.rhs):
+            load = loads[id(var)] if id(var) in streamed else None
+            if load is None:
+                found.append(var)
+                continue
+            if not any(known is load for known in self.streamed_loads):
+                self.streamed_loads.append(load)
+            found.append(StreamedOperand(var, load))
+        return found[0], found[1]
 
     def bias_source(self, site: MatmulSite) -> BiasSource | None:
         if site.bias is None:
             return None
         return BiasSource(site.bias, bias_window_load(self.definitions.get(id(site.bias))), site.dims()[1])
 
-    def k_only(self, site: MatmulSite, k: int, subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
+    def k_only(self, site: MatmulSite, choice: Choice, subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
         em = Emitter(self.fresh, site.span)
         base = site.result.name_hint
-        lhs = self.lhs_in_mat(em, site, base)
+        lhs, rhs = self.sources(site, choice)
+        if lhs is site.lhs:
+            lhs = self.lhs_in_mat(em, site, base)
         bias = self.bias_in_bias(em, site, base)
         big_m, big_n, _ = site.dims()
-        result = k_loop(em, site, lhs, bias, Window(0, 0, big_m, big_n), k, base, base)
+        result = k_loop(em, site, lhs, bias, Window(0, 0, big_m, big_n), choice.k, base, base, rhs=rhs)
         subst[site.result] = result
         self.changed = True
         return em.stmts
@@ -192,7 +265,8 @@ class _FunctionTiler:
         scratch = em.create(f"{site.result.name_hint}_mat", [big_m, big_n], use.dtype, MemorySpace.Mat)
         place = ScratchPlacement(scratch, scratch.name_hint)
         grid = split_k_grid if choice.k < site.dims()[2] else full_k_grid
-        last = grid(em, site, site.lhs, choice, place, bias)
+        lhs, rhs = self.sources(site, choice, extra=need)
+        last = grid(em, site, lhs, choice, place, bias, rhs)
         subst[use.cast.var if use.cast is not None else site.result] = last
         if use.cast is not None:
             self.folded.add(id(use.cast.stmt))
@@ -247,7 +321,7 @@ class _FunctionTiler:
         return users[0]
 
     def emit_grid(self, store: S.AssignStmt, site: MatmulSite, choice: Any, bias: BiasSource | None,
-                  subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
+                  sources: tuple[Operand, Operand], subst: dict[E.Var, E.Expr]) -> list[S.Stmt]:
         call = store.value
         assert isinstance(call, E.Call)
         form = op_registry().implementation(L0_RESULT_STORE.name, call.op.name)
@@ -259,11 +333,15 @@ class _FunctionTiler:
         em = Emitter(self.fresh, site.span)
         big_k = site.dims()[2]
         if choice.k < big_k:
-            last = split_k_grid(em, site, site.lhs, choice, place, bias)
+            last = split_k_grid(em, site, sources[0], choice, place, bias, sources[1])
         else:
-            last = full_k_grid(em, site, site.lhs, choice, place, bias)
+            last = full_k_grid(em, site, sources[0], choice, place, bias, sources[1])
         subst[store.var] = last
         return em.stmts
+
+
+def _element_bytes(var: E.Var) -> int:
+    return element_bytes(var.type.dtype)  # type: ignore[attr-defined]
 
 
 def _vars_read(stmt: S.Stmt) -> set[E.Var]:
@@ -283,7 +361,7 @@ def _tile_function(func: F.Function, ctx: Any) -> F.Function:
         if planned is not None:
             func = func.with_fields(body=planned)  # type: ignore[assignment]
     tiler = _FunctionTiler(func, ctx)
-    body = tiler.block(func.body)
+    body = drop_unread(tiler.block(func.body), tiler.streamed_loads)
     return func.with_fields(body=body) if tiler.changed else func  # type: ignore[return-value]
 
 

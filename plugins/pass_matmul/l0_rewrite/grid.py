@@ -19,6 +19,7 @@ from pypto_plugins.pass_matmul.l0_rewrite.bias_windows import BiasSource
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter, index, offset_by, pipeline_loop
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import Choice, MatmulSite
 from pypto_plugins.pass_matmul.l0_rewrite.k_loop import Window, k_loop
+from pypto_plugins.pass_matmul.l0_rewrite.streamed_operands import Operand, extract_from
 from pypto_plugins.pass_matmul.l0_tile_chooser import Stationarity
 
 NO_STORE_OVERLAP = {"pipeline_overlap_stores": False}
@@ -42,8 +43,8 @@ class StorePlacement:
         return em.bind(name, em.call(self.store_op, [tile, offsets, current], **self.kwargs))
 
 
-def split_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, place: Any,
-                 bias: BiasSource | None = None) -> E.Expr:
+def split_k_grid(em: Emitter, site: MatmulSite, lhs: Operand, choice: Choice, place: Any,
+                 bias: BiasSource | None = None, rhs: Operand | None = None) -> E.Expr:
     """Sub-tiles N-major (`for nj: for mj:`), each a K loop named `B_t<s>` (with its own bias window),
     stored or assembled as it finishes."""
     big_m, big_n, _ = site.dims()
@@ -54,20 +55,21 @@ def split_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, pla
         for mi in range(0, big_m, choice.m):
             window = Window(mi, ni, min(choice.m, big_m - mi), min(choice.n, big_n - ni))
             tile_bias = bias.window(em, f"{base}_t{s}_l0_bias", ni, window.n) if bias is not None else None
-            tile = k_loop(em, site, lhs, tile_bias, window, choice.k, f"{base}_t{s}", f"{base}_t{s}")
+            tile = k_loop(em, site, lhs, tile_bias, window, choice.k, f"{base}_t{s}", f"{base}_t{s}", rhs=rhs)
             current = place.place(em, tile, mi, ni, current)
             s += 1
     return current
 
 
-def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, place: Any,
-                bias: BiasSource | None = None) -> E.Expr:
+def full_k_grid(em: Emitter, site: MatmulSite, lhs: Operand, choice: Choice, place: Any,
+                bias: BiasSource | None = None, rhs: Operand | None = None) -> E.Expr:
     """k == K: the stationary operand's extract in the outer loop, the other's in the inner one; then the
     bottom strip and the right strip of ragged tiles. A bias spanning all of N is moved to Bias once, before
     the loops; a narrower window is loaded next to the Right extract of its columns."""
     big_m, big_n, big_k = site.dims()
     m, n = choice.m, choice.n
     base = site.result.name_hint
+    rhs = site.rhs if rhs is None else rhs
     rows_outer = choice.stationarity is Stationarity.AStationary or (
         choice.stationarity is Stationarity.OutputStationary and choice.os_holds_a)
     full_m, full_n = big_m // m * m, big_n // n * n
@@ -79,12 +81,12 @@ def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, plac
         inner_c = E.IterArg(em.fresh(f"{base}_ic"), current.type, outer_c, em.span)
         outer, inner = Emitter(em.fresh, em.span), Emitter(em.fresh, em.span)
         if rows_outer:
-            a = outer.extract(f"{base}_a", lhs, outer_v, index(0), [m, big_k], MemorySpace.Left)
-            b = inner.extract(f"{base}_b", site.rhs, index(0), inner_v, [big_k, n], MemorySpace.Right)
+            a = extract_from(outer, f"{base}_a", lhs, outer_v, index(0), [m, big_k], MemorySpace.Left)
+            b = extract_from(inner, f"{base}_b", rhs, index(0), inner_v, [big_k, n], MemorySpace.Right)
             row, col = outer_v, inner_v
         else:
-            b = outer.extract(f"{base}_b", site.rhs, index(0), outer_v, [big_k, n], MemorySpace.Right)
-            a = inner.extract(f"{base}_a", lhs, inner_v, index(0), [m, big_k], MemorySpace.Left)
+            b = extract_from(outer, f"{base}_b", rhs, index(0), outer_v, [big_k, n], MemorySpace.Right)
+            a = extract_from(inner, f"{base}_a", lhs, inner_v, index(0), [m, big_k], MemorySpace.Left)
             row, col = inner_v, outer_v
         operands = [a, b]
         if bias is not None:
@@ -113,8 +115,8 @@ def full_k_grid(em: Emitter, site: MatmulSite, lhs: E.Expr, choice: Choice, plac
     ragged += [(mi, full_n) for mi in range(0, full_m, m)] if full_n < big_n else []
     for s, (mi, ni) in enumerate(ragged, start=1):
         tm, tn = min(m, big_m - mi), min(n, big_n - ni)
-        a = em.extract(f"{base}_ta{s}", lhs, index(mi), index(0), [tm, big_k], MemorySpace.Left)
-        b = em.extract(f"{base}_tb{s}", site.rhs, index(0), index(ni), [big_k, tn], MemorySpace.Right)
+        a = extract_from(em, f"{base}_ta{s}", lhs, index(mi), index(0), [tm, big_k], MemorySpace.Left)
+        b = extract_from(em, f"{base}_tb{s}", rhs, index(0), index(ni), [big_k, tn], MemorySpace.Right)
         operands = [a, b]
         if bias is not None:
             operands.append(whole_bias if whole_bias is not None else bias.window(em, f"{base}_tbias{s}", ni, tn))

@@ -17,14 +17,16 @@ block (nf == 1, only with a tail) is straight-line code (`B_l0_a0`, `B_l0_b0`, `
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace
-from pypto_core.ir.scalar_ops import eq
+from pypto_core.ir.scalar_ops import and_, eq
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter, index, pipeline_loop, plus
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import MatmulSite
+from pypto_plugins.pass_matmul.l0_rewrite.streamed_operands import Operand, extract_from
 
 
 @dataclass(frozen=True)
@@ -37,10 +39,17 @@ class Window:
     n: int
 
 
-def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, window: Window, k: int, base: str,
-           result_name: str) -> E.Var:
+def k_loop(em: Emitter, site: MatmulSite, lhs: Operand, bias: E.Expr | None, window: Window, k: int, base: str,
+           result_name: str, carried: E.Expr | None = None, first_when: E.Expr | None = None,
+           rhs: Operand | None = None) -> E.Var:
     """Emit the K loop of `window` into `em`; returns the variable holding the finished tile, named
-    `result_name` (exactly) when it is the loop's result."""
+    `result_name` (exactly) when it is the loop's result.
+
+    `carried` / `first_when` (a first-block matmul only): the loop starts from the accumulator `carried` instead
+    of a fresh `B_l0_init`, and its first block is the fresh matmul only when `first_when` also holds, else it
+    accumulates onto `carried` like the others (a user K step on its loop's carry, carried_accumulator.py).
+    `lhs` / `rhs` (default: the matmul's rhs) may be streamed: their slabs are loaded from GM
+    (streamed_operands.py)."""
     _, _, big_k = site.dims()
     m, n = window.m, window.n
     full = big_k // k
@@ -48,6 +57,7 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
     acc_dtype = site.acc_dtype
     row, col = index(window.row), index(window.col)
     caller_acc = site.acc
+    rhs = site.rhs if rhs is None else rhs
     done: E.Var
 
     def first_block(a: E.Var, b: E.Var, name: str, acc: E.Expr | None) -> E.Var:
@@ -57,17 +67,27 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
         return em.bind(name, em.call(site.form.first_op, operands))
 
     if full == 1:
-        a0 = em.extract(f"{base}_l0_a0", lhs, row, index(0), [m, k], MemorySpace.Left)
-        b0 = em.extract(f"{base}_l0_b0", site.rhs, index(0), col, [k, n], MemorySpace.Right)
-        done = first_block(a0, b0, f"{base}_l0_c0", caller_acc)
+        a0 = extract_from(em, f"{base}_l0_a0", lhs, row, index(0), [m, k], MemorySpace.Left)
+        b0 = extract_from(em, f"{base}_l0_b0", rhs, index(0), col, [k, n], MemorySpace.Right)
+        if first_when is None or carried is None:
+            done = first_block(a0, b0, f"{base}_l0_c0", caller_acc)
+        else:
+            done = _first_or_carried(em, f"{base}_l0_c0", first_when,
+                                     lambda e, name: e.bind(name, e.call(site.form.first_op, [a0, b0])),
+                                     lambda e, name: e.bind(name, e.call(site.form.accumulate_op, [carried, a0, b0])))
     else:
-        init: E.Expr = caller_acc if caller_acc is not None else \
-            em.create(f"{base}_l0_init", [m, n], acc_dtype, MemorySpace.Acc)
+        init: E.Expr
+        if caller_acc is not None:
+            init = caller_acc
+        elif carried is not None:
+            init = carried
+        else:
+            init = em.create(f"{base}_l0_init", [m, n], acc_dtype, MemorySpace.Acc)
         ko = em.loop_var(f"{base}_l0_ko")
         carry = E.IterArg(em.fresh(f"{base}_l0_c"), init.type, init, em.span)
         body = Emitter(em.fresh, em.span)
-        a = body.extract(f"{base}_l0_a", lhs, row, ko, [m, k], MemorySpace.Left)
-        b = body.extract(f"{base}_l0_b", site.rhs, ko, col, [k, n], MemorySpace.Right)
+        a = extract_from(body, f"{base}_l0_a", lhs, row, ko, [m, k], MemorySpace.Left)
+        b = extract_from(body, f"{base}_l0_b", rhs, ko, col, [k, n], MemorySpace.Right)
         if caller_acc is not None:
             step = body.bind(f"{base}_l0_c_acc", body.call(site.form.accumulate_op, [carry, a, b]))
         else:
@@ -78,18 +98,33 @@ def k_loop(em: Emitter, site: MatmulSite, lhs: E.Expr, bias: E.Expr | None, wind
             phi = E.Var(em.fresh(f"{base}_l0_c_phi"), first.type, em.span)
             then.stmts.append(S.YieldStmt([first], em.span))
             other.stmts.append(S.YieldStmt([acc], em.span))
-            body.stmts.append(S.IfStmt(eq(ko, 0), S.SeqStmts(then.stmts, em.span), S.SeqStmts(other.stmts, em.span),
-                                       [phi], em.span))
+            first_block_now = eq(ko, 0) if first_when is None else and_(eq(ko, 0), first_when)
+            body.stmts.append(S.IfStmt(first_block_now, S.SeqStmts(then.stmts, em.span),
+                                       S.SeqStmts(other.stmts, em.span), [phi], em.span))
             step = phi
         body.stmts.append(S.YieldStmt([step], em.span))
         name = f"{base}_l0_kmain" if tail else result_name
         done = E.Var(em.fresh(name) if tail else name, carry.type, em.span)
         em.stmts.append(pipeline_loop(ko, 0, full * k, k, carry, body.stmts, done, em.span))
     if tail:
-        at = em.extract(f"{base}_l0_at", lhs, row, index(full * k), [m, tail], MemorySpace.Left)
-        bt = em.extract(f"{base}_l0_bt", site.rhs, index(full * k), col, [tail, n], MemorySpace.Right)
+        at = extract_from(em, f"{base}_l0_at", lhs, row, index(full * k), [m, tail], MemorySpace.Left)
+        bt = extract_from(em, f"{base}_l0_bt", rhs, index(full * k), col, [tail, n], MemorySpace.Right)
         done = em.bind(f"{base}_l0_ct", em.call(site.form.accumulate_op, [done, at, bt]))
     return done
+
+
+def _first_or_carried(em: Emitter, name: str, first_when: E.Expr,
+                      first: Callable[[Emitter, str], E.Var], later: Callable[[Emitter, str], E.Var]) -> E.Var:
+    """`if first_when: name_first = <first> else: name_acc = <later>`, the if's result named `name`."""
+    then, other = Emitter(em.fresh, em.span), Emitter(em.fresh, em.span)
+    a = first(then, f"{name}_first")
+    b = later(other, f"{name}_acc")
+    then.stmts.append(S.YieldStmt([a], em.span))
+    other.stmts.append(S.YieldStmt([b], em.span))
+    phi = E.Var(em.fresh(name), a.type, em.span)
+    em.stmts.append(S.IfStmt(first_when, S.SeqStmts(then.stmts, em.span), S.SeqStmts(other.stmts, em.span), [phi],
+                             em.span))
+    return phi
 
 
 __all__ = ["Window", "k_loop", "plus"]

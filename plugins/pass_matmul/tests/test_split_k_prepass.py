@@ -101,7 +101,10 @@ def test_the_copies_matmuls_are_k_tiled_by_the_ordinary_rewrite():
     text = _text(after)
     assert "for c1_mn0_l0_ko, (c1_mn0_l0_c,) in pl.pipeline(0, 512, 64, stage=2" in text
     assert "pl.tile.matmul_acc(acc_mn1," not in text  # the caller's accumulator now starts a K loop
-    assert "for c2_mn1_l0_ko, (c2_mn1_l0_c,) in pl.pipeline(0, 512, 64, stage=2, init_values=(acc_mn1,))" in text
+    # each copy's K step is one K loop on the copy's carried accumulator (user K steps on their carry)
+    assert "for c1_mn1_l0_ko, (c1_mn1_l0_c,) in pl.pipeline(0, 512, 64, stage=2, init_values=(acc_mn1,))" in text
+    assert "if c1_mn1_l0_ko == 0 and ko_1 == 0:" in text
+    assert "c2_mn1" not in text and "l0_init" not in text
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
