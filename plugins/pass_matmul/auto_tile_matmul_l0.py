@@ -312,8 +312,10 @@ class _FunctionTiler:
         if any(a is site.result for j, a in enumerate(call.args) if j != form.tile):
             return None
         offsets = call.args[form.offsets]
-        if not isinstance(offsets, E.MakeTuple) or len(offsets.elements) != 2:
+        if not isinstance(offsets, E.MakeTuple) or len(offsets.elements) < 2:
             return None
+        if len(offsets.elements) > 2 and not _unit_leading_partition(call, form, len(offsets.elements)):
+            return None  # a 2-D tile into a higher-rank target: only through a [1, .., 1, M, N] partition
         if reloads:
             between = rest[:next(j for j, s in enumerate(rest) if s is users[0])]
             if any(bias_window_load(s) is None for s in between):
@@ -328,8 +330,9 @@ class _FunctionTiler:
         target = call.args[form.target]
         offsets = call.args[form.offsets]
         assert isinstance(offsets, E.MakeTuple)
-        place = StorePlacement(call.op.name, (offsets.elements[0], offsets.elements[1]), target,
-                               getattr(target, "name_hint", "out"), dict(call.kwargs))
+        *leading, row, col = offsets.elements
+        place = StorePlacement(call.op.name, (row, col), target, getattr(target, "name_hint", "out"),
+                               dict(call.kwargs), leading=tuple(leading))
         em = Emitter(self.fresh, site.span)
         big_k = site.dims()[2]
         if choice.k < big_k:
@@ -338,6 +341,17 @@ class _FunctionTiler:
             last = full_k_grid(em, site, sources[0], choice, place, bias, sources[1])
         subst[store.var] = last
         return em.stmts
+
+
+def _unit_leading_partition(call: E.Call, form: Any, rank: int) -> bool:
+    """The store's partition operand is `[1, .., 1, M, N]` of the target's rank (each grid tile then stores
+    `[1, .., 1, m, n]` at its row and column)."""
+    if form.partition is None or len(call.args) <= form.partition:
+        return False
+    part = call.args[form.partition]
+    if not isinstance(part, E.MakeTuple) or len(part.elements) != rank:
+        return False
+    return all(isinstance(d, E.ConstInt) and d.value == 1 for d in part.elements[:-2])
 
 
 def _element_bytes(var: E.Var) -> int:

@@ -81,6 +81,9 @@ class L0Store:
     tile: int
     offsets: int
     target: int
+    # The operand giving the N-D partition a 2-D tile covers in a higher-rank target (`[1, .., 1, M, N]`,
+    # FlattenTileNdTo2D's form), None when the op has none.
+    partition: int | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ MATMUL_ACC = L0Matmul(lhs=1, rhs=2, arity=3, first_op="tile.matmul", accumulate_
 MATMUL_BIAS = L0Matmul(lhs=0, rhs=1, arity=3, first_op="tile.matmul_bias", accumulate_op="tile.matmul_acc", bias=2)
 
 BUNDLED_MATMULS = {"tile.matmul": MATMUL, "tile.matmul_acc": MATMUL_ACC, "tile.matmul_bias": MATMUL_BIAS}
-BUNDLED_STORES = {"tile.store": L0Store(tile=0, offsets=1, target=2)}
+BUNDLED_STORES = {"tile.store": L0Store(tile=0, offsets=1, target=2, partition=3)}
 BUNDLED_CASTS = {"tile.cast": L0Cast(source=0, dtype_kwarg="target_type", mode_kwarg="mode",
                                     default_mode=int(CastMode.round), folded_mode=int(CastMode.rint))}
 BUNDLED_LOADS = {"tile.load": L0Load(tensor=0, offsets=1, shape=2, valid_shape=3)}

@@ -14,6 +14,7 @@ from typing import Any
 
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
+from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ForKind, MemorySpace
 from pypto_plugins.pass_matmul.l0_rewrite.bias_windows import BiasSource
 from pypto_plugins.pass_matmul.l0_rewrite.build import Emitter, index, offset_by, pipeline_loop
@@ -35,12 +36,19 @@ class StorePlacement:
     target_name: str
     kwargs: dict[str, Any]
     step: int = 0
+    # The target's leading offsets when it has more dims than the tile: each tile is stored with the partition
+    # `[1, .., 1, m, n]` (FlattenTileNdTo2D's form of a store into an N-D tensor).
+    leading: tuple[E.Expr, ...] = ()
 
     def place(self, em: Emitter, tile: E.Expr, row: E.Expr | int, col: E.Expr | int, current: E.Expr) -> E.Var:
-        offsets = E.MakeTuple([offset_by(self.offsets[0], row), offset_by(self.offsets[1], col)])
+        offsets = E.MakeTuple([*self.leading, offset_by(self.offsets[0], row), offset_by(self.offsets[1], col)])
+        operands = [tile, offsets, current]
+        if self.leading:
+            shape = list(tile.type.shape)  # type: ignore[attr-defined]
+            operands.append(E.MakeTuple([E.ConstInt(1, DataType.INDEX)] * len(self.leading) + shape))
         name = f"{self.target_name}_t{self.step}"
         self.step += 1
-        return em.bind(name, em.call(self.store_op, [tile, offsets, current], **self.kwargs))
+        return em.bind(name, em.call(self.store_op, operands, **self.kwargs))
 
 
 def split_k_grid(em: Emitter, site: MatmulSite, lhs: Operand, choice: Choice, place: Any,
