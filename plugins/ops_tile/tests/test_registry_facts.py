@@ -50,8 +50,8 @@ def test_write_effects():
 def test_traits():
     ops = op_registry().ops
     assert {n for n, d in ops.items() if d.traits.positional_generator} == {"tile.ci", "tile.random"}
-    assert {n for n, d in ops.items() if d.traits.pure_generator} == {"tile.full", "tile.ci", "tile.random",
-                                                                      "tile.create"}
+    assert {n for n, d in ops.items() if d.traits.pure_generator} == {"tile.full", "tensor.full", "tile.ci",
+                                                                      "tile.random", "tile.create"}
     assert {n for n, d in ops.items() if n.startswith("tile.") and d.traits.shape_describing} == {
         "tile.full", "tile.create", "tile.slice", "tile.reshape", "tile.reinterpret_view"}
     read_addresses = {n: d.traits.read_address_args for n, d in ops.items()

@@ -179,7 +179,7 @@ def test_a_chained_matmul_goes_through_a_mat_scratch_in_the_default_pipeline(bac
     after = default_pipeline(backend).run(before)
     text = ir.python_print(after)
     assert "tile.cast" not in text
-    assert "c__ssa_v0_mat_t0" in text and "pl.tile.assemble(" in text
+    assert "c__tile_mat_t0" in text and "pl.tile.assemble(" in text  # the scratch of `c__tile` (ConvertTensorToTileOps)
     same_results_reordered(before, after, backend, exact=True)
 
 
