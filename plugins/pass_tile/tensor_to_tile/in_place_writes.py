@@ -117,8 +117,8 @@ class InPlaceWrites:
 
     # -- the writes ------------------------------------------------------------------------------
     def targets(self, call: E.Call) -> list[tuple[E.Var, E.Expr]]:
-        """The tensor operands the call writes in place (registry effects) that are tiles now: (the
-        original variable, its on-chip value)."""
+        """The tensor operands the call writes in place (registry effects): (the original variable, its
+        on-chip value, or the variable itself when it is still a GM tensor)."""
         opdef = opdef_of(call)
         if opdef is None:
             return []
@@ -128,15 +128,17 @@ class InPlaceWrites:
                 continue
             if opdef.arg_effect(i, call.kwargs) not in _WRITES:
                 continue
-            on_chip = self.subst.get(id(target), target)
-            if isinstance(on_chip.type, TileType):  # a GM target: the lowered write (a store) is in place too
-                out.append((target, on_chip))
+            # A target on chip is a tile now; a GM target stays in place when the write is lowered to a store,
+            # but not when its tile form computes the new state as a tile (tensor.matmul_acc): `after` decides.
+            out.append((target, self.subst.get(id(target), target)))
         return out
 
     def after(self, call: E.Call, result: E.Var | None) -> None:
         """`result = call` was lowered: if the call wrote a tensor now on chip, the target is `result` from here."""
         for target, on_chip in self.targets(call):
             name = user_base(target)
+            if not isinstance(on_chip.type, TileType) and (result is None or not isinstance(result.type, TileType)):
+                continue  # a GM tensor written by a store: the write is in place in GM
             if self.loop_depth > self.def_depth.get(id(target), 0):
                 raise UserError(f"{self.pass_name}: in InCore function '{self.func_name}', {call.op.name} writes "
                                 f"'{name}' in place inside a loop, but '{name}' is defined before the loop; on chip it "

@@ -101,8 +101,8 @@ class P:
 
 
 def test_matmul_acc_leaves_its_accumulator_load_to_inference_and_bridges_the_operands() -> None:
-    # Structure only: a tensor.matmul_acc into a GM parameter is not written back by the kernel (a gap of the
-    # in-place write of this op, older than these forms), so the program does not run the same yet.
+    # The accumulated tile is the parameter's new state: the kernel returns it (stored into its output), and
+    # the program runs the same before and after.
     text = body(converted('''
 @pl.program
 class P:
@@ -111,9 +111,23 @@ class P:
         with pl.at(level=pl.Level.CORE_GROUP):
             c = pl.matmul_acc(acc, a, b, b_trans=True)
         return c
-''', run=False))
+'''))
     assert (
         # no space: InferTileMemorySpace places the accumulator where the cube accumulates (PyPTO: Vec)
         "acc__tile: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(acc__ssa_v0, [0, 0], [16, 16], [16, 16], "
         "target_memory=None)") in text, text
     assert "pl.tile.matmul_acc(acc__tile, a__ssa_v0_mat, b__ssa_v0_mat_t)" in text, text
+
+
+def test_matmul_acc_into_a_parameter_returns_the_accumulated_tile() -> None:
+    text = body(converted('''
+@pl.program
+class P:
+    @pl.function
+    def main(self, acc: pl.Tensor[[16, 16], pl.FP32], a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            c = pl.matmul_acc(acc, a, b)
+        return c
+'''))
+    # the accumulated tile, not the untouched GM parameter, is what the kernel stores and returns
+    assert "pl.tile.store(c__tile, [0, 0], ret0__out)" in text, text
