@@ -33,6 +33,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     pass_new_outputs,
     store_returned_tiles,
 )
+from pypto_plugins.pass_tile.tensor_to_tile.scalar_fill_loops import fill_constant_scalar_loops
 from pypto_plugins.pass_tile.tensor_to_tile.staged_updates import stage_full_tensor_updates
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.writes_through_views import reject_writes_through_views
@@ -63,6 +64,7 @@ def lower_function(func: F.Function, called: bool = True) -> tuple[F.Function, A
     check_lane_steered_boundaries(func, PASS)
     reject_writes_through_views(func, PASS)
     func = stage_full_tensor_updates(func)
+    func = fill_constant_scalar_loops(func)
     policy = cache_policy_of(func)
     lowering = FunctionLowering(func, policy)
     body = lowering.run()

@@ -23,7 +23,7 @@ from pypto_core.ops.registry import op_registry, opdef_of
 from pypto_plugins.pass_tile.interfaces import TILE_FORM
 
 
-def _is_scalar_write(call: E.Expr) -> bool:
+def is_scalar_write(call: E.Expr) -> bool:
     opdef = opdef_of(call)
     if opdef is None or not isinstance(call, E.Call) or len(call.args) != 3:
         return False
@@ -70,7 +70,7 @@ def stage_full_tensor_updates(func: F.Function) -> F.Function:
         rest = [x for i, x in enumerate(stmts[:-1]) if i not in (k, k + 1)]
         # Top-level writes only: a tile written in place inside a loop would need a carry (in_place_writes.py).
         writes = [s for s in rest
-                  if isinstance(s, S.EvalStmt) and _is_scalar_write(s.expr)
+                  if isinstance(s, S.EvalStmt) and is_scalar_write(s.expr)
                   and (s.expr.args[0] is staged or s.expr.args[0] is target)]  # type: ignore[attr-defined]
         into_target = sum(1 for s in writes if s.expr.args[0] is target)  # type: ignore[attr-defined]
         reads = [v for v in vars_read(S.SeqStmts(rest, func.body.span)) if v is staged or v is target]
