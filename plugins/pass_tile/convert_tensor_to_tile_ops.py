@@ -27,6 +27,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.directions import (
     propagate_to_callers,
 )
 from pypto_plugins.pass_tile.tensor_to_tile.function_lowering import PASS, FunctionLowering
+from pypto_plugins.pass_tile.tensor_to_tile.in_place_carries import carry_in_place_writes
 from pypto_plugins.pass_tile.tensor_to_tile.lane_steering import check_lane_steered_boundaries
 from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
     AddedOutputs,
@@ -65,6 +66,7 @@ def lower_function(func: F.Function, called: bool = True) -> tuple[F.Function, A
     reject_writes_through_views(func, PASS)
     func = stage_full_tensor_updates(func)
     func = fill_constant_scalar_loops(func)
+    func = carry_in_place_writes(func)
     policy = cache_policy_of(func)
     lowering = FunctionLowering(func, policy)
     body = lowering.run()

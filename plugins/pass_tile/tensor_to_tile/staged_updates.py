@@ -3,15 +3,15 @@
 `S = pl.tensor.full(...)`; `T = pl.assemble(D, S, [0, .., 0])` into a parameter `D`, then only scalar writes into
 `T` (`pl.tensor.write(T, idx, v)`) and `return T`: on chip the assemble is an MTE3 store and the writes scalar
 stores into the same GM tensor, which do not order (the mixed-store error). PyPTO writes into the staged tile
-instead and stores it once at the end: the writes are retargeted to `S` and the assemble moves just before the
-return. What the ops are is the registry's: `S` is a pure generator's tensor, the assemble an op writing its
+instead and stores it once at the end: the writes, at any depth, are retargeted to `S` and the assemble moves just
+before the return (writes inside loops and ifs are then carried, tensor_to_tile/in_place_carries.py). What the ops are is the registry's: `S` is a pure generator's tensor, the assemble an op writing its
 operand 0 into which it returns (`output_reuses_input`), a scalar write an op writing operand 0 whose tile form
 addresses GM directly (`TileForm.gm_access`).
 """
 
 from __future__ import annotations
 
-from pypto_core.analysis.walk import vars_read
+from pypto_core.analysis.walk import statements, vars_read
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -56,7 +56,7 @@ def _staged_pair(a: S.Stmt, b: S.Stmt, params: set[int]) -> bool:
 
 def stage_full_tensor_updates(func: F.Function) -> F.Function:
     """`func` with each staged pair's scalar writes retargeted to the staged tensor and its assemble moved to
-    just before the final return (top level of the body only)."""
+    just before the final return (a pair at the top level of the body; its writes at any depth)."""
     stmts = flatten_to_stmts(func.body)
     if len(stmts) < 3 or not isinstance(stmts[-1], S.ReturnStmt):
         return func
@@ -68,8 +68,8 @@ def stage_full_tensor_updates(func: F.Function) -> F.Function:
         staged, target = a.var, b.var  # type: ignore[attr-defined]
         ret = stmts[-1]
         rest = [x for i, x in enumerate(stmts[:-1]) if i not in (k, k + 1)]
-        # Top-level writes only: a tile written in place inside a loop would need a carry (in_place_writes.py).
-        writes = [s for s in rest
+        # Writes at any depth: inside loops and ifs the staged tile is then carried (in_place_carries.py).
+        writes = [s for s in statements(S.SeqStmts(rest, func.body.span))
                   if isinstance(s, S.EvalStmt) and is_scalar_write(s.expr)
                   and (s.expr.args[0] is staged or s.expr.args[0] is target)]  # type: ignore[attr-defined]
         into_target = sum(1 for s in writes if s.expr.args[0] is target)  # type: ignore[attr-defined]

@@ -40,10 +40,38 @@ def test_scalar_writes_after_a_staged_full_go_into_the_tile_and_one_store_ends(w
     assert lines[-1] == "return p__tile", text
 
 
+@pytest.mark.parametrize(("writes", "carries"), [
+    # writes in a loop: the staged tile is carried through it
+    ("for i in pl.range(4):\n            pl.tensor.write(p, [0, i * 2], pl.const(1, pl.INT32))",
+     ["for i__idx_v0, (staged__iter_v1,) in pl.range(4, init_values=(staged__tile,)):",
+      "staged__tile_1: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.tile.write(staged__iter_v1, [0, i__idx_v0 * 2], "
+      "pl.const(1, pl.INT32))",
+      "staged__rv_v1: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.yield_(staged__tile_1)",
+      "p__tile: pl.Tensor[[1, 32], pl.INT32] = pl.tile.store(staged__rv_v1, [0, 0], p__ssa_v0)"]),
+    # a write in one branch of an if: merged with the untouched tile of the other
+    ("if n > 2:\n            pl.tensor.write(p, [0, n], pl.const(5, pl.INT32))",
+     ["staged__tile_1: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.tile.write(staged__tile, [0, n__ssa_v0], "
+      "pl.const(5, pl.INT32))",
+      "staged__phi_v2: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.yield_(staged__tile_1)",
+      "staged__phi_v2: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.yield_(staged__tile)",
+      "p__tile: pl.Tensor[[1, 32], pl.INT32] = pl.tile.store(staged__phi_v2, [0, 0], p__ssa_v0)"]),
+    # a top-level write, then writes in a loop inside an if
+    ("pl.tensor.write(p, [0, 0], pl.const(3, pl.INT32))\n        if n < 8:\n            for i in pl.range(n):\n"
+     "                pl.tensor.write(p, [0, 2 * i + 1], pl.const(6, pl.INT32))",
+     ["for i__idx_v0, (staged__iter_v2,) in pl.range(n__ssa_v0, init_values=(staged__tile_1,)):",
+      "staged__phi_v4: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.yield_(staged__rv_v2)",
+      "staged__phi_v4: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.yield_(staged__tile_1)",
+      "pl.tile.store(staged__phi_v4, [0, 0], p__ssa_v0)"]),
+])
+def test_staged_writes_inside_loops_and_ifs_are_carried(writes: str, carries: list[str]) -> None:
+    text = body(converted(STAGED.replace("WRITES", writes)), "k")
+    assert "pl.tensor.write" not in text and text.count("pl.tile.store(") == 1, text
+    for line in carries:
+        assert line in text, text
+
+
 @pytest.mark.parametrize("writes", [
     "pl.tensor.write(p, [0, n], pl.tensor.read(p, [0, 1]))",  # a read of the assembled tensor
-    # writes in a loop (PyPTO stages them too; pypto's tiles are values, so it would need a carry)
-    "for i in pl.range(4):\n            pl.tensor.write(p, [0, i * 2], pl.const(1, pl.INT32))",
 ])
 def test_other_uses_keep_the_order_and_the_mix_is_refused(writes: str) -> None:
     src = STAGED.replace("WRITES", writes)
