@@ -13,7 +13,7 @@ from typing import Any
 
 from pypto_core.diagnostics import render_located, source_line
 
-ROLES = ("ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx", "scalar_fill_storage", "scalar_fill")
+ROLES = ("ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx", "scalar_fill_storage", "scalar_fill", "tile_full_rank")
 DELIMITER = "__"
 _GENERATED = re.compile(r"^(?P<base>.+?)__(?P<role>" + "|".join(ROLES) + r")(?:_v(?P<version>\d+))?(?:_\d+)?$")
 

@@ -37,6 +37,11 @@ class TileLowering(Protocol):
     def bind(self, value: Expr, name_hint: str) -> Var:
         """Bind a helper value (a scratch tile) to a new variable just before the lowered statement."""
 
+    # The variable the lowered statement binds (None for a statement call), and the memory space a consumer's
+    # declared operand slot asks of it (None: no demand; its loads go to Vec). Helper names follow them.
+    result: Var | None
+    load_space: MemorySpace | None
+
 
 Lower = Callable[[TileLowering, Call], Expr]
 KwargMap = Callable[[Mapping[str, Any]], Mapping[str, Any]]

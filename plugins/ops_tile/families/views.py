@@ -49,6 +49,7 @@ from pypto_core.errors import UserError
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import PadValue, TensorLayout
 from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
+from pypto_core.ir.fresh_names import user_base
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TensorView, TileType, TileView, Type, dims_equal
 from pypto_core.ops.build import (
@@ -457,8 +458,14 @@ def lower_tensor_slice(ctx: TileLowering, call: Call) -> Expr:
     else:
         args = [ctx.tile(src), shape, offset] + ([valid] if valid is not None else [])
         window_of = ctx.call("tile.slice", args, {"pad_value": pad} if pad is not PadValue.null else {})
-    if dropped:
-        return ctx.call("tile.reshape", [ctx.bind(window_of, "slice"), _result_shape(call)])
+    if dropped:  # PyPTO's names: a window loaded for a consumer's operand space keeps the result's name
+        if not ctx.is_gm(src):
+            name = "slice"
+        elif ctx.load_space is not None and ctx.result is not None:
+            name = f"{user_base(ctx.result)}__tile_full_rank"
+        else:
+            name = "slice_load"
+        return ctx.call("tile.reshape", [ctx.bind(window_of, name), _result_shape(call)])
     return window_of
 
 

@@ -97,6 +97,7 @@ class FunctionLowering(BodyRewriter):
         # variable id -> the space a declared operand slot needs; what only views and copies carried there
         self.demands, self.view_demands = operand_demands(func.body)
         self.load_space: MemorySpace | None = None  # the demand on the statement being lowered
+        self.result: E.Var | None = None  # the variable the statement being lowered binds
 
     # -- blocks (the in-place write bookkeeping) -----------------------------------------------
     def enter_block(self) -> None:
@@ -300,10 +301,12 @@ class FunctionLowering(BodyRewriter):
         a store's tensor, a GM scalar read): PyPTO's name (docs/passes/convert_tensor_to_tile_ops.md, rules)."""
         self.converted = False
         self.load_space = self.demands.get(id(s.var))
+        self.result = s.var
         try:
             value = self.expr(s.value, s.span, s.var)
         finally:
             self.load_space = None
+            self.result = None
         if not self.converted:
             var = self.define(s.var, value.type)
             if var is s.var and value is s.value:

@@ -131,3 +131,46 @@ class P:
 '''))
     # the accumulated tile, not the untouched GM parameter, is what the kernel stores and returns
     assert "pl.tile.store(c__tile, [0, 0], ret0__out)" in text, text
+
+
+DROP_DIMS = '''
+@pl.program
+class D:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 16, 32], pl.FP32], w: pl.Tensor[[32, 16], pl.FP32],
+          o: pl.Out[pl.Tensor[[16, 32], pl.FP32]], q: pl.Out[pl.Tensor[[16, 16], pl.FP32]]
+          ) -> tuple[pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        s = pl.slice(x, [1, 16, 32], [2, 0, 0], drop_dims=[0])
+        e = pl.exp(s)
+        o = pl.assemble(o, e, [0, 0])
+        a = pl.slice(x, [1, 16, 32], [3, 0, 0], drop_dims=[0])
+        c = pl.matmul(a, w)
+        q = pl.assemble(q, c, [0, 0])
+        return o, q
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 16, 32], pl.FP32], w: pl.Tensor[[32, 16], pl.FP32],
+             o: pl.Out[pl.Tensor[[16, 32], pl.FP32]], q: pl.Out[pl.Tensor[[16, 16], pl.FP32]]
+             ) -> tuple[pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        o, q = self.k(x, w, o, q)
+        return o, q
+'''
+
+
+def test_a_drop_dims_slice_binds_pypto_names_for_its_rank_keeping_window() -> None:
+    """`slice_load` for a plain window, `<base>__tile_full_rank` for one loaded into a consumer's space (Mat);
+    both run before and after the pass and through the default pipeline on both backends."""
+    text = body(converted(DROP_DIMS), "k")
+    assert "slice_load: pl.Tile[[1, 16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(" in text, text
+    assert "s__tile: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(slice_load, [16, 32])" in text, text
+    assert "a__tile_full_rank: pl.Tile[[1, 16, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(" in text, text
+    assert "a__tile: pl.Tile[[16, 32], pl.FP32, pl.Mem.Mat] = pl.tile.reshape(a__tile_full_rank, [16, 32])" in text
+
+
+def test_the_full_rank_name_parses_back() -> None:
+    from pypto import ir
+
+    import pypto.language as pl
+
+    printed = ir.python_print(converted(DROP_DIMS, run=False))
+    assert "a__tile_full_rank" in printed
+    assert "a__tile_full_rank" in ir.python_print(pl.parse(printed))
