@@ -36,6 +36,7 @@ from pypto_plugins.pass_tile.tensor_to_tile.outputs import (
 )
 from pypto_plugins.pass_tile.tensor_to_tile.scalar_fill_loops import fill_constant_scalar_loops
 from pypto_plugins.pass_tile.tensor_to_tile.staged_updates import stage_full_tensor_updates
+from pypto_plugins.pass_tile.tensor_to_tile.wrapper_outputs import forward_wrapper_outputs
 from pypto_plugins.pass_tile.vector_outside_regions import reject_vector_work_outside_regions
 from pypto_plugins.pass_tile.writes_through_views import reject_writes_through_views
 
@@ -86,6 +87,26 @@ def lower_function(func: F.Function, called: bool = True) -> tuple[F.Function, A
     return result, added  # type: ignore[return-value]
 
 
+def _forward_through_wrappers(funcs: list[F.Function], added: dict[str, AddedOutputs]
+                              ) -> tuple[list[F.Function], list[E.Call]]:
+    """Phase 2a: wrappers take and forward their kernels' new outputs (a wrapper of a wrapper too); `added`
+    gains the wrappers, whose callers then allocate them. Also the calls that already pass them."""
+    passing: list[E.Call] = []
+    while True:
+        changed = False
+        for i, func in enumerate(funcs):
+            if func.name in added:
+                continue
+            wrapped, forwarded, call = forward_wrapper_outputs(func, added)
+            if forwarded is not None and call is not None:
+                funcs[i] = wrapped
+                added[func.name] = forwarded
+                passing.append(call)
+                changed = True
+        if not changed:
+            return funcs, passing
+
+
 class ConvertTensorToTileOps(Pass):
     """Lower the tensor ops of InCore functions to tile ops."""
 
@@ -109,5 +130,6 @@ class ConvertTensorToTileOps(Pass):
             funcs.append(lowered)
             if outputs.params:
                 added[func.name] = outputs
-        funcs = propagate_to_callers(pass_new_outputs(funcs, added))
+        funcs, passing = _forward_through_wrappers(funcs, added)
+        funcs = propagate_to_callers(pass_new_outputs(funcs, added, passing))
         return program.with_functions(funcs)

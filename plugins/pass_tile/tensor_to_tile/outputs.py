@@ -31,6 +31,9 @@ class AddedOutputs:
     """The Out parameters a function gained, by return position."""
 
     params: dict[int, E.Var] = field(default_factory=dict)
+    # A call site allocates each output with the shape of the call's result at its position (in the caller's
+    # terms); a wrapper's forwarded outputs are not its results, so their own types give the shape.
+    shape_from_call: bool = True
 
     def ordered(self) -> list[tuple[int, E.Var]]:
         return sorted(self.params.items(), key=lambda item: item[0])
@@ -183,8 +186,9 @@ def store_returned_tiles(func: F.Function) -> tuple[F.Function, AddedOutputs]:
 class _CallSites(IRMutator):
     """Calls of functions that gained Out parameters pass freshly allocated tensors."""
 
-    def __init__(self, added: Mapping[str, AddedOutputs]) -> None:
+    def __init__(self, added: Mapping[str, AddedOutputs], passing: Sequence[E.Call] = ()) -> None:
         self.added = added
+        self.passing = {id(c) for c in passing}  # calls that pass them already (a wrapper's forwarded call)
         self.pending: list[S.Stmt] = []
         self.fresh: FreshNames | None = None
 
@@ -193,6 +197,8 @@ class _CallSites(IRMutator):
         return super().visit_function(func)
 
     def visit_call(self, call: E.Call) -> E.Expr:
+        if id(call) in self.passing:
+            return super().visit_call(call)
         call = super().visit_call(call)  # type: ignore[assignment]
         outputs = self.added.get(call.op.name) if isinstance(call.op, E.GlobalVar) else None
         if outputs is None:
@@ -200,7 +206,7 @@ class _CallSites(IRMutator):
         extra: list[E.Expr] = []
         for index, param in outputs.ordered():
             result = call.type.types[index] if isinstance(call.type, TupleType) else call.type
-            t = result if isinstance(result, TensorType) else param.type
+            t = result if isinstance(result, TensorType) and outputs.shape_from_call else param.type
             assert isinstance(t, TensorType)
             layout = t.tensor_view.layout if t.tensor_view is not None else TensorLayout.ND
             create = create_op_call("tensor.create", [E.MakeTuple(list(t.shape))],
@@ -226,9 +232,11 @@ class _CallSites(IRMutator):
         return rebuilt_seq(seq, out)
 
 
-def pass_new_outputs(funcs: Sequence[F.Function], added: Mapping[str, AddedOutputs]) -> list[F.Function]:
-    """Every call of a function in `added`, in any of `funcs`, passes the tensors it now needs."""
+def pass_new_outputs(funcs: Sequence[F.Function], added: Mapping[str, AddedOutputs],
+                     passing: Sequence[E.Call] = ()) -> list[F.Function]:
+    """Every call of a function in `added`, in any of `funcs`, passes the tensors it now needs (except the
+    calls in `passing`, which pass them already)."""
     if not added:
         return list(funcs)
-    rewriter = _CallSites(added)
+    rewriter = _CallSites(added, passing)
     return [rewriter.visit_function(f) for f in funcs]

@@ -167,9 +167,8 @@ def test_a_drop_dims_slice_binds_pypto_names_for_its_rank_keeping_window() -> No
 
 
 def test_the_full_rank_name_parses_back() -> None:
-    from pypto import ir
-
     import pypto.language as pl
+    from pypto import ir
 
     printed = ir.python_print(converted(DROP_DIMS, run=False))
     assert "a__tile_full_rank" in printed
