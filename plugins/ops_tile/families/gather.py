@@ -264,7 +264,9 @@ def lower_tensor_gather_compare(ctx: TileLowering, call: Call) -> Expr:
     return ctx.call("tile.gather_compare", [src, call.args[1], tmp], dict(call.kwargs))
 
 
-family.implement("tile_form", "tensor.gather_compare", TileForm(lower=lower_tensor_gather_compare))
+# The input is a declared Vec operand: a GM one is bridged (`<name>_vec`), PyPTO's rule 5.
+family.implement("tile_form", "tensor.gather_compare", TileForm(lower=lower_tensor_gather_compare,
+                                                            operand_spaces=((0, MemorySpace.Vec, None),)))
 
 
 family.implement("tile_form", "tensor.gather_mask", TileForm(op="tile.gather_mask"))

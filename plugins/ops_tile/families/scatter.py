@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, Expr
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType, Type
@@ -254,7 +255,9 @@ def lower_tensor_scatter_mask(ctx: TileLowering, call: Call) -> Expr:
 family.implement("tile_form", "tensor.scatter_mask", TileForm(lower=lower_tensor_scatter_mask))
 
 
-family.implement("tile_form", "tensor.scatter_update", TileForm(op="tile.scatter_update"))
+# Input, index and source are declared Vec operands: GM ones are bridged (`<name>_vec`), PyPTO's rule 5.
+family.implement("tile_form", "tensor.scatter_update", TileForm(op="tile.scatter_update", operand_spaces=(
+    (0, MemorySpace.Vec, None), (1, MemorySpace.Vec, None), (2, MemorySpace.Vec, None))))
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------

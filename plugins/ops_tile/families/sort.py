@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pypto_core.ir.dtypes import DataType
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.expr import Call, Expr, MakeTuple
 from pypto_core.ir.span import Span
 from pypto_core.ir.types import TensorType, TileType, Type
@@ -185,7 +186,9 @@ def lower_tensor_mrgsort_format2(ctx: TileLowering, call: Call) -> Expr:
     return ctx.call("tile.mrgsort_format2", [*srcs, tmp], dict(call.kwargs))
 
 
-family.implement("tile_form", "tensor.mrgsort_format2", TileForm(lower=lower_tensor_mrgsort_format2))
+# Its sources are declared Vec operands: a GM source is bridged (`<name>_vec`), not entry-loaded (PyPTO's rule 5).
+family.implement("tile_form", "tensor.mrgsort_format2", TileForm(lower=lower_tensor_mrgsort_format2, operand_spaces=(
+    (0, MemorySpace.Vec, None), (1, MemorySpace.Vec, None), (2, MemorySpace.Vec, None), (3, MemorySpace.Vec, None))))
 
 
 family.implement("tile_form", "tensor.sort32", TileForm(op="tile.sort32"))
