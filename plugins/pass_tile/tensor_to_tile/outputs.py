@@ -20,6 +20,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import ParamDirection, TensorLayout
 from pypto_core.ir.fresh_names import FreshNames, user_base
+from pypto_core.ir.names import split_generated
 from pypto_core.ir.types import TensorType, TileType, TupleType
 from pypto_core.ir.utils import flatten_to_stmts, rebuilt_seq
 from pypto_core.ir.visitor import IRMutator
@@ -108,11 +109,22 @@ class _ReturnStores(IRMutator):
                 init = loop.iter_args[0].initValue  # type: ignore[attr-defined]
                 if isinstance(init, E.Var) and _uses(stmts, init) == 0:
                     stmts = [x for x in stmts if not (isinstance(x, S.AssignStmt) and x.var is init)]
+                    # PyPTO names both `acc__tile` and prints the one left without a suffix: the store takes
+                    # the deleted init's name when it was only told apart from it (`acc__tile_1`).
+                    if split_generated(init.name_hint)[:2] == split_generated(plan[0].var.name_hint)[:2]:
+                        rewritten = _defining_loop(values[i], stmts)
+                        at = next(k for k, x in enumerate(stmts) if x is rewritten)
+                        stmts[at], values[i] = _storing_loop(loop, plan, param, init.name_hint)  # type: ignore[arg-type]
                 break
         if all(a is b for a, b in zip(values, ret.value)):
             return body
         stmts[-1] = S.ReturnStmt(values, ret.span, ret.leading_comments)
         return S.SeqStmts(stmts, body.span)
+
+
+def _defining_loop(result: E.Var, stmts: list[S.Stmt]) -> S.Stmt:
+    """The statement among `stmts` that defines `result` (a loop's return variable)."""
+    return next(x for x in stmts if isinstance(x, S.ForStmt) and any(rv is result for rv in x.return_vars))
 
 
 def _uses(stmts: list[S.Stmt], var: E.Var) -> int:
@@ -148,7 +160,7 @@ def _assemble_loop(loop: S.Stmt, value: E.Var) -> tuple[S.AssignStmt, tuple[str,
 
 
 def _storing_loop(loop: S.ForStmt, plan: tuple[S.AssignStmt, tuple[str, tuple[int, ...]]],
-                  param: E.Var) -> tuple[S.ForStmt, E.Var]:
+                  param: E.Var, name: str | None = None) -> tuple[S.ForStmt, E.Var]:
     assign, (op, order) = plan
     old_carry = loop.iter_args[0]
     carry = E.IterArg(old_carry.name_hint, param.type, param, old_carry.span)
@@ -156,7 +168,7 @@ def _storing_loop(loop: S.ForStmt, plan: tuple[S.AssignStmt, tuple[str, tuple[in
     assert isinstance(call, E.Call)
     args = [carry if a is old_carry else a for a in call.args]
     store = create_op_call(op, [args[k] for k in order], span=call.span)
-    stored = E.Var(assign.var.name_hint, store.type, assign.var.span)
+    stored = E.Var(name or assign.var.name_hint, store.type, assign.var.span)
     stmts = []
     for x in flatten_to_stmts(loop.body):
         if x is assign:

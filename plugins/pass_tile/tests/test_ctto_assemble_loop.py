@@ -34,8 +34,10 @@ def test_example_3_the_returned_assemble_loop_stores_into_the_output() -> None:
     lines = text.splitlines()
     assert lines[0] == "for i__idx_v0, (acc__iter_v1,) in pl.range(4, init_values=(ret0__out,)):", text
     assert "pl.tile.create" not in text, text
-    assert ("pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(u__tile, [i__idx_v0 * 16, 0], acc__iter_v1)") in text, text
-    assert "acc__rv_v1: pl.Tensor[[64, 64], pl.FP32] = pl.yield_(" in text, text
+    # PyPTO's names: the store takes the deleted tile.create's `acc__tile`
+    assert lines[3] == ("acc__tile: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(u__tile, [i__idx_v0 * 16, 0], "
+                        "acc__iter_v1)"), text
+    assert lines[4] == "acc__rv_v1: pl.Tensor[[64, 64], pl.FP32] = pl.yield_(acc__tile)", text
     assert lines[-1] == "return acc__rv_v1" and "ret0__store" not in text, text
 
 
