@@ -135,6 +135,16 @@ class _Flattener(BodyRewriter):
             return [*self.take_pending(), s]
         return [*self.take_pending(), S.AssignStmt(var, value, s.span, s.leading_comments)]
 
+    def bind_result(self, value: E.Expr) -> E.Var:
+        if self._result is None:
+            return self.bind(value, "result")
+        name = self._result.name_hint  # the statement's own variable is replaced: its name is free again
+        self.fresh.taken.add(name)
+        var = E.Var(name, value.type, self.span)
+        self.pending.append(S.AssignStmt(var, value, self.span))
+        self._definitions[id(var)] = value  # type: ignore[assignment]
+        return var
+
     def bind(self, value: E.Expr, name_hint: str) -> E.Var:
         var = super().bind(value, name_hint)
         if isinstance(value, E.Call):
@@ -142,13 +152,14 @@ class _Flattener(BodyRewriter):
         return var
 
     def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
-        touched = any(a is not b for a, b in zip(args, call.args)) or _nd(call)
+        opdef = opdef_of(call)
+        flatten_2d = op_registry().implementation(FLATTEN_2D.name, opdef.name) if opdef is not None else None
+        touched = any(a is not b for a, b in zip(args, call.args)) or _nd(call) or \
+            getattr(flatten_2d, "rewrites_2d", False)  # docs/passes/flatten_tile_nd_to_2d.md: 2-D forms too
         if not touched:
             return call
-        opdef = opdef_of(call)
         if opdef is None:
             return call.with_fields(args=tuple(args))
-        flatten_2d = op_registry().implementation(FLATTEN_2D.name, opdef.name)
         try:
             if flatten_2d is not None:
                 new = flatten_2d(call, args, self)

@@ -52,6 +52,11 @@ class Flatten2DContext(Protocol):
         """The rule wrote the next statement too: its variable now stands for value."""
         ...
 
+    def bind_result(self, value: Expr) -> Var:
+        """Bind a helper value under the exact name of the variable the call is bound to (the first of a
+        multi-statement form takes it, as PyPTO prints them; later ones get `<name>_1`, ... from `bind`)."""
+        ...
+
     def drop_if_unused(self, var: Expr) -> None:
         """Remove the statement binding `var` once the function is rewritten, if nothing reads it then (a
         whole operand a batched product re-loads per batch)."""
@@ -61,6 +66,13 @@ class Flatten2DContext(Protocol):
 # An implementation of the flatten_2d op interface: (call, flattened operands, context) -> the 2-D call, or a
 # variable the context bound (the statement then is the helpers alone, its variable stands for that one).
 Flatten2D = Callable[[Call, Sequence[Expr], Flatten2DContext], Expr]
+
+
+def rewrites_2d(rule: Flatten2D) -> Flatten2D:
+    """Mark a rule that also rewrites calls on 2-D tiles (a 3-arg `tile.transpose` gets its scratch operand):
+    the pass calls it for every call of the op, not only for calls on N-D tiles."""
+    rule.rewrites_2d = True  # type: ignore[attr-defined]
+    return rule
 
 
 def rebuild(call: Call, args: Sequence[Expr]) -> Call:

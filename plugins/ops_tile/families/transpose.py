@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pypto_core.ir.enums import MemorySpace, PadValue, TensorLayout, TileLayout
-from pypto_core.ir.expr import Call, ConstInt, Expr
+from pypto_core.ir.expr import Call, ConstInt, Expr, MakeTuple
 from pypto_core.ir.types import TensorType, TensorView, TileType, Type, dims_equal
 from pypto_core.ops.build import (
     require_tensor,
@@ -34,7 +34,7 @@ from pypto_core.ops.opdef import ArgSpec, LaneCategory, OpDef, OpTraits, OutputM
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, registered, tile_only
-from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, rebuild, tile_type
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, rebuild, rewrites_2d, tile_type
 from pypto_plugins.ops_tile.common.shapes import row_major_strides, tensor_valid
 from pypto_plugins.ops_tile.common.tile_forms import const_dims
 from pypto_plugins.ops_tile.common.views import is_partial, valid_view
@@ -170,14 +170,23 @@ family.set_traits("tile.transpose", output_must_not_alias="all")  # data movemen
 
 # -- 2-D forms (FlattenTileNdTo2D, docs/passes/flatten_tile_nd_to_2d.md) ------------------------------------
 @family.implements("flatten_2d", "tile.transpose")
+@rewrites_2d
 def flatten_transpose(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Expr:
-    """A swap of the last two axes of [.., a, b] is one 2-D transpose per [a, b] page, each through its own
-    slice of a scratch pool, assembled at row i*b of the [B*b, a] result (B the product of the batch dims).
-    A swap involving a batch axis moves whole rows between pages and has no such form."""
+    """A 2-D transpose gets its scratch operand (`transpose_tmp = tile.create(<input shape>)` in the input's
+    space, else Vec). A swap of the last two axes of [.., a, b] is one 2-D transpose per [a, b] page, each
+    through its own slice of a scratch pool, assembled at row i*b of the [B*b, a] result (B the product of the
+    batch dims; the result's name goes to its tile.create, PyPTO's names). A swap involving a batch axis moves
+    whole rows between pages and has no such form."""
     src = tile_type(call.args[0])
     rank = len(src.shape)
     if rank <= 2:
-        return rebuild(call, args)
+        if len(args) > 3:  # the scratch is there already
+            return call if all(a is b for a, b in zip(args, call.args)) else rebuild(call, args)
+        space = src.memory_space if src.memory_space is not None else MemorySpace.Vec
+        tmp = ctx.bind(create_op_call("tile.create", [MakeTuple(list(tile_type(args[0]).shape))],
+                                      {"dtype": src.dtype, "target_memory": space}, span=call.span),
+                       "transpose_tmp")
+        return rebuild(call, [*args, tmp])
     a1, a2 = _tile_axis(call.op.name, call.args[1], rank), _tile_axis(call.op.name, call.args[2], rank)
     if {a1, a2} != {rank - 2, rank - 1}:
         raise ValueError(f"only last-two-axes tile.transpose on >2D tiles is supported; transpose involving a "
@@ -197,7 +206,7 @@ def flatten_transpose(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -
         return create_op_call("tile.create", [const_dims(rows, cols)],
                               {"dtype": src.dtype, "target_memory": space}, span=call.span)
 
-    result: Expr = ctx.bind(create(pages * b, a), name)
+    result: Expr = ctx.bind_result(create(pages * b, a))
     pool = ctx.bind(create(pages * a, b), "trans_tmp_pool")
     for i in range(pages):
         page = ctx.bind(create_op_call("tile.slice", [args[0], const_dims(a, b), const_dims(i * a, 0)],
