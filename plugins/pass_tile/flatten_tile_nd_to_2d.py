@@ -18,7 +18,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, MemorySpace
 from pypto_core.ir.rewriting import BodyRewriter
-from pypto_core.ir.types import TileType, dims_equal
+from pypto_core.ir.types import TileType, Type, dims_equal
 from pypto_core.ir.utils import flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRVisitor
 from pypto_core.language.printer import python_print_type
@@ -59,6 +59,11 @@ class _Flattener(BodyRewriter):
         counter.visit_stmt(func.body)
         self._uses = counter.uses
         self._definitions: dict[int, E.Call] = {}
+        self._original_types: dict[int, Type] = {}  # rewritten variable -> the type it had before the pass
+        # Column-batched tiles (N-D transposed views, pages side by side once flattened): variable ids; the
+        # statement being rewritten binds one when `_binds_column_batched` (plugins/ops_tile/common/flatten.py).
+        self._column_batched: set[int] = set()
+        self._binds_column_batched = False
         self._result: E.Var | None = None
         self._next: S.Stmt | None = None
         self._consumed: E.Var | None = None
@@ -68,6 +73,13 @@ class _Flattener(BodyRewriter):
     def definition(self, e: E.Expr) -> E.Call | None:
         """The (rewritten) call that defines a variable of the rewritten body."""
         return self._definitions.get(id(e))
+
+    def column_batched(self, e: E.Expr) -> bool:
+        return id(e) in self._column_batched
+
+    def original_type(self, e: E.Expr) -> Type:
+        """The type a variable of the rewritten body had before the pass (its N-D type)."""
+        return self._original_types.get(id(e), e.type)
 
     def result_name(self, default: str) -> str:
         return self._result.name_hint if self._result is not None else default
@@ -123,12 +135,17 @@ class _Flattener(BodyRewriter):
             self._result = None
             return super().stmt(s)
         self._result = s.var
+        self._binds_column_batched = False
         value = self.expr(s.value, s.span, s.var)
         self._result = None
         if isinstance(value, E.Var):  # the rule wrote the statement as helpers: the variable is their last one
             self.subst[id(s.var)] = value
+            self._original_types.setdefault(id(value), s.var.type)
             return self.take_pending()
         var = self.define(s.var, value.type)
+        self._original_types[id(var)] = s.var.type
+        if self._binds_column_batched:
+            self._column_batched.add(id(var))
         if isinstance(value, E.Call):
             self._definitions[id(var)] = value
         if var is s.var and value is s.value:
@@ -160,6 +177,7 @@ class _Flattener(BodyRewriter):
             return call
         if opdef is None:
             return call.with_fields(args=tuple(args))
+        self._check_column_batching(call, args, flatten_2d)
         try:
             if flatten_2d is not None:
                 new = flatten_2d(call, args, self)
@@ -171,6 +189,20 @@ class _Flattener(BodyRewriter):
         if flatten_2d is None:  # an op's own rule states its 2-D form; the generic one must give the merged result
             self._check_result(call, new)
         return new.with_fields(attrs=dict(call.attrs)) if isinstance(new, E.Call) and call.attrs else new
+
+    def _check_column_batching(self, call: E.Call, args: list[E.Expr], rule: Any) -> None:
+        """A column-batched operand is read only by rules that say they read one; a rule producing one (or
+        keeping one) marks the statement's variable (plugins/ops_tile/common/flatten.py, column_batching)."""
+        kind = getattr(rule, "column_batching", None)
+        read = [a for a in args if isinstance(a, E.Var) and self.column_batched(a)]
+        if read and kind not in ("keeps", "reads"):
+            name = read[0].name_hint
+            raise UserError(f"{PASS}: {call.op.name} in InCore function '{self.func.name}' reads '{name}', an N-D "
+                            f"transposed view (tile.transpose_view): flattened to 2-D its pages lie side by side, "
+                            f"which only a batched matmul (or a batch-only reshape) reads; transpose after this op, "
+                            f"or reshape the tile to 2-D before transposing it", call.span)
+        nd_operand = bool(call.args) and isinstance(call.args[0].type, TileType) and len(call.args[0].type.shape) > 2
+        self._binds_column_batched = (kind == "produces" and nd_operand) or (kind == "keeps" and bool(read))
 
     def _check_result(self, old: E.Call, new: E.Expr) -> None:
         t, n = old.type, new.type

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from pypto_core.ir.expr import Call, Expr, MakeTuple, Var
-from pypto_core.ir.types import TileType
+from pypto_core.ir.types import TileType, Type
 from pypto_core.ops.build import dims_product, merged_2d, same_dim, shape_text, static_int, tuple_elements
 from pypto_core.ops.registry import create_op_call
 
@@ -30,6 +30,14 @@ class Flatten2DContext(Protocol):
 
     def definition(self, e: Expr) -> Call | None:
         """The rewritten call defining a variable of the rewritten body."""
+        ...
+
+    def original_type(self, e: Expr) -> Type:
+        """The type a variable of the rewritten body had before the pass (its N-D type)."""
+        ...
+
+    def column_batched(self, e: Expr) -> bool:
+        """Whether a variable of the rewritten body is a column-batched tile (see `column_batching`)."""
         ...
 
     def result_name(self, default: str) -> str:
@@ -66,6 +74,21 @@ class Flatten2DContext(Protocol):
 # An implementation of the flatten_2d op interface: (call, flattened operands, context) -> the 2-D call, or a
 # variable the context bound (the statement then is the helpers alone, its variable stands for that one).
 Flatten2D = Callable[[Call, Sequence[Expr], Flatten2DContext], Expr]
+
+
+def column_batching(kind: str) -> Callable[[Flatten2D], Flatten2D]:
+    """Mark how a rule deals with *column-batched* tiles: an N-D `tile.transpose_view` flattens to [K, B*N],
+    its pages side by side, not the [B*N, K] every other rule assumes. "produces": the rule's result is such a
+    tile (when its operand was N-D); "keeps": the rule reads one and its result is one too (a batch-only
+    reshape); "reads": the rule reads one (a batched product). FlattenTileNdTo2D refuses any other op reading a
+    column-batched tile, whose values it would misread."""
+    assert kind in ("produces", "keeps", "reads")
+
+    def mark(rule: Flatten2D) -> Flatten2D:
+        rule.column_batching = kind  # type: ignore[attr-defined]
+        return rule
+
+    return mark
 
 
 def rewrites_2d(rule: Flatten2D) -> Flatten2D:

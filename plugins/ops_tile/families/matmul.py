@@ -75,7 +75,7 @@ from pypto_core.ops.opdef import ArgSpec, Effect, KwargSpec, OpDef, OutputMemory
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dsl_named, registered, set_if, tile_only
-from pypto_plugins.ops_tile.common.flatten import Flatten2DContext
+from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, column_batching
 from pypto_plugins.ops_tile.common.shapes import require_min_rank, static_mismatch
 from pypto_plugins.ops_tile.common.tile_forms import const_dims, reshaped, tile_type
 from pypto_plugins.ops_tile.common.views import product_view, valid_view
@@ -452,6 +452,23 @@ def _batch_index(batch: Sequence[int], flat: int) -> tuple[int, ...]:
     return tuple(reversed(index))
 
 
+def _peeled(ctx: Flatten2DContext, flat: Expr, dims: list[int]) -> Expr:
+    """The operand under its batch-only tile.reshape wrappers: a reshape keeping the last two dims and the batch
+    product (`[2, 3, M, K]` -> `[6, M, K]`) leaves every page where it was, so the product reads its source
+    (a transpose_view's column batches, a natural load's per-batch reloads); the wrapper goes if unused."""
+    while True:
+        wrapper = ctx.definition(flat)
+        if wrapper is None or wrapper.op.name != "tile.reshape":
+            return flat
+        source = wrapper.args[0]
+        src_t = ctx.original_type(source)
+        src = static_dims(src_t.shape) if isinstance(src_t, TileType) else None
+        if src is None or len(src) < 3 or src[-2:] != dims[-2:] or math.prod(src[:-2]) != math.prod(dims[:-2]):
+            return flat
+        ctx.drop_if_unused(flat)
+        flat, dims = source, src
+
+
 class _Paged:
     """One operand of a batched product, flattened: page j is its j-th [rows, cols] matrix. A plain operand is
     row-batched (page j at row j*rows); a tile.transpose_view of a flattened [B*cols, rows] operand is
@@ -459,10 +476,9 @@ class _Paged:
     2-D load (`<side>_pbview2d_<j>`, `<side>_pbload_<j>`, `<side>_pbview_<j>`) instead of sliced from it."""
 
     def __init__(self, ctx: Flatten2DContext, flat: Expr, original: TileType, dims: list[int], side: str) -> None:
-        self.ctx, self.flat, self.side = ctx, flat, side
+        self.ctx, self.flat, self.side = ctx, _peeled(ctx, flat, dims), side
         self.batch, self.rows, self.cols = dims[:-2], dims[-2], dims[-1]
-        view = ctx.definition(flat)
-        self.column_batched = view is not None and view.op.name == "tile.transpose_view" and len(dims) > 2
+        self.column_batched = ctx.column_batched(self.flat) and len(dims) > 2
         self.per_batch = False
 
     def natural_load(self) -> tuple[Call, Call] | None:
@@ -531,6 +547,7 @@ def _reload_past_mat(ctx: Flatten2DContext, lhs: _Paged, rhs: _Paged, lhs_t: Til
 
 
 @family.implements("flatten_2d", "tile.batch_matmul", "tile.batch_matmul_acc")
+@column_batching("reads")
 def flatten_batch_matmul(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Expr:
     """One 2-D tile.matmul of the matching [M, K] and [K, N] pages per batch element (static dims only).
 

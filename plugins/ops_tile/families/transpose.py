@@ -34,7 +34,13 @@ from pypto_core.ops.opdef import ArgSpec, LaneCategory, OpDef, OpTraits, OutputM
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, registered, tile_only
-from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, rebuild, rewrites_2d, tile_type
+from pypto_plugins.ops_tile.common.flatten import (
+    Flatten2DContext,
+    column_batching,
+    rebuild,
+    rewrites_2d,
+    tile_type,
+)
 from pypto_plugins.ops_tile.common.shapes import row_major_strides, tensor_valid
 from pypto_plugins.ops_tile.common.tile_forms import const_dims
 from pypto_plugins.ops_tile.common.views import is_partial, valid_view
@@ -221,6 +227,7 @@ def flatten_transpose(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -
 
 
 @family.implements("flatten_2d", "tile.transpose_view")
+@column_batching("produces")
 def flatten_transpose_view(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Call:
     """The view of the flattened [B*N, K] operand: [K, B*N], column-batched (batch i is the columns from i*N);
     a batched product reads its pages that way (tile.batch_matmul's 2-D form)."""

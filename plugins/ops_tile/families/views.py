@@ -42,6 +42,7 @@ be a view and is read-only: a poisoned copy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -73,7 +74,13 @@ from pypto_core.ops.opdef import ArgSpec, KwargSpec, OpDef, OpTraits, OutputMemo
 from pypto_core.ops.registry import create_op_call
 from pypto_core.ops.tile_form import TileForm, TileLowering
 from pypto_plugins.ops_tile.common.dsl import dispatch_between, dsl_named, registered, set_if
-from pypto_plugins.ops_tile.common.flatten import Flatten2DContext, merge_shape_operand, rebuild, rows_window
+from pypto_plugins.ops_tile.common.flatten import (
+    Flatten2DContext,
+    column_batching,
+    merge_shape_operand,
+    rebuild,
+    rows_window,
+)
 from pypto_plugins.ops_tile.common.flatten import tile_type as flat_tile_type
 from pypto_plugins.ops_tile.common.shapes import (
     clip_valid,
@@ -543,7 +550,25 @@ def flatten_slice(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Ca
     return rebuild(call, new)
 
 
-family.implement("flatten_2d", "tile.reshape", merge_shape_operand(1))
+_merged_reshape = merge_shape_operand(1)
+
+
+@family.implements("flatten_2d", "tile.reshape")
+@column_batching("keeps")
+def flatten_reshape(call: Call, args: Sequence[Expr], ctx: Flatten2DContext) -> Expr:
+    """The leading dims of the target shape merged. A column-batched operand (an N-D transpose_view, pages side
+    by side) can only be reshaped in its batch dims (same last two dims, same batch product): its 2-D tile then
+    stays as it is; any other reshape would regroup its elements, and is refused."""
+    if not ctx.column_batched(args[0]):
+        return _merged_reshape(call, args, ctx)
+    src, dst = static_dims(flat_tile_type(call.args[0]).shape), static_dims(flat_tile_type(call).shape)
+    if src is None or dst is None or len(dst) < 3 or src[-2:] != dst[-2:] or \
+            math.prod(src[:-2]) != math.prod(dst[:-2]):
+        raise ValueError(f"the reshape of the transposed view {shape_text(flat_tile_type(call.args[0]).shape)} to "
+                         f"{shape_text(flat_tile_type(call).shape)} changes its matrices, and an N-D transposed view's "
+                         f"pages lie side by side once flattened (column-batched); reshape before transposing "
+                         f"(pl.reshape, then the transpose / a_trans / b_trans)")
+    return rebuild(call, [args[0], MakeTuple(list(flat_tile_type(args[0]).shape))])
 
 
 # -- DSL ----------------------------------------------------------------------------------------------------

@@ -313,3 +313,78 @@ MATMULS = {
 def test_a_batched_matmul_through_the_default_pipeline_is_numpys_matmul(backend, case):
     params, out, body, formula = MATMULS[case]
     matches_numpy(orchestrated(params, f"pl.Tensor[{out}, pl.FP32]", body), formula, backend)
+
+
+# -- batch-only reshape wrappers ----------------------------------------------------------------------------
+WRAPPED_OPERAND = f'''
+{KERNEL}
+def k(a: pl.Tensor[[2, 3, 16, 32], pl.BF16], b: pl.Tensor[[6, 32, 16], pl.BF16], o: pl.Out[pl.Tensor[[6, 16, 16], pl.FP32]]) -> pl.Tensor[[6, 16, 16], pl.FP32]:
+    a4: pl.Tile[[2, 3, 16, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0, 0, 0], [2, 3, 16, 32], [2, 3, 16, 32], target_memory=pl.Mem.Mat)
+    a3: pl.Tile[[6, 16, 32], pl.BF16, pl.Mem.Mat] = pl.tile.reshape(a4, [6, 16, 32])
+    b3: pl.Tile[[6, 32, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0, 0], [6, 32, 16], [6, 32, 16], target_memory=pl.Mem.Mat)
+    c: pl.Tile[[6, 16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.batch_matmul(a3, b3)
+    o1: pl.Tensor[[6, 16, 16], pl.FP32] = pl.tile.store(c, [0, 0, 0], o)
+    return o1
+'''
+
+
+def test_a_batch_only_reshape_around_a_product_operand_is_peeled():
+    """[2, 3, 16, 32] -> [6, 16, 32] keeps every page in place: the product's pages are slices of the load
+    itself and the wrapper goes (PyPTO's peeling); the same results before and after."""
+    after = flatten(WRAPPED_OPERAND)
+    text = ir.python_print(after)
+    assert "pl.tile.reshape(" not in text, text
+    assert "lhs_slice_5: pl.Tile[[16, 32], pl.BF16, pl.Mem.Mat] = pl.tile.slice(a4, [16, 32], [80, 0])" in text, text
+
+
+def test_a_reshape_that_changes_the_matrices_is_not_peeled():
+    """[2, 3, 16, 32] -> [6, 32, 16]: the last two dims differ, the wrapper stays and the pages are its slices."""
+    src = WRAPPED_OPERAND.replace("[6, 16, 32]", "[6, 32, 16]").replace(
+        "b: pl.Tensor[[6, 32, 16], pl.BF16]", "b: pl.Tensor[[6, 16, 16], pl.BF16]").replace(
+        "b3: pl.Tile[[6, 32, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0, 0], [6, 32, 16], [6, 32, 16]",
+        "b3: pl.Tile[[6, 16, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0, 0], [6, 16, 16], [6, 16, 16]").replace(
+        "pl.Tile[[6, 16, 16], pl.FP32, pl.Mem.Acc]", "pl.Tile[[6, 32, 16], pl.FP32, pl.Mem.Acc]").replace(
+        "o: pl.Out[pl.Tensor[[6, 16, 16], pl.FP32]]) -> pl.Tensor[[6, 16, 16], pl.FP32]",
+        "o: pl.Out[pl.Tensor[[6, 32, 16], pl.FP32]]) -> pl.Tensor[[6, 32, 16], pl.FP32]").replace(
+        "o1: pl.Tensor[[6, 16, 16], pl.FP32]", "o1: pl.Tensor[[6, 32, 16], pl.FP32]")
+    text = ir.python_print(flatten(src))
+    assert "pl.tile.reshape(a4" in text and "pl.tile.slice(a3, [32, 16]" in text, text
+
+
+def test_a_transposed_operand_behind_a_batch_only_reshape_is_read_column_batched():
+    flatten(f'''
+{KERNEL}
+def k(a: pl.Tensor[[2, 3, 32, 16], pl.BF16], b: pl.Tensor[[6, 32, 16], pl.BF16], o: pl.Out[pl.Tensor[[6, 16, 16], pl.FP32]]) -> pl.Tensor[[6, 16, 16], pl.FP32]:
+    a4: pl.Tile[[2, 3, 32, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0, 0, 0], [2, 3, 32, 16], [2, 3, 32, 16], target_memory=pl.Mem.Mat)
+    a4t: pl.Tile[[2, 3, 16, 32], pl.BF16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(a4)
+    a3: pl.Tile[[6, 16, 32], pl.BF16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.reshape(a4t, [6, 16, 32])
+    b3: pl.Tile[[6, 32, 16], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0, 0], [6, 32, 16], [6, 32, 16], target_memory=pl.Mem.Mat)
+    c: pl.Tile[[6, 16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.batch_matmul(a3, b3)
+    o1: pl.Tensor[[6, 16, 16], pl.FP32] = pl.tile.store(c, [0, 0, 0], o)
+    return o1
+''')
+
+
+TRANSPOSED_VIEW_READ = f'''
+{KERNEL}
+def k(a: pl.Tensor[[2, 32, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 16, 32], pl.FP32]]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+    a3: pl.Tile[[2, 32, 16], pl.FP32, pl.Mem.Mat] = pl.tile.load(a, [0, 0, 0], [2, 32, 16], [2, 32, 16], target_memory=pl.Mem.Mat)
+    a3t: pl.Tile[[2, 16, 32], pl.FP32, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(a3)
+    READ
+    o1: pl.Tensor[[2, 16, 32], pl.FP32] = pl.tile.store(v, [0, 0, 0], o)
+    return o1
+'''
+
+
+@pytest.mark.parametrize("read", [
+    "v: pl.Tile[[2, 16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.move(a3t, target_memory=pl.Mem.Vec)",
+    "v: pl.Tile[[2, 16, 32], pl.FP32, pl.Mem.Mat] = pl.tile.slice(a3t, [2, 16, 32], [0, 0, 0])",
+    # a reshape that regroups the matrices
+    "v: pl.Tile[[2, 16, 32], pl.FP32, pl.Mem.Mat] = pl.tile.reshape(pl.tile.reshape(a3t, [2, 32, 16]), [2, 16, 32])",
+], ids=["move", "slice", "regrouping-reshape"])
+def test_an_op_reading_an_nd_transposed_view_is_refused_not_misread(read):
+    """Flattened, an N-D transpose_view's pages lie side by side: any op but a batched matmul (or a batch-only
+    reshape) would read the wrong elements, so the pass refuses it, located."""
+    before = pl.parse(program(TRANSPOSED_VIEW_READ.replace("READ", read)))
+    with pytest.raises(ValueError, match=r"(an N-D transposed view|changes its matrices).*reshape"):
+        passes.flatten_tile_nd_to_2d()(before)
