@@ -25,6 +25,7 @@ from pypto_core.ops.registry import op_registry
 from pypto_core.passes.memory_planner import MemoryPlanner, active_memory_planner
 from pypto_plugins.pass_matmul.chooser_config import backend_config, element_bytes, fractal_alignment
 from pypto_plugins.pass_matmul.interfaces import L0_MATMUL, L0Matmul
+from pypto_plugins.pass_matmul.l0_rewrite.boxes import box_alignments, unboxed_dims
 from pypto_plugins.pass_matmul.l0_tile_chooser import choose_l0_tile
 from pypto_plugins.pass_matmul.perf_hints import perf_hint
 
@@ -141,6 +142,11 @@ def operands_in_place(site: MatmulSite, backend: Any) -> bool:
         perf_hint("PH-AT-011", f"{site.op}: a Vec left operand with a bias is not supported — left untouched.",
                   site.span)
         return False
+    unboxed = unboxed_dims(site.lhs.type, site.rhs.type, *site.dims(), backend)  # type: ignore[arg-type]
+    if unboxed:
+        perf_hint("PH-AT-011", f"{site.op}: {', '.join(unboxed)} not a multiple of the operands' boxed-layout "
+                  "alignment — left untouched.", site.span)
+        return False
     bias_type = site.bias.type
     if bias_type.memory_space is MemorySpace.Mat:  # type: ignore[attr-defined]
         moves = tuple(backend.fact("mat_to_bias_moves", ()) or ())
@@ -179,6 +185,7 @@ def choose(site: MatmulSite, backend: Any, ctx: Any, force_output_stationary: bo
     cfg = backend_config(backend, m, n, k, dtypes[0], dtypes[1], dtypes[2],
                          allow_stationary=not force_output_stationary,
                          allow_double_buffer_c=double_buffer_c_allowed(ctx), c_read=site.acc is not None)
+    cfg.box_align_m, cfg.box_align_n = box_alignments(site.lhs.type, site.rhs.type, backend)  # type: ignore[arg-type]
     if site.bias is not None:
         bias_n = backend.capacity(MemorySpace.Bias) // element_bytes(site.acc_dtype)
         if site.bias.type.memory_space is MemorySpace.Bias:  # type: ignore[attr-defined]
