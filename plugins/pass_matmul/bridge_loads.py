@@ -15,11 +15,11 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace
-from pypto_core.ir.rewriting import BodyRewriter
 from pypto_core.ir.types import TileType
 from pypto_core.ir.utils import substitute_stmt
 from pypto_core.ir.visitor import IRMutator
-from pypto_core.ops.registry import create_op_call, opdef_of, rededuce_call
+from pypto_core.ops.registry import create_op_call, opdef_of
+from pypto_core.ops.retyping import FollowDerivedTypes
 from pypto_plugins.pass_matmul.l0_rewrite.candidate import matmul_site
 
 MAT_BRIDGE_MARKER = "__compiler_tensor_to_tile_mat_bridge"
@@ -44,7 +44,7 @@ def place_operand_loads_in_mat(func: F.Function) -> F.Function:
         return func
     body = substitute_stmt(_Rebind(remade).visit_stmt(func.body), mapping)
     func = func.with_fields(body=body)  # type: ignore[assignment]
-    return func.with_fields(body=_SpacesFollow(func).body(func.body))  # type: ignore[return-value]
+    return func.with_fields(body=FollowDerivedTypes(func, _space_follows).body(func.body))  # type: ignore[return-value]
 
 
 def _as_mat_bridge(load: S.AssignStmt) -> S.AssignStmt | None:
@@ -63,22 +63,12 @@ def _as_mat_bridge(load: S.AssignStmt) -> S.AssignStmt | None:
     return S.AssignStmt(E.Var(load.var.name_hint, mat.type, load.var.span), mat, load.span, load.leading_comments)
 
 
-class _SpacesFollow(BodyRewriter):
+def _space_follows(old: TileType, derived: TileType) -> TileType | None:
     """A value computed from a load now in Mat, whose type names no space yet, takes the space its op's type
-    rule derives (a `tile.transpose` of a Mat operand is in Mat), as the parser derives it when it reads the
-    printed program back."""
-
-    def rewrite_call(self, call: E.Call, args: list[E.Expr], result: E.Var | None) -> E.Expr:
-        moved = super().rewrite_call(call, args, result)
-        t = call.type
-        if type(call.op) is not E.Op or not isinstance(t, TileType) or t.memory_space is not None or not any(
-                isinstance(a.type, TileType) and a.type.memory_space is not None for a in args):
-            return moved
-        try:
-            space = rededuce_call(call, args).type.memory_space  # type: ignore[attr-defined]
-        except (TypeError, ValueError, AttributeError):
-            return moved
-        return moved if space is None else moved.with_fields(type=t.with_fields(memory_space=space))
+    rule derives (a `tile.transpose` of a Mat operand is in Mat)."""
+    if old.memory_space is not None or derived.memory_space is None:
+        return None
+    return old.with_fields(memory_space=derived.memory_space)  # type: ignore[return-value]
 
 
 class _Rebind(IRMutator):
