@@ -22,6 +22,7 @@ an op writing its operand 0 whose tile form addresses GM directly (`TileForm.gm_
 from __future__ import annotations
 
 from pypto_core.analysis.walk import vars_read
+from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -125,7 +126,14 @@ class _ScalarFillLoops(IRMutator):
         if plan is None:
             return self.visit_node(loop)  # type: ignore[no-any-return]
         stop, axis, start, writes = plan
-        return S.SeqStmts([s for w in writes for s in _one_fill(w, stop, axis, start)], loop.span)
+        try:
+            fills = [s for w in writes for s in _one_fill(w, stop, axis, start)]
+        except (TypeError, ValueError) as exc:  # e.g. the run leaves the tensor: the loop wrote out of bounds
+            target = writes[0].args[0]
+            raise UserError(f"ConvertTensorToTileOps: this loop writes the constant into '{user_base(target)}' at "
+                            f"{stop} consecutive positions of dimension {axis}, which do not fit it ({exc}); "
+                            f"write within the tensor's extent", loop.span) from None
+        return S.SeqStmts(fills, loop.span)
 
     def visit_seq_stmts(self, seq: S.SeqStmts) -> S.Stmt:
         out: list[S.Stmt] = []

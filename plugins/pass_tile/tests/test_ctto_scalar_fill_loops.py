@@ -145,3 +145,15 @@ def test_a_fill_of_a_kernel_tensor_becomes_an_assemble_into_its_tile() -> None:
     filled in one step, the tile holds the constants and the sum reads them."""
     text = body(converted(LOCAL), "k")
     assert "for " not in text and "pl.tile.assemble(t__tile, t__tile_2, [0, 0])" in text, text
+
+
+def test_a_fill_loop_past_the_tensors_end_is_a_located_error() -> None:
+    """The loop would write past the end at run time; as one fill it is known at compile time."""
+    from pypto import passes
+
+    from .ctto_forms import prepared
+
+    src = kernel("[1, 32]", "pl.INT32", "for i in pl.range(32):\n    pl.tensor.write(o, [0, i + 8], pl.const(1, pl.INT32))")
+    with pytest.raises(ValueError, match=r"(?s)writes the constant into 'o' at 32 consecutive positions of dimension "
+                                         r"1, which do not fit it.*offset 8 \+ extent 32.* --> .*for i in pl.range"):
+        passes.convert_tensor_to_tile_ops()(prepared(src))
