@@ -128,6 +128,7 @@ class CoreGroup:
         self.race = GmRaceTracker(name)
         self._depths: dict[tuple[str, int], int] = {}
         self._fifos: dict[tuple[str, int, int], Fifo] = {}
+        self._lane_lists: dict[tuple[str, int, int], list[Fifo]] = {}
 
     def setup(self, setup: PipeSetup, buffers: dict[str, int], span: Any = None) -> None:
         """A side's `*_initialize_pipe`: checked against the buffers and the other setups, sizes the FIFOs."""
@@ -149,7 +150,13 @@ class CoreGroup:
         return fifo
 
     def lane_fifos(self, direction: str, pipe: int, lanes: int) -> list[Fifo]:
-        return [self.fifo(direction, pipe, lane) for lane in range(lanes)]
+        # A FIFO, once made, stays the same object (a later setup changes its depth in place): the list of
+        # a direction's lanes is made once.
+        key = (direction, pipe, lanes)
+        found = self._lane_lists.get(key)
+        if found is None:
+            found = self._lane_lists[key] = [self.fifo(direction, pipe, lane) for lane in range(lanes)]
+        return found
 
     def finish(self) -> None:
         """The run is over: a popped tile never freed is a missing tfree (the hardware ring stays held)."""
@@ -245,8 +252,9 @@ def push_c2v(ctx: Any, call: Any, data: np.ndarray, valid: tuple[int, ...], pipe
     name = fifo_name(C2V, pipe, None if group.lanes > 1 else 0)
     setup = group.pipes.require(op, name, C2V, pipe, AIC, 0, ctx.task, span)
     check_fits(op, name, "pushed", nbytes, setup, span)
-    ctx.wait(lambda: all(f.has_room() for f in fifos),
-             lambda: _waiting(op, "a free slot of", [f for f in fifos if not f.has_room()]))
+    if not all(f.has_room() for f in fifos):
+        ctx.wait(lambda: all(f.has_room() for f in fifos),
+                 lambda: _waiting(op, "a free slot of", [f for f in fifos if not f.has_room()]))
     race = group.race
     for f in fifos:
         race.acquire(ctx.task, f.reuse_clock())
@@ -262,7 +270,8 @@ def pop_c2v(ctx: Any, call: Any, pipe: int, nbytes: int) -> Slot:
     fifo = group.fifo(C2V, pipe, ctx.lane)
     setup = group.pipes.require(op, fifo.name, C2V, pipe, AIV, ctx.lane, ctx.task, span)
     check_fits(op, fifo.name, "popped", nbytes, setup, span)
-    ctx.wait(fifo.has_data, lambda: _waiting(op, "data in", [fifo]))
+    if not fifo.has_data():
+        ctx.wait(fifo.has_data, lambda: _waiting(op, "data in", [fifo]))
     slot = fifo.pop(ctx.task)
     group.race.acquire(ctx.task, slot.clock)
     return slot
@@ -316,7 +325,8 @@ def push_v2c(ctx: Any, call: Any, data: np.ndarray, valid: tuple[int, ...], pipe
     fifo = group.fifo(V2C, pipe, ctx.lane)
     setup = group.pipes.require(op, fifo.name, V2C, pipe, AIV, ctx.lane, ctx.task, span)
     check_fits(op, fifo.name, "pushed", nbytes, setup, span)
-    ctx.wait(fifo.has_room, lambda: _waiting(op, "a free slot of", [fifo]))
+    if not fifo.has_room():
+        ctx.wait(fifo.has_room, lambda: _waiting(op, "a free slot of", [fifo]))
     group.race.acquire(ctx.task, fifo.reuse_clock())
     fifo.push(Slot(data.copy(), valid, group.race.release(ctx.task), f"{op} at {_where(span)} (task {ctx.task})"))
 

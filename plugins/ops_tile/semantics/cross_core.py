@@ -97,12 +97,34 @@ def _static_bytes(shape: tuple[int, ...], bits: int) -> int:
     return (elements * bits + 7) // 8
 
 
+def _specialize_push(push: Any) -> Any:
+    """Per call site of a push of a statically typed tile: the pipe, the valid extents and the slot bytes the
+    type fixes, computed once (a dynamic type takes the general evaluate)."""
+
+    def specialize(code: Any, call: Any, kwargs: dict) -> Any:
+        t = call.args[0].type if call.args else None
+        static = static_dims(t.shape) if isinstance(t, TileType) else None
+        valid = code.static_valid(t) if static is not None else None
+        if valid is None:
+            return None
+        pipe, nbytes = _pipe(kwargs), _static_bytes(tuple(static), t.dtype.get_bit())  # type: ignore[union-attr]
+
+        def push_static(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
+            push(ctx, call, args[0], valid, pipe, nbytes)
+
+        return push_static
+
+    return specialize
+
+
 @semantics("tile.tpush_to_aiv")
+@specialized_by(_specialize_push(fifo.push_c2v))
 def tpush_to_aiv(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
     fifo.push_c2v(ctx, call, args[0], valid_of(ctx, call, 0), _pipe(kwargs), _bytes(ctx, call.args[0].type, args[0]))
 
 
 @semantics("tile.tpush_to_aic")
+@specialized_by(_specialize_push(fifo.push_v2c))
 def tpush_to_aic(ctx: Any, call: Any, args: list, kwargs: dict) -> None:
     fifo.push_v2c(ctx, call, args[0], valid_of(ctx, call, 0), _pipe(kwargs), _bytes(ctx, call.args[0].type, args[0]))
 

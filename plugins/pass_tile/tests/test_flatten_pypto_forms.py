@@ -264,7 +264,7 @@ def test_pypto_example_4_an_nd_transpose_names_its_result_create_after_the_resul
     """PyPTO's example 4: the [B*b, a] result's tile.create takes the transpose's own name, each page's assemble
     `<name>_1`, `<name>_2`, and the store into the 3-D tensor gets the partition (the Vec load's valid operand is
     2-D here, the documented deviation)."""
-    flatten(f'''
+    after = flatten(f'''
 {KERNEL}
 def k(x: pl.Tensor[[2, 8, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 16, 8], pl.FP32]]) -> pl.Tensor[[2, 16, 8], pl.FP32]:
     t: pl.Tile[[2, 8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 8, 16], [2, 8, 16], target_memory=pl.Mem.Vec)
@@ -288,14 +288,6 @@ def k(x: pl.Tensor[[2, 8, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 16, 8], pl.FP32
     o1: pl.Tensor[[2, 16, 8], pl.FP32] = pl.tile.store(u_2, [0, 0, 0], o, [2, 16, 8])
     return o1
 ''')
-    after = passes.flatten_tile_nd_to_2d()(pl.parse(program(f'''
-{KERNEL}
-def k(x: pl.Tensor[[2, 8, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 16, 8], pl.FP32]]) -> pl.Tensor[[2, 16, 8], pl.FP32]:
-    t: pl.Tile[[2, 8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 8, 16], [2, 8, 16], target_memory=pl.Mem.Vec)
-    u: pl.Tile[[2, 16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 1, 2)
-    o1: pl.Tensor[[2, 16, 8], pl.FP32] = pl.tile.store(u, [0, 0, 0], o)
-    return o1
-''')))
     names = [line.split(":")[0].strip() for line in ir.python_print(after, format=False).splitlines() if " = " in line]
     assert names[1] == "u" and names[6] == "u_1" and names[10] == "u_2", names
 
