@@ -209,6 +209,9 @@ def classify_move(call: Call) -> CoreAffinity:
     return CoreAffinity.CUBE if src_space.is_cube() else CoreAffinity.VECTOR
 
 
+_LEFT_SLAB = TileView(blayout=TileLayout.row_major, slayout=TileLayout.row_major)
+
+
 def deduce_extract(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
     src = require_tile("tile.extract", args[0], "the source")
     require_scalar("tile.extract", args[1], "the row index")
@@ -218,7 +221,10 @@ def deduce_extract(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
         raise TypeError(f"tile.extract: the source and the extracted shape must be 2-D, got {len(src.shape)}-D "
                         f"and {len(shape)}-D")
     check_window("tile.extract", "reads", args[1:3], shape, src.shape, "source")
-    return TileType(shape, src.dtype, None, None, kwargs.get("target_memory", MemorySpace.Vec))
+    target = kwargs.get("target_memory", MemorySpace.Vec)
+    # The implicit layout of the target, but a Left slab is row-major (docs/reference/ops.md, tile.extract).
+    view = _LEFT_SLAB if target is MemorySpace.Left else None
+    return TileType(shape, src.dtype, None, view, target)
 
 
 def deduce_tile_read(args: Sequence[Expr], kwargs: Mapping[str, Any]) -> Type:
@@ -294,7 +300,7 @@ family.op(OpDef(
     kwargs=(KwargSpec("target_memory", _MEMORY, MemorySpace.Vec, choices=_TILE_SPACES),),
     output_memory=OutputMemory(from_kwarg="target_memory", kwarg_default=MemorySpace.Vec),
     traits=OpTraits(read_address_args=(1, 2), shape_args=(3,)),
-    doc="Extract a window of a tile into another memory space (e.g. Mat -> Left).",
+    doc="Extract a window of a tile into another memory space (e.g. Mat -> Left; a Left slab is row-major).",
 ))
 family.op(OpDef(
     "tile.read", deduce_tile_read,

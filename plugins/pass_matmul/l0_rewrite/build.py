@@ -8,12 +8,11 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
-from pypto_core.ir.enums import ForKind, MemorySpace, TileLayout
+from pypto_core.ir.enums import ForKind, MemorySpace
 from pypto_core.ir.fresh_names import FreshNames
-from pypto_core.ir.types import ScalarType, TileType, TileView
+from pypto_core.ir.types import ScalarType
 from pypto_core.ops.registry import create_op_call
 
-LEFT_VIEW = TileView(blayout=TileLayout.row_major, slayout=TileLayout.row_major)
 PIPELINE_STAGES = 2  # stage=2: the next block's extracts overlap this block's matmul
 
 
@@ -63,18 +62,8 @@ class Emitter:
 
     def extract(self, name: str, source: E.Expr, row: E.Expr, col: E.Expr, shape: Sequence[int],
                 space: MemorySpace) -> E.Var:
-        value = self.call("tile.extract", [source, row, col, _shape(shape)], target_memory=space)
-        var = self.bind(name, value)
-        if space is MemorySpace.Left:
-            # PyPTO annotates a Left slab row-major (docs/passes/auto_tile_matmul_l0.md); so does the
-            # printed program, and structural equality compares the annotation.
-            t = value.type
-            assert isinstance(t, TileType)
-            left = TileType(t.shape, t.dtype, None, LEFT_VIEW, space)
-            typed = E.Var(var.name_hint, left, self.span)
-            self.stmts[-1] = S.AssignStmt(typed, value.with_fields(type=left), self.span)
-            return typed
-        return var
+        # A Left slab is row-major (tile.extract's type rule, as PyPTO prints it: docs/passes/auto_tile_matmul_l0.md).
+        return self.bind(name, self.call("tile.extract", [source, row, col, _shape(shape)], target_memory=space))
 
     def loop_var(self, name: str) -> E.Var:
         return E.Var(self.fresh(name), ScalarType(DataType.INDEX), self.span)
