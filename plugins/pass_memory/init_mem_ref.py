@@ -20,6 +20,7 @@ from pypto_core.passes.memory_planner import MemoryPlanner, active_memory_planne
 from pypto_core.passes.pass_base import Pass
 from pypto_plugins.pass_memory.init_mem_ref_steps.allocations import allocation_stmts, prepend
 from pypto_plugins.pass_memory.init_mem_ref_steps.declarations import collect_declarations
+from pypto_plugins.pass_memory.init_mem_ref_steps.hand_placed import reject_relied_on_sharing
 from pypto_plugins.pass_memory.init_mem_ref_steps.naming import MemRefMinter
 from pypto_plugins.pass_memory.init_mem_ref_steps.rewrite import FunctionMemRefs
 
@@ -37,6 +38,7 @@ class _Normalize(IRMutator):
 def init_function(func: F.Function, backend: Any, planner: MemoryPlanner) -> F.Function:
     body = _Normalize().visit_stmt(func.body)
     func = func if body is func.body else func.with_fields(body=body)  # type: ignore[assignment]
+    reject_relied_on_sharing(func, "InitMemRef")
     decls = collect_declarations(func, backend, planner)
     walk = FunctionMemRefs(func, MemRefMinter(backend, func.name), decls)
     params = walk.params()

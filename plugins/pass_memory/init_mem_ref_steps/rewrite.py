@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pypto_core.analysis.walk import walk
 from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
@@ -21,6 +20,7 @@ from pypto_plugins.pass_memory.init_mem_ref_steps.buffer_facts import (
     view_kind,
 )
 from pypto_plugins.pass_memory.init_mem_ref_steps.declarations import Declaration, is_declared, slot_memref
+from pypto_plugins.pass_memory.init_mem_ref_steps.liveness import UsePositions
 from pypto_plugins.pass_memory.init_mem_ref_steps.naming import MemRefMinter
 from pypto_plugins.pass_memory.init_mem_ref_steps.views import view_memref
 
@@ -45,29 +45,6 @@ def with_memref(var: E.Var, memref: MemRef | None, space: Any = None) -> E.Var:
     return new
 
 
-class UsePositions:
-    """Statements numbered in program order; for each variable the position of the last statement that reads
-    it (a loop reads its header, its inits included, before its body's statements; a carry read in the body is
-    not a read of its init: `walk`'s rule)."""
-
-    def __init__(self, func: F.Function) -> None:
-        self.positions: dict[int, int] = {}
-        self.last: dict[int, int] = {}
-        at = -1
-        for node in walk(func.body, defs=False):
-            if isinstance(node, S.Stmt):
-                at = len(self.positions)
-                self.positions[id(node)] = at
-            elif isinstance(node, E.Var):
-                self.last[id(node)] = at
-
-    def position(self, stmt: S.Stmt) -> int:
-        return self.positions.get(id(stmt), 0)
-
-    def last_use(self, var_id: int) -> int:
-        return self.last.get(var_id, -1)
-
-
 class FunctionMemRefs:
     """Rewrites one function's parameters and body; `self.subst` maps each old variable to its retyped one."""
 
@@ -80,6 +57,7 @@ class FunctionMemRefs:
         self.uses = UsePositions(func)
         self.names = FreshNames(func)
         self.base_members: dict[int, list[int]] = {}  # a MemRef base -> the old variables bound to it
+        self.loops: list[S.Stmt] = []  # the loops around the statement being rewritten, outermost first
 
     # -- variables -----------------------------------------------------------------------------------------
     def bind(self, old: E.Var, new: E.Var) -> E.Var:
@@ -93,11 +71,22 @@ class FunctionMemRefs:
     def carry_may_take(self, memref: MemRef, loop: S.Stmt, claimed: set[int]) -> bool:
         """A carry writes its buffer every iteration: it may take its init's buffer only when nothing reads
         that buffer once the loop starts (no other carry of the loop holds it, no variable on it is read inside
-        or after the loop). Else it gets a buffer of its own (docs/passes/init_mem_ref.md, loops)."""
+        or after the loop, nor again by an enclosing loop's next iteration). Else it gets a buffer of its own
+        (docs/passes/init_mem_ref.md, loops)."""
         if id(memref.base) in claimed:
             return False
         start = self.uses.position(loop)
-        return all(self.uses.last_use(v) <= start for v in self.base_members.get(id(memref.base), []))
+        return not any(self.uses.live_after(v, start, self.loops) for v in self.base_members.get(id(memref.base), []))
+
+    def merge_may_take(self, memref: MemRef | None, merge: S.IfStmt) -> bool:
+        """An if result's buffer is written by the branch that does not yield the value already in it: it may
+        take a yielded value's buffer only when no variable on that buffer defined outside the if is read after
+        it, nor again by an enclosing loop's next iteration (docs/passes/init_mem_ref.md, ifs)."""
+        if memref is None:
+            return False
+        end = self.uses.end(merge)
+        return not any(self.uses.live_after(v, end, self.loops) for v in self.base_members.get(id(memref.base), [])
+                       if not self.uses.inside(v, merge))
 
     def expr(self, e: E.Expr) -> E.Expr:
         return self.subst.visit_expr(e)
@@ -208,7 +197,9 @@ class FunctionMemRefs:
     def for_stmt(self, stmt: S.ForStmt) -> S.Stmt:
         start, stop, step = self.expr(stmt.start), self.expr(stmt.stop), self.expr(stmt.step)
         iter_args, copies = self.iter_args(stmt.iter_args, stmt)
+        self.loops.append(stmt)
         body = self.stmt(stmt.body)
+        self.loops.pop()
         return_vars = []
         for rv, ia in zip(stmt.return_vars, iter_args):
             if not shaped(rv.type):
@@ -237,7 +228,8 @@ class FunctionMemRefs:
                 return_vars.append(rv)
                 continue
             minted = self.with_fresh(rv)
-            source = next((m for m in (_memref_at(then_yield, i), _memref_at(else_yield, i)) if m is not None), None)
+            candidates = [m for m in (_memref_at(then_yield, i), _memref_at(else_yield, i)) if m is not None]
+            source = next((m for m in candidates if self.merge_may_take(m, stmt)), None)
             return_vars.append(self.bind(rv, with_memref(rv, source) if source is not None else minted))
         return stmt.with_fields(condition=condition, then_body=then_body, else_body=else_body,
                                 return_vars=tuple(return_vars))  # type: ignore[return-value]
@@ -245,7 +237,9 @@ class FunctionMemRefs:
     def while_stmt(self, stmt: S.WhileStmt) -> S.Stmt:
         iter_args, copies = self.iter_args(stmt.iter_args, stmt)
         condition = self.expr(stmt.condition)
+        self.loops.append(stmt)
         body = self.stmt(stmt.body)
+        self.loops.pop()
         return_vars = [self.bind(rv, self.with_fresh(rv)) if shaped(rv.type) else rv for rv in stmt.return_vars]
         loop = stmt.with_fields(iter_args=tuple(iter_args), condition=condition, body=body,
                                 return_vars=tuple(return_vars))

@@ -21,7 +21,7 @@ from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.types import MemRef, PtrType, TensorType, TileType
-from pypto_core.ir.utils import flatten_to_stmts, make_body
+from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
 from pypto_plugins.pass_memory.memrefs import bound_vars, retype
@@ -78,15 +78,26 @@ class _YieldFixup(IRMutator):
         then_yield = _trailing_yield(stmt.then_body)
         if then_yield is None or stmt.else_body is None:
             return stmt
+        local = {id(v) for v in collect_def_vars(stmt.then_body)}
         targets: list[tuple[MemRef | None, Any]] = []
         for i, rv in enumerate(stmt.return_vars):
             value = then_yield.value[i] if i < len(then_yield.value) else None
             m = _memref(value)
+            own = _memref(rv)
+            if m is not None and own is not None and id(value) not in local and own.base is not m.base:
+                # The then-branch yields a value from before the if, which InitMemRef found still read after
+                # it (docs/passes/init_mem_ref.md, ifs): the result keeps its own buffer, which both branches
+                # move into, rather than the else-branch overwriting that value's buffer.
+                targets.append((own, rv.type))
+                continue
             targets.append((m, rv.type))
-            if m is not None and isinstance(rv.type, TileType) and _memref(rv) is not m:
+            if m is not None and isinstance(rv.type, TileType) and own is not m:
                 self.if_results[id(rv)] = m
+        then_body = _moved_into(stmt.then_body, targets, stmt)
         else_body = _moved_into(stmt.else_body, targets, stmt)
-        return stmt if else_body is stmt.else_body else stmt.with_fields(else_body=else_body)
+        if then_body is stmt.then_body and else_body is stmt.else_body:
+            return stmt
+        return stmt.with_fields(then_body=then_body, else_body=else_body)
 
 
 def _trailing_yield(body: S.Stmt | None) -> S.YieldStmt | None:
