@@ -11,7 +11,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.types import MemRef, TileType
-from pypto_core.ir.utils import Substituter, flatten_to_stmts, make_body
+from pypto_core.ir.utils import Substituter, collect_def_vars, flatten_to_stmts, make_body
 from pypto_core.ir.visitor import IRMutator
 from pypto_core.ops.registry import create_op_call
 
@@ -48,6 +48,12 @@ def _with_yield_fixed(body: S.Stmt, carried: list[tuple[MemRef, MemorySpace | No
     return make_body([*stmts[:-1], *moves, S.YieldStmt(values, last.span)], body.span)
 
 
+def _other_buffer(value: E.Var, result: E.Var) -> bool:
+    a, b = value.type, result.type
+    return isinstance(a, TileType) and isinstance(b, TileType) and a.memref is not None and \
+        b.memref is not None and a.memref.base is not b.memref.base
+
+
 def _carried(vars_: tuple[E.Var, ...]) -> list[tuple[MemRef, MemorySpace | None] | None]:
     return [(v.type.memref, v.type.memory_space) if isinstance(v.type, TileType) and v.type.memref is not None
             else None for v in vars_]
@@ -71,16 +77,24 @@ class YieldFixup(IRMutator):
         then_values = flatten_to_stmts(stmt.then_body)[-1:]
         if not then_values or not isinstance(then_values[0], S.YieldStmt):
             return stmt
-        targets = _carried(tuple(v if isinstance(v, E.Var) else rv
-                                 for v, rv in zip(then_values[0].value, stmt.return_vars)))
+        local = {id(v) for v in collect_def_vars(stmt.then_body)}
+        # The then-yield's buffer is canonical, unless the then-branch yields a value from before the if that
+        # InitMemRef found read again (docs/passes/init_mem_ref.md, ifs): then the result keeps its own buffer,
+        # which both branches move into.
+        canonical = tuple(rv if isinstance(v, E.Var) and id(v) not in local and _other_buffer(v, rv) else
+                          v if isinstance(v, E.Var) else rv for v, rv in zip(then_values[0].value, stmt.return_vars))
+        targets = _carried(canonical)
+        then_body = _with_yield_fixed(stmt.then_body, targets)
         else_body = _with_yield_fixed(stmt.else_body, targets)
         return_vars = tuple(rv.with_fields(type=rv.type.with_fields(memref=t[0])) if t is not None
                             and isinstance(rv.type, TileType) and rv.type.memref is not t[0] else rv
                             for rv, t in zip(stmt.return_vars, targets))
-        if else_body is stmt.else_body and all(a is b for a, b in zip(return_vars, stmt.return_vars)):
+        if then_body is stmt.then_body and else_body is stmt.else_body and \
+                all(a is b for a, b in zip(return_vars, stmt.return_vars)):
             return stmt
         self._renamed.update({id(a): b for a, b in zip(stmt.return_vars, return_vars) if a is not b})
-        return stmt.with_fields(else_body=else_body, return_vars=return_vars)  # type: ignore[return-value]
+        return stmt.with_fields(then_body=then_body, else_body=else_body,  # type: ignore[return-value]
+                                return_vars=return_vars)
 
     def visit_var(self, var: E.Var) -> E.Expr:
         return self._renamed.get(id(var), var)  # an if result retyped above is used with its new type

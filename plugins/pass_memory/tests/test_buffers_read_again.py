@@ -15,10 +15,18 @@ import numpy as np
 import pytest
 
 import pypto.language as pl
+from pypto import passes
 from pypto_core.interp import run_program
 from pypto_core.testing import checked_pipeline
 
 BACKENDS = ["Ascend910B", "Ascend950"]
+PLANNERS = list(passes.MemoryPlanner)
+
+
+def compiled_with(src: str, backend: str, planner: passes.MemoryPlanner):  # type: ignore[no-untyped-def]
+    """The default pipeline under check-run, built and run under `planner`."""
+    with passes.PassContext([], backend=backend, memory_planner=planner):
+        return checked_pipeline.__wrapped__(backend).run(pl.parse(src))  # type: ignore[attr-defined]
 
 # The then-branch yields a tile loaded before the loop, read again every even iteration (fuzz finding, seed 2).
 OUTER_TILE_YIELDED = '''import pypto.language as pl
@@ -40,10 +48,10 @@ class P:
 '''
 
 
+@pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_an_if_result_does_not_take_the_buffer_of_a_tile_read_again(backend: str) -> None:
-    program = pl.parse(OUTER_TILE_YIELDED)
-    compiled = checked_pipeline(backend).run(program)
+def test_an_if_result_does_not_take_the_buffer_of_a_tile_read_again(backend: str, planner) -> None:  # type: ignore[no-untyped-def]
+    compiled = compiled_with(OUTER_TILE_YIELDED, backend, planner)
     rng = np.random.default_rng(1)
     x7 = rng.standard_normal((32, 16)).astype(np.float32)
     x11 = rng.standard_normal((8, 16)).astype(np.float32)
@@ -74,9 +82,10 @@ class P:
 '''
 
 
+@pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_carry_does_not_take_the_buffer_of_an_init_an_outer_loop_reads_again(backend: str) -> None:
-    compiled = checked_pipeline(backend).run(pl.parse(INIT_READ_BY_THE_NEXT_OUTER_ITERATION))
+def test_a_carry_does_not_take_the_buffer_of_an_init_an_outer_loop_reads_again(backend: str, planner) -> None:  # type: ignore[no-untyped-def]
+    compiled = compiled_with(INIT_READ_BY_THE_NEXT_OUTER_ITERATION, backend, planner)
     rng = np.random.default_rng(2)
     x, y = rng.standard_normal((16, 32)).astype(np.float32), rng.standard_normal((16, 32)).astype(np.float32)
     got = run_program(compiled, {"x": x.copy(), "y": y.copy(), "out": np.zeros((32, 32), np.float32)}, "main")
