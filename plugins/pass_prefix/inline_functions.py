@@ -24,6 +24,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, ParamDirection
+from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TupleType
 from pypto_core.ir.utils import (
     Substituter,
@@ -223,6 +224,19 @@ class _Expander(IRMutator):
     def __init__(self, inline: dict[str, F.Function]) -> None:
         self.inline = inline  # the Inline functions as this round started
         self.tuple_values: dict[int, list[E.Expr]] = {}  # a tuple-valued site's variable -> its elements
+        self.retyped: dict[int, E.Var] = {}  # a site's variable -> the same name with its inlined value's type
+
+    def site_var(self, var: E.Var, value: E.Expr) -> E.Var:
+        """The site's variable, typed as the inlined value is when that type says more than the callee's declared
+        return type (a tile's memory space): the parser reads `t = <value>` back with the value's type."""
+        if structural_equal(var.type, value.type) or not isinstance(value.type, type(var.type)):
+            return var
+        new = E.Var(var.name_hint, value.type, var.span)
+        self.retyped[id(var)] = new
+        return new
+
+    def visit_var(self, var: E.Var) -> E.Expr:
+        return self.retyped.get(id(var), var)
 
     def site_callee(self, value: E.Expr) -> F.Function | None:
         name = _callee_name(value)
@@ -277,7 +291,7 @@ class _Expander(IRMutator):
             if elements is not None:
                 self.tuple_values[id(site.var)] = elements
             elif values[0] is not site.var:
-                out.append(S.AssignStmt(site.var, values[0], site.span))
+                out.append(S.AssignStmt(self.site_var(site.var, values[0]), values[0], site.span))
         tagged = [v for v in call.attrs.get("dump_vars", ()) if isinstance(v, E.Var)]
         if tagged:
             tagger = _DumpTagger(tagged)

@@ -409,3 +409,34 @@ def test_a_pipeline_error_is_a_pypto_error_naming_the_pass():
     # Verified after the pass (VerificationInstrument): the dangling call of E3 is reported.
     with pytest.raises(pypto.Error, match="Dangling Call to function 'sq'"):
         passes.inline_functions()(pl.parse(E3.replace("NESTED", "self.sq(a)")))
+
+
+TILE_HELPER = '''
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def grab(a: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tile[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16])
+        return t
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = self.grab(a)
+        out = pl.store(pl.add(t, t), [0, 0], out)
+        return out
+'''
+
+
+def test_a_site_variable_takes_the_inlined_values_type_and_reads_back_equal():
+    """The helper declares a tile without a memory space; the inlined load is in Vec. The site's `t = <value>`
+    takes the value's type, as the parser reads the printed program back (a fuzz finding: the round trip
+    failed on the space)."""
+    before = pl.parse(TILE_HELPER)
+    after = passes.inline_functions()(before)
+    site = [s for s in ir.flatten_to_stmts(after.get_function("main").body) if isinstance(s, ir.AssignStmt)
+            and s.var.name_hint.startswith("t") and isinstance(s.value, ir.Var)]
+    assert site and site[0].var.type.memory_space is pl.Mem.Vec, body_text(after)
+    ir.assert_structural_equal(pl.parse(ir.python_print(after)), after)
+    same_results(before, after)
