@@ -24,6 +24,7 @@ from pypto_core.passes.pass_base import Pass, PassOptions
 from pypto_plugins.pass_split.vector_split.auto_path import lower_auto_function
 from pypto_plugins.pass_split.vector_split.region_path import lower_region_function
 from pypto_plugins.pass_split.vector_split.synthesized_regions import with_synthesized_region
+from pypto_plugins.pass_split.verifiers.hard_syncall_occupancy import hard_syncalls, lane_control
 
 PASS = "LowerAutoVectorSplit"
 
@@ -54,6 +55,7 @@ def lower_function(func: F.Function, synthesize_regions: bool = False) -> F.Func
         return func
     found = scopes_of(func)
     if found.regions:
+        reject_lane_steered_hard_barriers(func)
         return lower_region_function(func)  # decided before the AUTO path (docs/passes/lower_auto_vector_split.md)
     if func.attrs.get("split_aiv"):
         return func  # already in the explicit form
@@ -70,6 +72,18 @@ def lower_function(func: F.Function, synthesize_regions: bool = False) -> F.Func
                         scope.span)
     lowered = lower_auto_function(func, mode)
     return with_synthesized_region(lowered, mode) if synthesize_regions else lowered
+
+
+def reject_lane_steered_hard_barriers(func: F.Function) -> None:
+    """A hard barrier (system.syncall mode='hard') inside a region, under a loop or if its lane index steers: the
+    other lane does not arrive as often and the barrier never completes (the rule HardSyncallOccupancyValid
+    checks of AIV functions, here of the user's region, located)."""
+    for call, steered_by in hard_syncalls(func):
+        if steered_by is not None:
+            raise UserError(f"{PASS}: in InCore function '{func.name}', a hard {call.op.name} "
+                            f"{lane_control(steered_by)} of a pl.split_aiv region: the other AIV lane does not "
+                            f"arrive as often and the barrier never completes; move it out of the lane-dependent "
+                            f"loop or branch", call.span)
 
 
 class LowerAutoVectorSplitOptions(PassOptions):

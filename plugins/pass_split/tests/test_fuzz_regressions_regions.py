@@ -184,3 +184,42 @@ def test_each_region_loading_its_own_lane_part_compiles(backend: str) -> None:
                                 "t13 = pl.load(x10, [aiv9 * 32, 0], [32, 64])\n"
                                 "                out11 = pl.store(pl.tile.sub(pl.tile.neg(t13), t13)")
     compiled(fixed, backend)
+
+
+# -- a hard barrier under the lane's control flow (fuzz campaign, seed 2) ------------------------------------
+HARD_BARRIER = '''
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.NONE})
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+            for i, (count, dst) in pl.range(aiv_id, 3, 2, init_values=(0, out)):
+                t = pl.tile.load(x, [i * 16, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+                more = count + 1
+                d2 = pl.tile.store(t, [i * 16, 0], dst)
+                count2, dst2 = pl.yield_(more, d2)
+            BARRIER
+        return dst2
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_hard_barrier_under_a_condition_on_the_lane_is_a_located_error(backend: str) -> None:
+    """Only one lane would arrive: the barrier never completes. Was the verifier's "bug in that pass" after
+    ExpandMixedKernel; now LowerAutoVectorSplit refuses the user's region, located at the barrier."""
+    text = HARD_BARRIER.replace("BARRIER", "first = aiv_id == 0\n            if first:\n"
+                                "                pl.system.syncall(core_type='aiv_only', mode='hard')")
+    outcome = check_text(text, backend)
+    assert outcome.status == "pipeline-rejected", outcome
+    assert "LowerAutoVectorSplit: in InCore function 'k', a hard system.syncall under a condition on the lane " \
+           "index of a pl.split_aiv region" in outcome.detail, outcome.detail
+    assert "pl.system.syncall(core_type='aiv_only', mode='hard')" in outcome.detail  # located
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_hard_barrier_both_lanes_reach_compiles(backend: str) -> None:
+    compiled(HARD_BARRIER.replace("BARRIER", "pl.system.syncall(core_type='aiv_only', mode='hard')"), backend)

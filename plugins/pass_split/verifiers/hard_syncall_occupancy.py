@@ -39,7 +39,7 @@ def _is_hard_syncall(call: E.Call) -> bool:
     return opdef.kwarg(call.kwargs, "mode") == "hard"
 
 
-def _syncalls(func: Function) -> list[tuple[E.Call, S.Stmt | None]]:
+def hard_syncalls(func: Function) -> list[tuple[E.Call, S.Stmt | None]]:
     """Each hard syncall of a function with the innermost loop or if around it that the lane index steers
     (the lane-dependence engine: through any value computed from the index, not only the index itself)."""
     facts = scan(tuple(func.params), func.body)
@@ -51,7 +51,7 @@ def _syncalls(func: Function) -> list[tuple[E.Call, S.Stmt | None]]:
     return out
 
 
-def _lane_control(stmt: S.Stmt) -> str:
+def lane_control(stmt: S.Stmt) -> str:
     if isinstance(stmt, S.ForStmt):
         return "inside a loop whose bounds read the lane index"
     if isinstance(stmt, S.WhileStmt):
@@ -62,7 +62,7 @@ def _lane_control(stmt: S.Stmt) -> str:
 def verify_hard_syncall_occupancy(program: Program | Function) -> list[Diagnostic]:
     funcs = [program] if isinstance(program, Function) else list(program.functions.values())
     by_name = {f.name: f for f in funcs}
-    found = {f.name: _syncalls(f) for f in funcs if f.func_type in _CORE_OF}
+    found = {f.name: hard_syncalls(f) for f in funcs if f.func_type in _CORE_OF}
     out: list[Diagnostic] = []
     for name, calls in found.items():
         func = by_name[name]
@@ -74,7 +74,7 @@ def verify_hard_syncall_occupancy(program: Program | Function) -> list[Diagnosti
                                        f"{a.name.lower()} core sits on the other core, which it never waits for",
                                  call.span))
             if steered_by is not None and func.func_type is FunctionType.AIV:
-                out.append(error(RULE, f"AIV function '{name}': a hard {call.op.name} {_lane_control(steered_by)}: "
+                out.append(error(RULE, f"AIV function '{name}': a hard {call.op.name} {lane_control(steered_by)}: "
                                        f"the other AIV lane does not arrive as often and the barrier never "
                                        f"completes; move it out of the lane-dependent loop or branch", call.span))
     for group in funcs:
