@@ -1250,10 +1250,47 @@ class P:
         return o
 '''
 
+_TWO_ACCUMULATIONS_FROM_ONE_TILE = '''import pypto.language as pl
+
+@pl.program
+class Gen17:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        am = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        al = pl.move(am, target_memory=pl.Mem.Left)
+        br = pl.move(bm, target_memory=pl.Mem.Right)
+        acc0 = pl.matmul(al, br)
+        for k, (acc,) in pl.range(1, 2, init_values=(acc0,)):
+            ak = pl.load(a, [0, k * 32], [16, 32], target_memory=pl.Mem.Mat)
+            bk = pl.load(b, [k * 32, 0], [32, 32], target_memory=pl.Mem.Mat)
+            nxt = pl.matmul_acc(acc, pl.move(ak, target_memory=pl.Mem.Left), pl.move(bk, target_memory=pl.Mem.Right))
+            nxt = pl.matmul_acc(acc, pl.move(ak, target_memory=pl.Mem.Left), pl.move(bk, target_memory=pl.Mem.Right))
+            total = pl.yield_(nxt)
+        out = pl.store(total, [0, 0], out)
+        return out
+
+    @pl.function
+    def helper2(self, p3: pl.Tensor[[64, 32], pl.BF16], x5: pl.Tensor[[64, 32], pl.BF16]) -> pl.Tensor[[64, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y4 = x5
+        return y4
+
+    @pl.function
+    def main(self, out8: pl.Out[pl.Tensor[[32, 64], pl.FP32]], x13: pl.Tensor[[64, 32], pl.BF16], x15: pl.Tensor[[16, 64], pl.FP32], x16: pl.Tensor[[64, 32], pl.FP32], out17: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> tuple[pl.Tensor[[32, 64], pl.FP32], pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[64, 32], pl.BF16]]:
+        h14 = self.helper2(x13, x13)
+        out17 = self.kern1(x15, x16, out17)
+        return out8, out17, h14
+'''
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # An in-place result whose operand is read again: a copy, or for Acc a located error
+    # (plugins/pass_memory/tests/test_buffers_read_again.py).
+    Known("two-accumulations-from-one-tile", "mismatch", "changed what the program computes",
+          _TWO_ACCUMULATIONS_FROM_ONE_TILE, "Ascend950"),
     # A hard barrier under the lane's control flow in a region is LowerAutoVectorSplit's located error
     # (plugins/pass_split/tests/test_fuzz_regressions_regions.py).
     Known("hard-barrier-under-a-lane-condition", "verifier", "HardSyncallOccupancyValid",

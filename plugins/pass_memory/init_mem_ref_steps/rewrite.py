@@ -9,6 +9,7 @@ from pypto_core.errors import UserError
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
+from pypto_core.ir.enums import MemorySpace
 from pypto_core.ir.fresh_names import FreshNames, user_base
 from pypto_core.ir.types import MemRef, TensorType, TileType, Type
 from pypto_core.ir.utils import Substituter, flatten_to_stmts
@@ -128,6 +129,39 @@ class FunctionMemRefs:
 
     def assign(self, stmt: S.AssignStmt) -> S.Stmt:
         value = self.expr(stmt.value)
+        copy = self.in_place_copy(stmt, value)
+        if copy is not None:
+            k = reused_operand(value)
+            value = value.with_fields(args=tuple(copy.var if i == k else a  # type: ignore[union-attr]
+                                                 for i, a in enumerate(value.args)))  # type: ignore[union-attr]
+            return S.SeqStmts([copy, self.assign_value(stmt, value)], stmt.span)
+        return self.assign_value(stmt, value)
+
+    def in_place_copy(self, stmt: S.AssignStmt, value: E.Expr) -> S.AssignStmt | None:
+        """An op writing its result into an operand tile's buffer (rule 4) while a variable on that buffer is read
+        again afterwards (or by an enclosing loop's next iteration) would change what that read sees: the operand
+        is copied first (`<operand>_mv = pl.tile.move(...)`) and the op writes into the copy. An Acc operand
+        cannot be copied (no Acc -> Acc move): a located error (docs/passes/init_mem_ref.md, in-place results)."""
+        k = reused_operand(value) if isinstance(value, E.Call) else None
+        if k is None or k >= len(value.args):  # type: ignore[union-attr]
+            return None
+        operand = value.args[k]  # type: ignore[union-attr]
+        memref = memref_of(operand)
+        if memref is None or not isinstance(operand.type, TileType) or not isinstance(operand, E.Var):
+            return None
+        at = self.uses.position(stmt)
+        if not any(self.uses.live_after(v, at, self.loops) for v in self.base_members.get(id(memref.base), [])):
+            return None
+        if operand.type.memory_space is MemorySpace.Acc:
+            raise UserError(f"InitMemRef: in function '{self.func.name}', {value.op.name} accumulates into "  # type: ignore[union-attr]
+                            f"'{user_base(operand)}' in place (its L0C buffer), "
+                            f"but '{user_base(operand)}' is read again afterwards, and an Acc tile cannot be "
+                            f"copied to keep its old value: accumulate into it once and read the result "
+                            f"('{user_base(stmt.var)}') afterwards, or start the other accumulation from its own "
+                            f"pl.matmul", stmt.span)
+        return self.copied(operand, stmt)
+
+    def assign_value(self, stmt: S.AssignStmt, value: E.Expr) -> S.Stmt:
         var = stmt.var
         if shaped(var.type):
             var = self.bind(var, with_memref(var, self.memref_for(stmt, value), None))

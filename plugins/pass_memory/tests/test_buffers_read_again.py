@@ -123,3 +123,57 @@ def test_placed_tiles_that_do_not_rely_on_sharing_are_re_planned(offset: str, re
     program = pl.parse(PLACED.replace("U_OFFSET", offset).replace("READ", read))
     compiled = checked_pipeline("Ascend910B").run(program)  # check-run: the same outputs after every pass
     assert compiled.get_function("k") is not None
+
+
+IN_PLACE_OPERAND_READ_AGAIN = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 128], pl.FP32], b: pl.Tensor[[16, 128], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        w = pl.tile.load(a, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Vec)
+        v = pl.tile.load(b, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Vec)
+        ui = pl.tile.full([2, 8], dtype=pl.INT32, value=3)
+        x = pl.tile.scatter_update(w, -2, ui, v)
+        y = pl.tile.add(x, w)
+        out = pl.tile.store(y, [0, 0], out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_in_place_op_whose_operand_is_read_again_writes_into_a_copy(backend: str) -> None:
+    """scatter_update writes its result into its input's buffer; `w` is read again by the add, so InitMemRef
+    copies it first (`w_mv`) and the update writes the copy (check-run: row 3 would read the update)."""
+    compiled = compiled_with(IN_PLACE_OPERAND_READ_AGAIN, backend, passes.MemoryPlanner.PYPTO)
+    from pypto import ir
+
+    text = ir.python_print(compiled)
+    assert "pl.tile.scatter_update(w__ssa_v0_mv" in text or "scatter_update(w_mv" in text, text
+
+
+ACC_READ_AGAIN = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        al = pl.move(pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        br = pl.move(pl.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.matmul(al, br)
+        once = pl.matmul_acc(acc, al, br)
+        twice = pl.matmul_acc(acc, al, br)
+        out = pl.store(twice, [0, 0], out)
+        return out
+'''
+
+
+def test_an_accumulator_read_again_after_an_in_place_accumulate_is_a_located_error() -> None:
+    """Two accumulations from one Acc tile (a fuzz finding: the second read the first's sum): an Acc tile cannot
+    be copied, so InitMemRef refuses it, located at the first accumulation."""
+    with pytest.raises(ValueError, match=r"(?s)InitMemRef: in function 'k', tile.matmul_acc accumulates into 'acc' "
+                                         r"in place \(its L0C buffer\), but 'acc' is read again afterwards.*"
+                                         r"once = pl.matmul_acc"):
+        compiled_with(ACC_READ_AGAIN, "Ascend910B", passes.MemoryPlanner.PYPTO)
