@@ -24,6 +24,7 @@ from pypto_core.passes.pass_base import Pass
 from pypto_core.passes.verifier_registry import errors_only
 from pypto_plugins.pass_split.lower_auto_vector_split import rollup_affinity
 from pypto_plugins.pass_split.mixed_kernel.adapters import adapt_vtoc_pushes
+from pypto_plugins.pass_split.mixed_kernel.declared_returns import check_declared_returns
 from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_single_core
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 from pypto_plugins.pass_split.mixed_kernel.hand_groups import mark_dual_dispatch, rebuild_hand_written_groups
@@ -69,6 +70,7 @@ class ExpandMixedKernel(Pass):
             if affinity is not CoreAffinity.MIXED:
                 funcs[func.name] = retyped_single_core(func, affinity)
                 continue
+            check_declared_returns(func, self.name)
             expanded = expand_mixed(func, backend)
             del funcs[func.name]
             group_callers = [n for n in callers.get(func.name, ()) if funcs[n].func_type is FunctionType.Group]

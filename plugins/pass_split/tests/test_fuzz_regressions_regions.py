@@ -223,3 +223,29 @@ def test_a_hard_barrier_under_a_condition_on_the_lane_is_a_located_error(backend
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_hard_barrier_both_lanes_reach_compiles(backend: str) -> None:
     compiled(HARD_BARRIER.replace("BARRIER", "pl.system.syncall(core_type='aiv_only', mode='hard')"), backend)
+
+
+# -- a mixed kernel returning another type than it declares (fuzz campaign, seed 3) ---------------------------
+WRONG_RETURN = '''
+import pypto.language as pl
+
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def split_auto(qk: pl.Tile[[64, 64], pl.FP32, pl.Mem.Mat], out_0: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], DTYPE]:
+        popped: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.move(qk, target_memory=pl.Mem.Vec)
+        y: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(popped, popped)
+        out_store: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(y, [0, 0], out_0)
+        return out_store
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_mixed_kernel_returning_another_dtype_than_declared_is_a_located_error(backend: str) -> None:
+    """The parser accepts it uncalled (as PyPTO); splitting it adds the Group wrapper's call, which would read the
+    declared BOOL (was a round-trip failure after ExpandMixedKernel)."""
+    outcome = check_text(WRONG_RETURN.replace("DTYPE", "pl.BOOL"), backend)
+    assert outcome.status == "pipeline-rejected", outcome
+    assert "ExpandMixedKernel: the return value of InCore function 'split_auto' is a pl.Tensor[[64, 64], " \
+           "pl.FP32], but the function declares pl.Tensor[[64, 64], pl.BOOL]" in outcome.detail, outcome.detail
+    compiled(WRONG_RETURN.replace("DTYPE", "pl.FP32"), backend)
