@@ -26,10 +26,9 @@ with break / continue) is left to the lowering, which refuses what it cannot say
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from pypto_core.analysis.walk import vars_read, walk
+from pypto_core.analysis.walk import statements, vars_read, walk
 from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
@@ -164,7 +163,7 @@ class _Threading:
         return substitute_expr(e, mapping) if mapping else e
 
     def _written_inside(self, *bodies: S.Stmt | None) -> list[E.Var]:
-        keys = {id(t) for b in bodies if b is not None for s in _statements(b)
+        keys = {id(t) for b in bodies if b is not None for s in statements(b)
                 if (t := _written_operand(s)) is not None}
         found = [self.carried[k] for k in keys if k in self.carried and k in self.env]
         return sorted(found, key=lambda v: v.name_hint)
@@ -238,10 +237,6 @@ class _Threading:
             self.env[id(t)] = phi
         return s.with_fields(condition=condition, then_body=branches[0], else_body=branches[1],
                              return_vars=(*s.return_vars, *merges))
-
-
-def _statements(body: S.Stmt) -> Iterator[S.Stmt]:
-    return (n for n in walk(body) if isinstance(n, S.Stmt))
 
 
 def carry_in_place_writes(func: F.Function) -> F.Function:
