@@ -17,8 +17,9 @@ from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ForKind
-from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, make_body
+from pypto_core.ir.utils import collect_def_vars, flatten_to_stmts, free_vars_in_order, make_body
 from pypto_core.ir.visitor import IRMutator
+from pypto_core.ops.literal_operands import is_literal, with_literal_operands
 from pypto_core.ops.registry import opdef_of
 from pypto_plugins.pass_canonicalize.int_bounds import Bounds, BoundsOf, int_dtype, variable_default
 from pypto_plugins.pass_canonicalize.simplify_exprs import ExprSimplifier, prove
@@ -119,8 +120,23 @@ class FunctionSimplifier:
                 all(kwargs[k] is v for k, v in call.kwargs.items()):
             new = call
         else:
-            new = call.with_fields(args=tuple(args), kwargs=kwargs, type=typ)
+            new = self.literal_operands(call, call.with_fields(args=tuple(args), kwargs=kwargs, type=typ))
         return self.view_of_the_whole(new)
+
+    @staticmethod
+    def literal_operands(call: E.Call, new: E.Call) -> E.Call:
+        """A folded operand prints as a literal: it takes the form the op's DSL gives a literal there, so the
+        program reads back the same; where a literal cannot stand (it would change the call's type), an operand
+        that names no variable stays unfolded (docs/passes/simplify.md, "Folded operands")."""
+        folded = [i for i, (a, b) in enumerate(zip(new.args, call.args))
+                  if a is not b and is_literal(a) and not is_literal(b)]
+        rebuilt = with_literal_operands(new, folded)
+        if rebuilt is not None:
+            return rebuilt
+        kept = {i for i in folded if not free_vars_in_order([call.args[i]])}
+        if not kept:
+            return new
+        return new.with_fields(args=tuple(call.args[i] if i in kept else a for i, a in enumerate(new.args)))
 
     @staticmethod
     def view_of_the_whole(call: E.Call) -> E.Expr:

@@ -1342,16 +1342,14 @@ class Gen28:
         return (out7, out12, out14, out21, out23, out28, v19)
 '''
 
-KNOWN: list[Known] = [
-    # Simplify folds the INDEX scalar `pl.add(1, 2)` beside an FP32 tensor to the constant 3, which prints as the
-    # literal `3`; the parser then converts that literal to the tensor's dtype (3.0), so the round trip differs
-    # (the same values). Found 2026-12-03 (seed 4); to fix: fold into the literal form the op's DSL would give.
-    Known("folded-scalar-read-back-as-a-literal", "roundtrip", "node kinds differ (ConstInt vs ConstFloat)",
-          _FOLDED_SCALAR_READ_BACK_AS_A_LITERAL, "Ascend950"),
-]
+KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # Simplify gives a folded operand the form the op's DSL gives a literal there
+    # (plugins/pass_canonicalize/tests/test_simplify_folded_operands.py).
+    Known("folded-scalar-read-back-as-a-literal", "roundtrip", "node kinds differ (ConstInt vs ConstFloat)",
+          _FOLDED_SCALAR_READ_BACK_AS_A_LITERAL, "Ascend950"),
     # ExpandMixedKernel refuses a kernel it would wrap whose return contradicts its annotation
     # (plugins/pass_split/tests/test_fuzz_regressions_regions.py).
     Known("mixed-kernel-returning-another-dtype", "roundtrip", "but the function declares",
