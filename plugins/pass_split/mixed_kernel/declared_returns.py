@@ -11,9 +11,8 @@ from __future__ import annotations
 from pypto_core.errors import UserError
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
-from pypto_core.ir.types import TensorType, TileType, TupleType
+from pypto_core.ir.declared_types import returned_types, shaped_value_differs
 from pypto_core.ir.utils import flatten_to_stmts
-from pypto_core.language.parser.stmts import dims_compatible
 
 
 def check_declared_returns(func: F.Function, pass_name: str) -> None:
@@ -21,13 +20,9 @@ def check_declared_returns(func: F.Function, pass_name: str) -> None:
     ret = stmts[-1] if stmts and isinstance(stmts[-1], S.ReturnStmt) else None
     if ret is None or not func.return_types:
         return
-    types = [v.type for v in ret.value]
-    if len(types) == 1 and isinstance(types[0], TupleType):
-        types = list(types[0].types)
+    types = returned_types(ret.value, len(func.return_types))
     for i, (got, want) in enumerate(zip(types, func.return_types)):
-        if not isinstance(got, (TensorType, TileType)) or type(got) is not type(want):
-            continue
-        if got.dtype is want.dtype and dims_compatible(want.shape, got.shape):  # type: ignore[attr-defined]
+        if not shaped_value_differs(got, want):
             continue
         where = f"return value {i}" if len(types) > 1 else "the return value"
         raise UserError(f"{pass_name}: {where} of InCore function '{func.name}' is a {got}, but the function "

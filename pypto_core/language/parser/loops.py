@@ -8,13 +8,14 @@ from typing import Any
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
+from pypto_core.ir.declared_types import dims_compatible
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import ForKind, SplitMode
 from pypto_core.ir.scalar_ops import loop_var_dtype
 from pypto_core.ir.utils import make_body
 from pypto_core.language.parser.context import Frame
 from pypto_core.language.parser.errors import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
-from pypto_core.language.parser.stmts import StmtParser, dims_compatible, is_pl_call
+from pypto_core.language.parser.stmts import StmtParser, is_pl_call
 
 _KINDS = {"range": ForKind.Sequential, "parallel": ForKind.Parallel, "unroll": ForKind.Unroll,
           "pipeline": ForKind.Pipeline}

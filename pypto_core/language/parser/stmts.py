@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
 from typing import Any
 
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir import types as T
+from pypto_core.ir.declared_types import dims_compatible, returned_types, shaped_value_differs
 from pypto_core.ir.dtypes import DataType
 from pypto_core.ir.enums import DISPATCHING_TYPES, CachePolicy
 from pypto_core.ir.structural import structural_equal
@@ -120,9 +120,7 @@ class StmtParser(ExprParser):
         declared = self.declared_returns
         if not declared:
             return
-        types = [v.type for v in values]
-        if len(types) == 1 and isinstance(types[0], T.TupleType) and len(declared) != 1:
-            types = list(types[0].types)  # `return self.g(x)` of a callee returning a tuple
+        types = returned_types(values, len(declared))
         if len(types) != len(declared):
             self.fail(ParserTypeError, f"this return gives {len(types)} value(s), but the function declares "
                                        f"{len(declared)}", node, hint="return what the annotation declares")
@@ -136,7 +134,7 @@ class StmtParser(ExprParser):
             elif isinstance(got, T.ScalarType):
                 ok = got.dtype is want.dtype or (got.dtype.is_index_like() and want.dtype.is_index_like())
             elif isinstance(got, (T.TensorType, T.TileType)):
-                if not (got.dtype is want.dtype and dims_compatible(want.shape, got.shape)):
+                if shaped_value_differs(got, want):
                     self.program.return_mismatches.setdefault(
                         self.func_name, (self.span(at), f"{where} of '{self.func_name}' is a {got}, but the "
                                                         f"function declares {want}"))
@@ -649,14 +647,6 @@ def _same_but_space(a: T.Type, b: T.Type) -> bool:
     if not (isinstance(a, T.TileType) and isinstance(b, T.TileType)):
         return False
     return structural_equal(T.TileType(b.shape, b.dtype, b.memref, b.tile_view, a.memory_space), a)
-
-
-def dims_compatible(ann: Sequence[E.Expr], inferred: Sequence[E.Expr]) -> bool:
-    """Same rank, and every pair of dims equal or not both constant (a pl.dynamic dim may be anything)."""
-    if len(ann) != len(inferred):
-        return False
-    return all(T.dims_equal([a], [b]) or not (isinstance(a, E.ConstInt) and isinstance(b, E.ConstInt))
-               for a, b in zip(ann, inferred))
 
 
 def _plain_dims_equal(a: T.TensorType, b: T.TensorType) -> bool:
