@@ -8,6 +8,7 @@ poison written), the static result shape used to check what evaluate returned.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from pypto_core.interp.dims import free_vars
 from pypto_core.interp.dtypes import np_dtype, np_scalar_type, poison_value
 from pypto_core.interp.errors import MachineError
+from pypto_core.interp.exprs import written_tile_operand
 from pypto_core.interp.gm_race import READ, note, notes_itself
 from pypto_core.interp.lane_ops import once_for_all_lanes, runs_once_on_lanes
 from pypto_core.ir import expr as E
@@ -54,33 +56,25 @@ def _raiser(message: str, span: Any) -> Closure:
     return run
 
 
+@dataclass(frozen=True)
+class PlainSite:
+    """An op call site whose result is checked by shape and dtype alone (the common case), in parts: a compiled
+    loop (loop_code.py) runs it inline, without the closures of `_op_call`."""
+
+    call: E.Call
+    evaluate: Callable[..., Any]
+    kwargs: dict[str, Any]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    finish: Callable[[list[Any], Any, list[Any]], Any]
+    failed: Callable[[Exception], MachineError]
+
+
 def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closure:
-    name = call.op.name
-    registry = op_registry()
-    opdef = registry.find_opdef(name)
-    if opdef is None:
-        return _raiser(f"op '{name}' is not registered: no plugin provides it", call.span)
-    evaluate = opdef.evaluate
-    if evaluate is None:
-        owner = registry.op_owners.get(name, "?")
-        return _raiser(f"op '{name}' has no evaluate: the reference machine cannot execute it (its plugin "
-                       f"'{owner}' registers no numpy semantics for it)", call.span)
-    kwargs = {spec.name: spec.default for spec in opdef.kwargs}
-    kwargs.update(call.kwargs)
-    # An evaluate may specialise itself for this call site once (types and constant operands known):
-    # `evaluate.specialize(code, call, kwargs)` returns an evaluate for this call only, or None.
-    specialize = getattr(evaluate, "specialize", None)
-    if specialize is not None:
-        evaluate = specialize(code, call, kwargs) or evaluate
-    if not notes_itself(opdef.evaluate):
-        evaluate = _noting_tensor_reads(opdef, call, kwargs, evaluate)
-    finish = _result_finisher(code, call)
-    plain = _plain_result(code, call)
-    span = call.span
-
-    def failed(exc: Exception) -> MachineError:  # numpy / semantics errors: say which op and where
-        return MachineError(f"{name}: {type(exc).__name__}: {exc}", span)
-
+    site = _op_site(code, call)
+    if not isinstance(site, tuple):
+        return site  # an op the machine cannot run: raises when reached
+    evaluate, kwargs, finish, plain, failed = site
     # A cube op of a function that can run on a fork's lanes runs once for all of them (lane_ops.py).
     lanes_once = runs_once_on_lanes(code, call)
 
@@ -116,6 +110,50 @@ def _op_call(code: FunctionCode, call: E.Call, arg_fns: list[Closure]) -> Closur
         return finish(fr, result, args)
 
     return once_for_all_lanes(call, run) if lanes_once else run
+
+
+def plain_site(code: FunctionCode, call: E.Call) -> PlainSite | None:
+    """The call site in parts when it is an op call with a plain result that runs on every lane as it is (not
+    a cube op run once for a fork's lanes) and writes through no aliased operand (exprs.write_through); else
+    None."""
+    if isinstance(call.op, E.GlobalVar) or runs_once_on_lanes(code, call) or \
+            written_tile_operand(call) is not None:
+        return None
+    site = _op_site(code, call)
+    if not isinstance(site, tuple) or site[3] is None:
+        return None
+    evaluate, kwargs, finish, (shape, dtype), failed = site
+    return PlainSite(call, evaluate, kwargs, shape, dtype, finish, failed)
+
+
+def _op_site(code: FunctionCode, call: E.Call) -> Closure | tuple[Any, ...]:
+    """(evaluate, kwargs, finish, plain, failed) of an op call site, decided once; or a closure raising why the
+    machine cannot run the op."""
+    name = call.op.name
+    registry = op_registry()
+    opdef = registry.find_opdef(name)
+    if opdef is None:
+        return _raiser(f"op '{name}' is not registered: no plugin provides it", call.span)
+    evaluate = opdef.evaluate
+    if evaluate is None:
+        owner = registry.op_owners.get(name, "?")
+        return _raiser(f"op '{name}' has no evaluate: the reference machine cannot execute it (its plugin "
+                       f"'{owner}' registers no numpy semantics for it)", call.span)
+    kwargs = {spec.name: spec.default for spec in opdef.kwargs}
+    kwargs.update(call.kwargs)
+    # An evaluate may specialise itself for this call site once (types and constant operands known):
+    # `evaluate.specialize(code, call, kwargs)` returns an evaluate for this call only, or None.
+    specialize = getattr(evaluate, "specialize", None)
+    if specialize is not None:
+        evaluate = specialize(code, call, kwargs) or evaluate
+    if not notes_itself(opdef.evaluate):
+        evaluate = _noting_tensor_reads(opdef, call, kwargs, evaluate)
+    span = call.span
+
+    def failed(exc: Exception) -> MachineError:  # numpy / semantics errors: say which op and where
+        return MachineError(f"{name}: {type(exc).__name__}: {exc}", span)
+
+    return evaluate, kwargs, _result_finisher(code, call), _plain_result(code, call), failed
 
 
 def _arguments(arg_fns: list[Closure]) -> Callable[[list[Any]], list[Any]]:

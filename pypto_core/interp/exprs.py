@@ -177,26 +177,31 @@ def _compile_binary(code: FunctionCode, e: E.BinaryExpr) -> Closure:
     return lambda fr: to(fn(left(fr), right(fr)))
 
 
+def written_tile_operand(call: E.Call) -> int | None:
+    """The index of the first tile variable an op call writes (a Write / ReadWrite effect), or None."""
+    from pypto_core.ops.opdef import Effect
+    from pypto_core.ops.registry import op_registry
+
+    if isinstance(call.op, E.GlobalVar) or not isinstance(call.type, TileType):
+        return None
+    opdef = op_registry().find_opdef(call.op.name)
+    if opdef is None:
+        return None
+    kwargs = {spec.name: spec.default for spec in opdef.kwargs}
+    kwargs.update(call.kwargs)
+    return next((i for i, a in enumerate(call.args) if isinstance(a, E.Var) and isinstance(a.type, TileType)
+                 and opdef.arg_effect(i, kwargs) is not Effect.READ), None)
+
+
 def write_through(code: FunctionCode, call: E.Call, run: Closure) -> Closure:
     """An op call that writes its tile result into a tile operand's buffer (a Write / ReadWrite effect, e.g.
     matmul_acc's `acc`): when that operand is a view aliasing a parent buffer (context.bind_alias: an Acc
     tile.slice), the result's valid region is written into the parent too, and the view is the result, so
     that a chain of such ops keeps writing through. Other call sites are left as they are."""
-    from pypto_core.ops.opdef import Effect
-    from pypto_core.ops.registry import op_registry
-
-    if isinstance(call.op, E.GlobalVar) or not isinstance(call.type, TileType):
+    written = written_tile_operand(call)
+    if written is None:
         return run
-    opdef = op_registry().find_opdef(call.op.name)
-    if opdef is None:
-        return run
-    kwargs = {spec.name: spec.default for spec in opdef.kwargs}
-    kwargs.update(call.kwargs)
-    written = [i for i, a in enumerate(call.args) if isinstance(a, E.Var) and isinstance(a.type, TileType)
-               and opdef.arg_effect(i, kwargs) is not Effect.READ]
-    if not written:
-        return run
-    operand, result_type = compile_var(code, call.args[written[0]]), call.type
+    operand, result_type = compile_var(code, call.args[written]), call.type
 
     def run_through(fr: list[Any]) -> Any:
         result = run(fr)

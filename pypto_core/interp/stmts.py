@@ -16,6 +16,7 @@ from pypto_core.interp.errors import MachineError
 from pypto_core.interp.exprs import compile_expr, compile_handle
 from pypto_core.interp.frame import BREAK, CONTINUE, Return
 from pypto_core.interp.kernel_results import owned
+from pypto_core.interp.loop_code import compile_counted_loop
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
@@ -188,21 +189,43 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
     loop_type = stmt.loop_var.type
     to = code.scalar_type(loop_type.dtype if isinstance(loop_type, ScalarType) else DataType.INDEX)
     inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
-    body = compile_stmt(code, stmt.body, iter_slots)
     stores, finish = _carry_stores(code, iter_slots, rv_slots)
     span = stmt.span
     machine = code.machine
 
-    def run(fr: list[Any]) -> Any:
+    def setup(fr: list[Any]) -> None:
         values = [f(fr) for f in inits]
         for store, value in zip(stores, values):
             store(fr, value)
+
+    def bounds(fr: list[Any]) -> range:
         b, e, s = int(start(fr)), int(stop(fr)), int(step(fr))
         if s == 0:
             raise MachineError("for loop with step 0", span)
         trips = range(b, e, s)
         machine.budget.spend(len(trips), span)
-        for i in trips:
+        return trips
+
+    def end(fr: list[Any]) -> None:
+        if finish is not None:
+            finish(fr)
+            return
+        for rv, it in zip(rv_slots, iter_slots):
+            fr[rv] = fr[it]
+
+    items = _core_group_batches(code, stmt.body.stmts) if isinstance(stmt.body, S.SeqStmts) else [stmt.body]
+    generated = compile_counted_loop(
+        code, items, iter_slots,
+        lambda item: _compile_batch(code, item, iter_slots) if isinstance(item, list)
+        else compile_stmt(code, item, iter_slots),
+        setup, bounds, loop_slot, to, end)
+    if generated is not None:
+        return generated
+    body = compile_stmt(code, stmt.body, iter_slots)
+
+    def run(fr: list[Any]) -> Any:
+        setup(fr)
+        for i in bounds(fr):
             fr[loop_slot] = to(i)
             signal = body(fr)
             if signal is not None:
@@ -211,11 +234,7 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
                 if signal is CONTINUE:
                     continue
                 return signal
-        if finish is not None:
-            finish(fr)
-            return None
-        for rv, it in zip(rv_slots, iter_slots):
-            fr[rv] = fr[it]
+        end(fr)
         return None
 
     return run
