@@ -174,3 +174,26 @@ def test_timing_table_lists_every_pass(toy_plugin):
     table = stream.getvalue()
     assert "Pass timing" in table
     assert table.index("toy_mark") < table.index("toy_needs_mark") < table.index("total")
+
+
+def test_a_program_a_pass_returns_unchanged_is_verified_only_for_what_was_not_verified_on_it(toy_plugin, monkeypatch):
+    """IR is immutable: after a pass that returns its input as it is, the properties already found to hold on
+    that program are not verified again (docs/architecture.md, performance); a new program is verified whole."""
+    from pypto_core.passes.instruments import pipeline_checks
+
+    asked: list[tuple[list[str], object]] = []
+    real = pipeline_checks.error_findings
+
+    def spy(props, program):
+        asked.append((sorted(props), program))
+        return real(props, program)
+
+    monkeypatch.setattr(pipeline_checks, "error_findings", spy)
+    make("toy_mark", "toy_needs_mark", "toy_needs_mark", "toy_unmark", "toy_mark").run(toy_program())
+    after_first_mark = asked[1]
+    assert "ToyMarked" in after_first_mark[0]
+    # the two toy_needs_mark steps return the marked program itself: nothing left to verify on it
+    assert asked[2] == ([], after_first_mark[1]) and asked[3] == ([], after_first_mark[1])
+    # toy_unmark and the second toy_mark make new programs: verified again
+    assert asked[4][1] is not after_first_mark[1] and asked[4][0]
+    assert "ToyMarked" in asked[5][0] and asked[5][1] is not asked[4][1]

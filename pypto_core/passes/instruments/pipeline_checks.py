@@ -99,21 +99,32 @@ class PipelineVerification(PipelineInstrument):
         self.verify_properties = verify_properties
         self.passes: list[Any] = []
         self.analysis = PipelineAnalysis()
+        # The program last verified and the properties found to hold on it: IR is immutable, so a pass that
+        # returns its input unchanged (most do, on most programs) needs only the properties not yet verified.
+        self.verified_program: Any = None
+        self.holding: set[str] = set()
 
     def enter(self, passes: Sequence[Any], program: Any) -> None:
         self.passes = list(passes)
+        self.verified_program, self.holding = None, set()
         if self.verify_properties:
-            errors = error_findings(verifiable(set(STRUCTURAL) | source_contracts(self.passes)), program)
+            props = verifiable(set(STRUCTURAL) | source_contracts(self.passes))
+            errors = error_findings(props, program)
             if errors:
                 raise InputVerificationError("the input program is not well formed:\n"
                                              + PropertyVerifierRegistry.generate_report(errors))
+            self.verified_program, self.holding = program, set(props)
         self.analysis = check_pipeline(self.passes, program_input(program))
 
     def after_step(self, step: int, p: Any, given: Any, result: Any) -> None:
         if not self.verify_properties:
             return
-        errors = error_findings(properties_after(self.passes, self.analysis, step), result)
+        props = properties_after(self.passes, self.analysis, step)
+        if result is not self.verified_program:
+            self.verified_program, self.holding = result, set()
+        errors = error_findings([prop for prop in props if prop not in self.holding], result)
         if not errors:
+            self.holding.update(props)
             return
         label = pass_label(p)
         broken = sorted({d.rule_name for d in errors})
