@@ -2,10 +2,11 @@
 
 The machine compiles every statement into a closure; a loop iteration of n op calls then pays, per op, the
 closures of its statement, its call site, its operand list and each operand read, and a dispatch over the body's
-statements. A `for` loop whose body holds op calls is instead generated as Python source: the iteration loop,
-its op calls and operand reads and its yield inline, each op call exactly as `calls._op_call` runs it (the same
-evaluate, kwargs, result check and error), and every other statement (an if, an inner loop, a cube op run once
-for a fork's lanes, a placed tile) by its own closure, its signal (break, continue, return) acted on in place.
+statements. A `for` loop whose body assigns or yields is instead generated as Python source: the iteration loop,
+its assignments and yield inline, a plain op call with its operand reads inline too, exactly as `calls._op_call`
+runs it (the same evaluate, kwargs, result check and error); any other value (a call writing through an aliased
+accumulator, a cube op run once for a fork's lanes) by its closure, and every other statement (an if, an inner
+loop, a placed tile's assignment) by its own closure, its signal (break, continue, return) acted on in place.
 
 Only what runs per iteration is generated; the code of a source text is compiled once per process (the texts
 repeat across loops and programs: every constant and closure is a bound name, not part of the text).
@@ -21,7 +22,7 @@ import numpy as np
 
 from pypto_core.interp.calls import plain_site
 from pypto_core.interp.errors import MachineError
-from pypto_core.interp.exprs import compile_expr, compile_var, constant
+from pypto_core.interp.exprs import compile_expr, compile_handle, compile_var, constant
 from pypto_core.interp.frame import BREAK, CONTINUE
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
@@ -128,13 +129,17 @@ class _Source:
         self.emit(depth + 1, "return sig")
 
     def inline_assign(self, stmt: S.AssignStmt, depth: int) -> bool:
-        """`x = op(...)` of an unplaced x and a plain op call site."""
-        if not isinstance(stmt.value, E.Call) or self.code.placement(stmt.var) is not None:
+        """`x = <value>` of an unplaced x: a plain op call site inline, any other value by its closure (as
+        `stmts._assign` evaluates it)."""
+        if self.code.placement(stmt.var) is not None:
             return False
-        site = plain_site(self.code, stmt.value)
-        if site is None:
-            return False
-        out = self.call(site, depth)
+        site = plain_site(self.code, stmt.value) if isinstance(stmt.value, E.Call) else None
+        if site is not None:
+            out = self.call(site, depth)
+        else:
+            out = self.temp()
+            self.emit(depth, f"{out} = {self.bind(compile_handle(self.code, stmt.value), 'A')}(fr)")
+            self.inlined += 1
         self.emit(depth, f"fr[{self.code.slots(stmt.var)}] = {out}")
         return True
 
@@ -148,13 +153,15 @@ class _Source:
                   for v in stmt.value]
         for slot, value in zip(target, values):
             self.emit(depth, f"fr[{slot}] = {value}")
+        self.inlined += 1
         return True
 
 
 def compile_counted_loop(code: FunctionCode, items: Sequence[Any], target: tuple[int, ...],
                          other: Callable[[Any], Runner], setup: Runner, bounds: Runner, loop_slot: int,
                          to: type, end: Runner) -> Runner | None:
-    """The loop as one generated function, or None when its body inlines no op call (the closures then run it).
+    """The loop as one generated function, or None when its body inlines no statement (the closures then run
+    it).
 
     `items`: the body's statements (core-group batches as lists); `other(item)` compiles one the generated code
     does not inline; `setup(fr)` binds the carries' inits; `bounds(fr)` gives the checked trip range (budget

@@ -128,17 +128,37 @@ def main(x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
     assert caught.value.span is not None and caught.value.span.begin_line == 7
 
 
-def test_a_loop_without_an_inlinable_op_call_stays_with_the_closures(generated):
+def test_a_scalar_carry_and_an_accumulating_call_are_inlined_by_their_closures(generated):
+    """A yield of a scalar expression and a value that is no plain op call (matmul_acc writes through its
+    accumulator) run by their closures inside the generated loop."""
     got = run('''
-@pl.function
-def main(x: pl.Tensor[[4], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[4], pl.FP32]:
-    for i, (s,) in pl.range(n, init_values=(pl.const(0, pl.INDEX),)):
-        t = pl.yield_(s + i)
-    y = pl.add(x, pl.cast(t, pl.FP32))
-    return y
-''', x=np.zeros(4, np.float32), n=4)
+@pl.function(type=pl.FunctionType.InCore)
+def main(a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]], n: pl.Scalar[pl.INDEX]
+         ) -> pl.Tensor[[16, 16], pl.FP32]:
+    l = pl.move(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+    r = pl.move(pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+    acc0 = pl.matmul(l, r)
+    for i, (acc, s) in pl.range(n, init_values=(acc0, pl.const(0, pl.INDEX))):
+        nxt = pl.matmul_acc(acc, l, r)
+        res, total = pl.yield_(nxt, s + i)
+    out = pl.store(res, [0, 0], out)
+    return out
+''', a=np.eye(16, dtype=np.float32), out=np.zeros((16, 16), np.float32), n=3)
+    assert generated[0] is not None
+    np.testing.assert_array_equal(got, 4 * np.eye(16, dtype=np.float32))
+
+
+def test_a_loop_that_neither_assigns_nor_yields_stays_with_the_closures(generated):
+    got = run('''
+@pl.function(type=pl.FunctionType.InCore)
+def main(a: pl.Tensor[[4, 16], pl.FP32], out: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:
+    t = pl.load(a, [0, 0], [1, 16])
+    for i in pl.range(4):
+        pl.store(t, [i, 0], out)
+    return out
+''', a=np.arange(64, dtype=np.float32).reshape(4, 16), out=np.zeros((4, 16), np.float32))
     assert generated == [None]
-    np.testing.assert_array_equal(got, np.full(4, 6, np.float32))
+    np.testing.assert_array_equal(got, np.tile(np.arange(16, dtype=np.float32), (4, 1)))
 
 
 def test_the_generated_text_is_compiled_once_per_process():
