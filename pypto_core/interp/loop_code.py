@@ -34,6 +34,7 @@ Runner = Callable[[list[Any]], Any]
 _CONSTANTS = (E.ConstInt, E.ConstFloat, E.ConstBool)
 _NO_SIGNAL = (S.AssignStmt, S.EvalStmt)  # statements whose runner always returns None
 _COMPILED: dict[str, CodeType] = {}
+_COMPILED_LIMIT = 4096  # distinct loop texts kept; a long process with more starts over (the texts are small)
 
 
 class _Source:
@@ -183,6 +184,8 @@ def compile_counted_loop(code: FunctionCode, items: Sequence[Any], target: tuple
     text = "\n".join(src.lines) + "\n"
     compiled = _COMPILED.get(text)
     if compiled is None:
+        if len(_COMPILED) >= _COMPILED_LIMIT:
+            _COMPILED.clear()
         compiled = _COMPILED[text] = compile(text, "<pypto counted loop>", "exec")
     namespace = dict(src.names)
     exec(compiled, namespace)  # noqa: S102 - the text is generated here, from names bound above
