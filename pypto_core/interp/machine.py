@@ -40,15 +40,10 @@ from pypto_core.interp.shape import CoreGroupShape, active_backend_object, activ
 from pypto_core.ir import expr as E
 from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
 from pypto_core.ir.function import Function, Program
+from pypto_core.ir.lanes import runs_on_lanes
 from pypto_core.ir.visitor import IRVisitor
 
-# Function attrs that make a vector function run on every AIV lane (docs/passes/split_vector_kernel.md, docs/passes/lower_auto_vector_split.md).
-LANE_ATTRS = ("split_aiv", "dual_aiv_dispatch")
 _FORKING_TYPES = (FunctionType.InCore, FunctionType.Opaque, FunctionType.Inline)
-
-
-def runs_on_lanes(func: Function) -> bool:
-    return any(bool(func.attrs.get(k)) for k in LANE_ATTRS)
 
 
 class Machine:

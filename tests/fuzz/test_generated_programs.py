@@ -1342,10 +1342,29 @@ class Gen28:
         return (out7, out12, out14, out21, out23, out28, v19)
 '''
 
+_KERNEL_BOTH_LANES_RUN_MERGED_IN_PLACE = '''import pypto.language as pl
+
+@pl.program
+class Gen11:
+
+    @pl.function
+    def main(self, x1: pl.Tensor[[16, 16], pl.FP16], out8: pl.Out[pl.Tensor[[16, 16], pl.FP16]], out11: pl.Out[pl.Tensor[[16, 16], pl.FP16]]) -> tuple[pl.Tensor[[16, 16], pl.FP16], pl.Tensor[[16, 16], pl.FP16]]:
+        for k3, a4 in pl.while_(init_values=(0, x1)):
+            pl.cond(k3 < 2)
+            for _a in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                v7 = pl.neg(a4)
+            kk5, res6 = pl.yield_(k3 + 1, v7)
+        return (out8, out11)
+'''
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # OptimizeOrchTensors never merges an Out into an In of a kernel both AIV lanes run
+    # (plugins/pass_dispatch/tests/test_optimize_orch_tensors_reuse.py).
+    Known("kernel-both-lanes-run-merged-in-place", "miscompile-no-run", "GM race on tensor",
+          _KERNEL_BOTH_LANES_RUN_MERGED_IN_PLACE, "Ascend950"),
     # Simplify gives a folded operand the form the op's DSL gives a literal there
     # (plugins/pass_canonicalize/tests/test_simplify_folded_operands.py).
     Known("folded-scalar-read-back-as-a-literal", "roundtrip", "node kinds differ (ConstInt vs ConstFloat)",

@@ -15,6 +15,7 @@ from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
 from pypto_core.ir import stmt as S
 from pypto_core.ir.enums import FunctionType, ParamDirection
+from pypto_core.ir.lanes import runs_on_lanes
 from pypto_core.ir.structural import structural_equal
 from pypto_core.ir.types import TensorType
 from pypto_core.ir.utils import find_yield_stmt, flatten_to_stmts
@@ -112,7 +113,10 @@ def _same_static_type(a: E.Var, b: E.Var) -> bool:
 
 def _reads_before_writes(callee: F.Function, pi: int, po: int) -> bool:
     """Every top-level statement that uses In `pi` comes before the first one that uses Out `po`: merged,
-    the input is read whole before anything is written into it."""
+    the input is read whole before anything is written into it. A kernel the AIV lanes run whole at the same
+    time has no such order across lanes (one lane may store before the other loads): never merged."""
+    if runs_on_lanes(callee):
+        return False
     top = flatten_to_stmts(callee.body)
     uses = [{id(n) for n in walk(s) if isinstance(n, E.Var)} for s in top]
     first_write = next((k for k, u in enumerate(uses) if id(callee.params[po]) in u), len(top))

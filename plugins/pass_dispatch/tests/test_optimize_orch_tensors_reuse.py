@@ -4,7 +4,7 @@ alone -- and never where the input's old contents are still seen."""
 
 from __future__ import annotations
 
-from pypto_plugins.pass_dispatch.tests.orch_helpers import assert_optimized, assert_unchanged
+from pypto_plugins.pass_dispatch.tests.orch_helpers import assert_optimized, assert_unchanged, optimize
 
 KERNEL = '''    @pl.function(type=pl.FunctionType.InCore)
     def step(a: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
@@ -216,3 +216,22 @@ def test_a_kernel_returning_its_out_parameter_after_the_store_maps_it_too():
     assert_optimized(_loop_program(kernel, LOOP_BODY, RETURN),
                      _loop_program(merged, '''            r: pl.Tensor[[16, 64], pl.FP32] = self.step(acc)
             acc_rv: pl.Tensor[[16, 64], pl.FP32] = pl.yield_(r)''', RETURN))
+
+
+def test_a_kernel_both_lanes_run_keeps_its_out_parameter():
+    """A split_aiv kernel runs whole on both AIV lanes at once: merged, one lane's store into the input could
+    come before the other lane's load of it (a GM race on the machine; fuzz finding). Never merged."""
+    kernel = '''    @pl.function(type=pl.FunctionType.InCore)
+    def step(a: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        for _lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.neg(t)
+        s: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(u, [0, 0], o)
+        return s
+'''
+    assert_unchanged(_loop_program(kernel, LOOP_BODY, RETURN))
+    # the same kernel run by one core is merged
+    one_core = kernel.replace('''        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})\n''', "")
+    _, after = optimize(_loop_program(one_core, LOOP_BODY, RETURN))
+    assert [str(d) for d in after.get_function("step").param_directions] == ["ParamDirection.InOut"]
