@@ -1357,10 +1357,28 @@ class Gen11:
         return (out8, out11)
 '''
 
+_TILE_PARAMETER_WITHOUT_A_SPACE_GIVEN_A_MEMREF = '''import pypto.language as pl
+
+@pl.program
+class Gen14:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, out: pl.Out[pl.Tensor[[64, 16], pl.BF16]]) -> pl.Tensor[[64, 16], pl.BF16]:
+        return out
+
+    @pl.function
+    def main(self, out6: pl.Out[pl.Tensor[[32, 32], pl.FP16]], x8: pl.Tile[[16, 16], pl.FP32], out11: pl.Out[pl.Tensor[[32, 64], pl.BF16]], out14: pl.Out[pl.Tensor[[64, 16], pl.BF16]]) -> tuple[pl.Tensor[[32, 32], pl.FP16], pl.Tensor[[32, 64], pl.INT64], pl.Tensor[[64, 16], pl.BF16]]:
+        return (out6, out11, out14)
+'''
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # InitMemRef gives a Tile parameter without a space the space DDR with its DDR MemRef
+    # (plugins/pass_memory/tests/test_init_mem_ref.py).
+    Known("tile-parameter-without-a-space-given-a-memref", "roundtrip", "needs an explicit memory space",
+          _TILE_PARAMETER_WITHOUT_A_SPACE_GIVEN_A_MEMREF),
     # OptimizeOrchTensors never merges an Out into an In of a kernel both AIV lanes run
     # (plugins/pass_dispatch/tests/test_optimize_orch_tensors_reuse.py).
     Known("kernel-both-lanes-run-merged-in-place", "miscompile-no-run", "GM race on tensor",

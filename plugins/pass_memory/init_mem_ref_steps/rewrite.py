@@ -35,11 +35,15 @@ def memref_of(value: E.Expr) -> MemRef | None:
 
 
 def with_memref(var: E.Var, memref: MemRef | None, space: Any = None) -> E.Var:
-    """`var` retyped: the same type with `memref` (and the memory space `space` when given)."""
+    """`var` retyped: the same type with `memref` (and the memory space `space` when given). A tile that has
+    no memory space (a Tile parameter of an orchestration function) gets the one its MemRef lives in, DDR
+    (docs/passes/init_mem_ref.md): a tile type printed with a MemRef names its space."""
     t = var.type
     changes: dict[str, Any] = {"memref": memref}
     if space is not None and isinstance(t, TileType):
         changes["memory_space"] = space
+    elif memref is not None and isinstance(t, TileType) and t.memory_space is None:
+        changes["memory_space"] = MemorySpace.DDR
     new_type = t.with_fields(**changes)
     new = var.with_fields(type=new_type)
     assert isinstance(new, E.Var)

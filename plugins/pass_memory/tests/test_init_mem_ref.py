@@ -460,3 +460,26 @@ def test_pass_identity():
                                                               "TileOps2D", "TileMemoryInferred"}
     assert {str(x) for x in p.get_produced_properties()} == {"NormalizedStmtStructure", "HasMemRefs"}
     assert {str(x) for x in p.get_invalidated_properties()} == {"SSAForm"}
+
+
+def test_a_tile_parameter_without_a_space_lives_in_ddr_and_says_so():
+    """An orchestration function's Tile parameter that names no space gets a DDR MemRef and the space DDR, so its
+    printed type (`pl.MemRef(..), pl.Mem.DDR`) reads back (fuzz finding: the MemRef printed without a space did
+    not parse)."""
+    src = '''@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        o: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(t, [0, 0], out)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32], x: pl.Tile[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r: pl.Tensor[[16, 16], pl.FP32] = self.k(a, out)
+        return r
+'''
+    after = init(src)
+    assert 'x: pl.Tile[[16, 16], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 1024), pl.Mem.DDR]' \
+        in printed(after)
+    ir.assert_structural_equal(after, pl.parse(ir.python_print(after)))
