@@ -45,8 +45,12 @@ def compile_stmt(code: FunctionCode, stmt: S.Stmt, target: YieldTarget) -> Runne
 
 
 def _seq(code: FunctionCode, stmt: S.SeqStmts, target: YieldTarget) -> Runner:
-    runners = [_compile_batch(code, batch, target) if isinstance(batch, list) else compile_stmt(code, batch, target)
-               for batch in _core_group_batches(code, stmt.stmts)]
+    return _sequence([_compile_batch(code, batch, target) if isinstance(batch, list)
+                      else compile_stmt(code, batch, target) for batch in _core_group_batches(code, stmt.stmts)])
+
+
+def _sequence(runners: list[Runner]) -> Runner:
+    """The runners one after the other, until one gives a signal."""
     if len(runners) == 1:
         return runners[0]
 
@@ -214,14 +218,18 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
             fr[rv] = fr[it]
 
     items = _core_group_batches(code, stmt.body.stmts) if isinstance(stmt.body, S.SeqStmts) else [stmt.body]
-    generated = compile_counted_loop(
-        code, items, iter_slots,
-        lambda item: _compile_batch(code, item, iter_slots) if isinstance(item, list)
-        else compile_stmt(code, item, iter_slots),
-        setup, bounds, loop_slot, to, end)
+    compiled: dict[int, Runner] = {}  # the body's statements the generated loop runs by their closures
+
+    def other(item: Any) -> Runner:
+        run = compiled[id(item)] = (_compile_batch(code, item, iter_slots) if isinstance(item, list)
+                                    else compile_stmt(code, item, iter_slots))
+        return run
+
+    generated = compile_counted_loop(code, items, iter_slots, other, setup, bounds, loop_slot, to, end)
     if generated is not None:
         return generated
-    body = compile_stmt(code, stmt.body, iter_slots)
+    # Nothing was inlined: the statements' closures, each compiled once.
+    body = _sequence([compiled.get(id(item)) or other(item) for item in items])
 
     def run(fr: list[Any]) -> Any:
         setup(fr)
