@@ -29,6 +29,8 @@ from pypto_plugins.pass_split.mixed_kernel.expand import expand_mixed, retyped_s
 from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, callers_by_callee, group_function
 from pypto_plugins.pass_split.mixed_kernel.hand_groups import mark_dual_dispatch, rebuild_hand_written_groups
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
+from pypto_plugins.pass_split.split_axis.transfer_modes import transfer_modes
+from pypto_plugins.pass_split.split_vector_kernel import is_external
 from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_groups, facts_of, misplaced_work
 
 PASS = "ExpandMixedKernel"
@@ -115,6 +117,7 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
             other = "a vector (AIV) core" if func.func_type is FunctionType.AIC else "the cube (AIC) core"
             raise UserError(f"ExpandMixedKernel: {errors[0].message}. Move that work to {other} function "
                             f"(or write an InCore function and let this pass split it)", errors[0].span)
+        _reject_undeclared_split(func)
     # A Group the user wrote launches its AIC / AIV pair as written (docs/passes/expand_mixed_kernel.md, errors: a
     # pipe set up without slot_num on one core only is the program's error, not this pass breaking MixedKernelExpanded).
     written = {f.name: facts_of(f) for f in program.functions.values()
@@ -123,3 +126,19 @@ def reject_misplaced_hand_written_work(program: F.Program) -> None:
     if errors:
         raise UserError(f"ExpandMixedKernel: {errors[0].message}: write the same initialize_pipe (dir_mask, "
                         f"slot_size, slot_num) on both cores", errors[0].span)
+
+
+def _reject_undeclared_split(func: F.Function) -> None:
+    """A split_aiv function you wrote whose transfers split the tile between the lanes (split codes of one mode)
+    declares that mode: without it the kernel's dispatch does not split while each lane pops only its part
+    (docs/passes/split_vector_kernel.md, errors)."""
+    if not func.attrs.get("split_aiv") or func.split is not None or is_external(func):
+        return
+    mode, transfer = transfer_modes(func)
+    if mode is None or transfer is None:
+        return
+    code = int(transfer.kwargs.get("split") or 0)
+    raise UserError(f"ExpandMixedKernel: {func.func_type.name} function '{func.name}' is split_aiv and its "
+                    f"{transfer.op.name}(split={code}) splits the tile {mode.name}, but the function declares no "
+                    f"split mode: declare it (pl.func_attr({{\"split\": pl.SplitMode.{mode.name}}})), or move whole "
+                    f"tiles (split=0)", transfer.span if transfer.span.is_valid() else func.span)

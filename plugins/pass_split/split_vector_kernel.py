@@ -19,37 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from pypto_core.errors import InternalError
-from pypto_core.ir import expr as E
 from pypto_core.ir import function as F
-from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType, SplitMode
-from pypto_core.ir.visitor import IRVisitor
-from pypto_core.ops.opdef import CrossCoreRole
-from pypto_core.ops.registry import opdef_of
+from pypto_core.ir.enums import CORE_KERNEL_TYPES, FunctionType
 from pypto_core.passes.pass_base import Pass
-from pypto_plugins.pass_split.split_axis.modes import split_code
+from pypto_plugins.pass_split.split_axis.transfer_modes import single_transfer_mode
 from pypto_plugins.pass_split.vector_kernel.no_split_dispatch import dual_dispatch_body
 
 PASS = "SplitVectorKernel"
-
-
-class _Codes(IRVisitor):
-    def __init__(self) -> None:
-        self.codes: set[int] = set()
-
-    def visit_call(self, call: E.Call) -> None:
-        opdef = opdef_of(call) if type(call.op) is E.Op else None
-        if opdef is not None and opdef.cross_core_role in (CrossCoreRole.PUSH, CrossCoreRole.POP):
-            self.codes.add(int(call.kwargs.get("split") or 0))
-        super().visit_call(call)
-
-
-def _single_mode(func: F.Function) -> SplitMode | None:
-    """The one real split mode every non-zero transfer code of the function belongs to, if there is one."""
-    walker = _Codes()
-    walker.visit_stmt(func.body)
-    modes = {m for m in (SplitMode.UP_DOWN, SplitMode.LEFT_RIGHT)
-             for c in walker.codes if c in (split_code(m, False), split_code(m, True))}
-    return modes.pop() if len(modes) == 1 else None
 
 
 def is_external(func: F.Function) -> bool:
@@ -60,7 +36,7 @@ def is_external(func: F.Function) -> bool:
 def split_function(func: F.Function, backend: Any) -> F.Function:
     if func.func_type in CORE_KERNEL_TYPES and func.attrs.get("split_aiv"):
         if func.split is None and not is_external(func):
-            lost = _single_mode(func)
+            lost = single_transfer_mode(func)
             if lost is not None:
                 raise InternalError(f"{PASS}: {func.func_type.name} function '{func.name}' is split_aiv and its "
                                     f"transfers carry {lost.name} split codes, but it has no function-level "

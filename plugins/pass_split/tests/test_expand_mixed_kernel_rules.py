@@ -453,3 +453,34 @@ def test_a_hand_written_group_whose_cores_set_a_pipe_up_differently_is_located()
                                          r"slot_size, slot_num\) \(1, 65536, None\) by 'split_aiv_aic' but "
                                          r"\(1, 65536, 2\) by 'split_aiv_aiv'.*write the same initialize_pipe"):
         emk(MISMATCHED_PIPES.split("\n", 1)[1], run=False)
+
+
+# The same Group with matching pipes and a split_aiv AIV member: its pops split the tile UP_DOWN.
+SPLIT_AIV_MEMBER = MISMATCHED_PIPES.replace("slot_size=65536)", "slot_size=65536, slot_num=2)").replace(
+    "        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()",
+    '        pl.func_attr(ATTRS)\n        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()').split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("attrs", ['{"split": pl.SplitMode.NONE, "split_aiv": True}', '{"split_aiv": True}'])
+def test_a_hand_written_split_aiv_function_splitting_its_transfers_must_declare_the_mode(attrs: str):
+    # Passed through, SplitVectorKernel took the missing mode for a compiler bug (an InternalError; fuzz finding).
+    with pytest.raises(ValueError, match=r"ExpandMixedKernel: AIV function 'split_aiv_aiv' is split_aiv and its "
+                                         r"tile.tpop_from_aic\(split=1\) splits the tile UP_DOWN, but the function "
+                                         r"declares no split mode: declare it \(pl.func_attr\(\{\"split\": "
+                                         r"pl.SplitMode.UP_DOWN\}\)\), or move whole tiles \(split=0\)") as caught:
+        emk(SPLIT_AIV_MEMBER.replace("ATTRS", attrs), run=False)
+    assert "half: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)\n" in str(caught.value)
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_a_hand_written_split_aiv_function_declaring_its_mode_compiles_and_runs(backend_name: str):
+    from pypto import passes
+    from pypto_core.testing import same_results
+
+    from .emk_helpers import on_backend, parse
+
+    source = parse(SPLIT_AIV_MEMBER.replace("ATTRS", '{"split": pl.SplitMode.UP_DOWN, "split_aiv": True}'))
+    with on_backend(backend_name):
+        after = passes.split_vector_kernel()(emk(source, backend_name))
+        same_results(source, after)
+    assert after.get_function("split_aiv_aiv").attrs["dual_aiv_dispatch"] is True
