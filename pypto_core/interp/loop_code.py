@@ -1,8 +1,8 @@
-"""A counted loop compiled into one Python function (docs/architecture.md, performance).
+"""A loop compiled into one Python function (docs/architecture.md, performance).
 
 The machine compiles every statement into a closure; a loop iteration of n op calls then pays, per op, the
 closures of its statement, its call site, its operand list and each operand read, and a dispatch over the body's
-statements. A `for` loop whose body assigns or yields is instead generated as Python source: the iteration loop,
+statements. A `for` or `while` loop whose body assigns or yields is instead generated as Python source: the iteration loop,
 its assignments and yield inline, a plain op call with its operand reads inline too, exactly as `calls._op_call`
 runs it (the same evaluate, kwargs, result check and error); any other value (a call writing through an aliased
 accumulator, a cube op run once for a fork's lanes) by its closure, and every other statement (an if, an inner
@@ -112,7 +112,8 @@ class _Source:
         return out
 
     # -- statements -------------------------------------------------------------------------------
-    def statement(self, item: Any, depth: int, target: tuple[int, ...], other: Callable[[Any], Runner]) -> None:
+    def statement(self, item: Any, depth: int, target: tuple[int, ...] | None,
+                  other: Callable[[Any], Runner]) -> None:
         if isinstance(item, S.AssignStmt) and self.inline_assign(item, depth):
             return
         if isinstance(item, S.YieldStmt) and self.inline_yield(item, depth, target):
@@ -144,10 +145,10 @@ class _Source:
         self.emit(depth, f"fr[{self.code.slots(stmt.var)}] = {out}")
         return True
 
-    def inline_yield(self, stmt: S.YieldStmt, depth: int, target: tuple[int, ...]) -> bool:
+    def inline_yield(self, stmt: S.YieldStmt, depth: int, target: tuple[int, ...] | None) -> bool:
         """The loop's yield into unplaced iter_args: every value first (a yield may permute them), then the
         slots."""
-        if len(stmt.value) != len(target) or any(self.code.placement(self.code.slots.vars[s]) is not None
+        if target is None or len(stmt.value) != len(target) or any(self.code.placement(self.code.slots.vars[s]) is not None
                                                  for s in target):
             return False
         values = [self.value(v, depth, handle=True) if isinstance(v, E.Var) else self.value(v, depth)
@@ -161,14 +162,32 @@ class _Source:
 def compile_counted_loop(code: FunctionCode, items: Sequence[Any], target: tuple[int, ...],
                          other: Callable[[Any], Runner], setup: Runner, bounds: Runner, loop_slot: int,
                          to: type, end: Runner) -> Runner | None:
-    """The loop as one generated function, or None when its body inlines no statement (the closures then run
-    it).
+    """A `for` loop as one generated function, or None when its body inlines no statement (the closures then
+    run it).
 
     `items`: the body's statements (core-group batches as lists); `other(item)` compiles one the generated code
     does not inline; `setup(fr)` binds the carries' inits; `bounds(fr)` gives the checked trip range (budget
     spent); `end(fr)` hands the carries to the loop's results.
     """
     src = _Source(code)
+    head = [f"for i in {src.bind(bounds, 'BOUNDS')}(fr):", f"    fr[{loop_slot}] = {src.bind(to, 'TO')}(i)"]
+    return _loop(src, items, target, other, setup, [], head, end)
+
+
+def compile_while_loop(code: FunctionCode, items: Sequence[Any], target: tuple[int, ...] | None,
+                       other: Callable[[Any], Runner], setup: Runner, cond: Runner, span: Any,
+                       end: Runner) -> Runner | None:
+    """A `while` loop as one generated function, or None (as `compile_counted_loop`): `cond(fr)` is its
+    condition, one unit of the machine's loop budget is spent per iteration, `target` is where its yields write
+    (its iter_args, or the enclosing construct's slots when it has none)."""
+    src = _Source(code)
+    before = [f"budget = {src.bind(code.machine, 'MACHINE')}.budget"]
+    head = [f"while {src.bind(cond, 'COND')}(fr):", f"    budget.spend(1, {src.bind(span, 'SPAN')})"]
+    return _loop(src, items, target, other, setup, before, head, end)
+
+
+def _loop(src: _Source, items: Sequence[Any], target: tuple[int, ...] | None, other: Callable[[Any], Runner],
+          setup: Runner, before: list[str], head: list[str], end: Runner) -> Runner | None:
     for item in items:
         src.statement(item, 2, target, other)
     if not src.inlined:
@@ -177,8 +196,8 @@ def compile_counted_loop(code: FunctionCode, items: Sequence[Any], target: tuple
     src.lines = []
     src.emit(0, "def run(fr):")
     src.emit(1, f"{src.bind(setup, 'SETUP')}(fr)")
-    src.emit(1, f"for i in {src.bind(bounds, 'BOUNDS')}(fr):")
-    src.emit(2, f"fr[{loop_slot}] = {src.bind(to, 'TO')}(i)")
+    for line in (*before, *head):
+        src.emit(1, line)
     src.lines += body
     src.emit(1, f"return {src.bind(end, 'END')}(fr)")
     text = "\n".join(src.lines) + "\n"
@@ -186,7 +205,7 @@ def compile_counted_loop(code: FunctionCode, items: Sequence[Any], target: tuple
     if compiled is None:
         if len(_COMPILED) >= _COMPILED_LIMIT:
             _COMPILED.clear()
-        compiled = _COMPILED[text] = compile(text, "<pypto counted loop>", "exec")
+        compiled = _COMPILED[text] = compile(text, "<pypto loop>", "exec")
     namespace = dict(src.names)
     exec(compiled, namespace)  # noqa: S102 - the text is generated here, from names bound above
     return namespace["run"]

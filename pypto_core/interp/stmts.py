@@ -16,7 +16,7 @@ from pypto_core.interp.errors import MachineError
 from pypto_core.interp.exprs import compile_expr, compile_handle
 from pypto_core.interp.frame import BREAK, CONTINUE, Return
 from pypto_core.interp.kernel_results import owned
-from pypto_core.interp.loop_code import compile_counted_loop
+from pypto_core.interp.loop_code import compile_counted_loop, compile_while_loop
 from pypto_core.ir import expr as E
 from pypto_core.ir import stmt as S
 from pypto_core.ir.dtypes import DataType
@@ -217,14 +217,7 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
         for rv, it in zip(rv_slots, iter_slots):
             fr[rv] = fr[it]
 
-    items = _core_group_batches(code, stmt.body.stmts) if isinstance(stmt.body, S.SeqStmts) else [stmt.body]
-    compiled: dict[int, Runner] = {}  # the body's statements the generated loop runs by their closures
-
-    def other(item: Any) -> Runner:
-        run = compiled[id(item)] = (_compile_batch(code, item, iter_slots) if isinstance(item, list)
-                                    else compile_stmt(code, item, iter_slots))
-        return run
-
+    items, other, compiled = _body_items(code, stmt.body, iter_slots)
     generated = compile_counted_loop(code, items, iter_slots, other, setup, bounds, loop_slot, to, end)
     if generated is not None:
         return generated
@@ -251,15 +244,31 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
 def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner:
     cond = compile_expr(code, stmt.condition)
     inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
-    body = compile_stmt(code, stmt.body, iter_slots if stmt.iter_args else target)
+    inner = iter_slots if stmt.iter_args else target
     stores, finish = _carry_stores(code, iter_slots, rv_slots)
     span = stmt.span
     budget_of = code.machine
 
-    def run(fr: list[Any]) -> Any:
+    def setup(fr: list[Any]) -> None:
         values = [f(fr) for f in inits]
         for store, value in zip(stores, values):
             store(fr, value)
+
+    def end(fr: list[Any]) -> None:
+        if finish is not None:
+            finish(fr)
+            return
+        for rv, it in zip(rv_slots, iter_slots):
+            fr[rv] = fr[it]
+
+    items, other, compiled = _body_items(code, stmt.body, inner)
+    generated = compile_while_loop(code, items, inner, other, setup, cond, span, end)
+    if generated is not None:
+        return generated
+    body = _sequence([compiled.get(id(item)) or other(item) for item in items])
+
+    def run(fr: list[Any]) -> Any:
+        setup(fr)
         budget = budget_of.budget
         while cond(fr):
             budget.spend(1, span)
@@ -270,14 +279,25 @@ def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner
                 if signal is CONTINUE:
                     continue
                 return signal
-        if finish is not None:
-            finish(fr)
-            return None
-        for rv, it in zip(rv_slots, iter_slots):
-            fr[rv] = fr[it]
+        end(fr)
         return None
 
     return run
+
+
+def _body_items(code: FunctionCode, body: S.Stmt, target: YieldTarget
+                ) -> tuple[list[Any], Callable[[Any], Runner], dict[int, Runner]]:
+    """A loop body's statements (core-group batches as lists), the compiler of one of them into its closure,
+    and the closures it compiled (each statement compiled once, whether the loop is generated or not)."""
+    items = _core_group_batches(code, body.stmts) if isinstance(body, S.SeqStmts) else [body]
+    compiled: dict[int, Runner] = {}
+
+    def other(item: Any) -> Runner:
+        run = compiled[id(item)] = (_compile_batch(code, item, target) if isinstance(item, list)
+                                    else compile_stmt(code, item, target))
+        return run
+
+    return items, other, compiled
 
 
 def _break(code: FunctionCode, stmt: S.BreakStmt, target: YieldTarget) -> Runner:

@@ -1,4 +1,4 @@
-"""Counted loops compiled into one Python function (pypto_core/interp/loop_code.py): the same results, signals
+"""Loops (for and while) compiled into one Python function (pypto_core/interp/loop_code.py): the same results, signals
 and errors as the statement closures, with the op calls, operand reads and yield inline."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main(a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((2, 16, 16), dtype=np.float32)
     got = run(text, a=a, b=b, out=np.zeros((16, 16), np.float32))
-    assert len(generated) == 1 and generated[0].__code__.co_filename == "<pypto counted loop>"
+    assert len(generated) == 1 and generated[0].__code__.co_filename == "<pypto loop>"
     want = a.copy()
     for _ in range(5):
         want = np.exp(want + b) * np.float32(0.01)
@@ -173,3 +173,50 @@ def main(x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
     before = len(loop_code._COMPILED)
     np.testing.assert_array_equal(run(text, x=np.zeros(4, np.float32)), np.full(4, 3, np.float32))
     assert len(loop_code._COMPILED) == before
+
+
+@pytest.fixture
+def generated_whiles(monkeypatch):
+    made: list[object] = []
+
+    def spy(*args, **kwargs):
+        run = loop_code.compile_while_loop(*args, **kwargs)
+        made.append(run)
+        return run
+
+    monkeypatch.setattr(stmts, "compile_while_loop", spy)
+    return made
+
+
+def test_a_while_loop_is_generated_and_spends_the_loop_budget(generated_whiles, monkeypatch):
+    text = '''
+@pl.function
+def main(x: pl.Tensor[[4], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[4], pl.FP32]:
+    for k, acc in pl.while_(init_values=(0, x)):
+        pl.cond(k < n)
+        nxt = pl.add(acc, 1.0)
+        kk, out = pl.yield_(k + 1, nxt)
+    return out
+'''
+    np.testing.assert_array_equal(run(text, x=np.zeros(4, np.float32), n=5), np.full(4, 5, np.float32))
+    assert generated_whiles and generated_whiles[0].__code__.co_filename == "<pypto loop>"
+    monkeypatch.setenv("PYPTO_MACHINE_MAX_ITERATIONS", "3")  # a loop past the budget stops, as with the closures
+    with pytest.raises(MachineError, match="past 3 loop iterations") as caught:
+        run(text, x=np.zeros(4, np.float32), n=10)
+    assert "for k, acc in pl.while_(init_values=(0, x)):\n" in str(caught.value)  # located at the while
+
+
+def test_a_break_out_of_a_generated_while_loop(generated_whiles):
+    got = run('''
+@pl.function
+def main(x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+    for k, acc in pl.while_(init_values=(0, x)):
+        pl.cond(k < 10)
+        if k == 3:
+            break
+        nxt = pl.mul(acc, 2.0)
+        kk, out = pl.yield_(k + 1, nxt)
+    return out
+''', x=np.ones(4, np.float32))
+    assert generated_whiles[0] is not None
+    np.testing.assert_array_equal(got, np.full(4, 8, np.float32))
