@@ -6,10 +6,10 @@ a MemRef is written into those bytes when it is defined (an assignment, a yield 
 parameter) and read back from them whenever it is used, so tiles whose MemRefs overlap really alias. Tiles
 without a MemRef (and DDR MemRefs: tensors) keep value semantics.
 
-* Byte image: row-major in the tile's dtype (numpy's itemsize: a 4-bit element takes a byte here). A tile whose
-  MemRef spans more bytes than its dense image (a slice view: its size is the byte span it can touch inside its
-  parent, docs/memory_planning.md, sizes) is read with the row pitch that span implies; an Acc tile's padded
-  rows follow its dense rows.
+* Byte image: row-major in the tile's dtype (numpy's itemsize: a 4-bit element takes a byte here). A window or
+  relabel view whose MemRef spans more bytes than its dense image (a slice: its size is the byte span it can
+  touch inside its parent, docs/memory_planning.md, sizes) is read with its parent's row pitch; any other tile
+  (a reshape included) is dense; an Acc tile's padded rows follow its dense rows.
 * Addresses: a function whose MemRefs are placed (AllocateMemoryAddr's output, or written so by hand) runs
   by address: the byte offset is the address in the space, so any two tiles whose ranges overlap alias. A
   function whose allocations are not placed yet (InitMemRef's output: every allocation of a space starts at
@@ -105,9 +105,11 @@ class Placement:
 
 
 def _placed_tiles(func: Function) -> tuple[list[E.Var], dict[int, E.Var]]:
-    """The MemRef-carrying on-chip tile variables a function binds (parameters first), and for each assigned
-    one the tile its defining call reads first."""
+    """The MemRef-carrying on-chip tile variables a function binds (parameters first), and for each one a window
+    or relabel view defines (the registry's `buffer_view`: a slice, a set_validshape) the tile it views. A view
+    that reads the bytes with another shape (a reshape) is dense: its rows do not keep the operand's pitch."""
     from pypto_core.analysis.walk import statements
+    from pypto_core.ops.registry import opdef_of
 
     bound: list[E.Var] = list(func.params)
     source: dict[int, E.Var] = {}
@@ -116,7 +118,8 @@ def _placed_tiles(func: Function) -> tuple[list[E.Var], dict[int, E.Var]]:
             bound.append(stmt.var)
             value = stmt.value
             first = value.args[0] if isinstance(value, E.Call) and value.args else None
-            if isinstance(first, E.Var) and isinstance(first.type, TileType):
+            opdef = opdef_of(value) if isinstance(first, E.Var) and isinstance(first.type, TileType) else None
+            if opdef is not None and opdef.traits.buffer_view in ("window", "relabel"):
                 source[id(stmt.var)] = first
         for name in ("iter_args", "return_vars"):
             bound.extend(getattr(stmt, name, ()) or ())
@@ -175,8 +178,9 @@ def _int_of(fn: Callable[[list[Any]], Any]) -> Callable[[list[Any]], int]:
 
 
 def _pitch(var: E.Var, source: dict[int, E.Var], backend: Any, tile_bytes: Any) -> int | None:
-    """Elements per row of a view into a wider parent: a tile whose MemRef is not its full size, defined from
-    a tile of the same allocation (a slice), keeps that parent's row pitch; any other tile is dense."""
+    """Elements per row of a view into a wider parent: a tile whose MemRef is not its full size, defined as a
+    window (a slice) or a relabel of a tile of the same allocation, keeps that parent's row pitch; any other
+    tile is dense."""
     t = var.type
     parent = source.get(id(var))
     if len(t.shape) < 2 or t.memref.size == tile_bytes(t, backend) or parent is None:

@@ -1398,10 +1398,28 @@ class test_aiv_shard:
         return out_0
 '''
 
+_RESHAPE_IN_A_WIDER_ALLOCATION_READ_WITH_A_PITCH = '''import pypto.language as pl
+
+@pl.program
+class Gen19:
+    @pl.function
+    def main(self, x1: pl.Tensor[[32, 16], pl.FP32], x2: pl.Tensor[[32, 1], pl.FP32], out4: pl.Out[pl.Tensor[[32, 16], pl.FP32]], out7: pl.Out[pl.Tensor[[32, 16], pl.FP32]], out10: pl.Out[pl.Tensor[[64, 32], pl.FP32]], out15: pl.Out[pl.Tensor[[32, 16], pl.BF16]]) -> tuple[pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[64, 32], pl.FP32], pl.Tensor[[32, 16], pl.BF16], pl.Tensor[[16, 32], pl.FP32]]:
+        o3 = pl.row_expand_mul(x1, x2)
+        m6 = o3
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)]):
+            v12 = pl.cast(x2, pl.BF16)
+            v13 = pl.reshape(m6, [16, 32])
+        return out4, out7, out10, out15, v13
+'''
+
 KNOWN: list[Known] = []
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
+    # The machine reads a reshape in a wider allocation densely; only window / relabel views keep a pitch
+    # (tests/interp/test_onchip_memory.py).
+    Known("reshape-in-a-wider-allocation-read-with-a-pitch", "mismatch", "changed what the program computes",
+          _RESHAPE_IN_A_WIDER_ALLOCATION_READ_WITH_A_PITCH),
     # A hand-written split_aiv function splitting its transfers without declaring the mode: ExpandMixedKernel's
     # located error (plugins/pass_split/tests/test_expand_mixed_kernel_rules.py).
     Known("hand-written-split-aiv-without-its-mode", "internal-error", "but it has no function-level split",

@@ -126,3 +126,34 @@ class P:
     inputs = make_inputs(program.get_function("k"), seed=1)
     Machine(program, backend=get_backend("Ascend910B")).run("k", inputs)
     np.testing.assert_array_equal(inputs["out"], inputs["a"])
+
+
+def test_a_reshape_in_a_wider_allocation_is_dense_a_slice_keeps_its_parents_pitch():
+    """A [1, 32] -> [32, 1] reshape inside a 128-byte allocation reads its 32 elements densely: given the
+    [1, 32] operand's row pitch (32 elements per row, as a slice keeps it) it reached 1,986 bytes into the next
+    tile's and wrote BF16 roundings there (fuzz finding: AllocateMemoryAddr changed the results)."""
+    text = '''
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 1], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]], out2: pl.Out[pl.Tensor[[32, 1], pl.BF16]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        m3: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 128)
+        m4: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 2048)
+        x: pl.Tile[[32, 1], pl.FP32, pl.MemRef(m3, 0, 128), pl.Mem.Vec] = pl.tile.load(a, [0, 0], [32, 1], [32, 1], target_memory=pl.Mem.Vec)
+        y: pl.Tile[[32, 16], pl.FP32, pl.MemRef(m4, 128, 2048), pl.Mem.Vec] = pl.tile.load(b, [0, 0], [32, 16], [32, 16], target_memory=pl.Mem.Vec)
+        r: pl.Tile[[1, 32], pl.FP32, pl.MemRef(m3, 0, 128), pl.Mem.Vec] = pl.tile.reshape(x, [1, 32])
+        c: pl.Tile[[1, 32], pl.BF16, pl.MemRef(m3, 0, 128), pl.Mem.Vec] = pl.tile.cast(r, target_type=pl.BF16, mode='round')
+        v: pl.Tile[[32, 1], pl.BF16, pl.MemRef(m3, 0, 128), pl.Mem.Vec] = pl.tile.reshape(c, [32, 1])
+        w: pl.Tile[[16, 32], pl.FP32, pl.MemRef(m4, 128, 2048), pl.Mem.Vec] = pl.tile.reshape(y, [16, 32])
+        o2: pl.Tensor[[32, 1], pl.BF16] = pl.tile.store(v, [0, 0], out2)
+        o: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(w, [0, 0], out)
+        return o
+'''
+    program = pl.parse(text)
+    inputs = make_inputs(program.get_function("k"), seed=0)
+    by_address = {k: v.copy() for k, v in inputs.items()}
+    Machine(program, backend=get_backend("Ascend910B")).run("k", by_address)
+    np.testing.assert_array_equal(by_address["out"], inputs["b"].reshape(16, 32))
+    np.testing.assert_array_equal(by_address["out2"].astype(np.float32),
+                                  inputs["a"].astype(by_address["out2"].dtype).astype(np.float32))
