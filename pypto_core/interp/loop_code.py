@@ -2,11 +2,12 @@
 
 The machine compiles every statement into a closure; a loop iteration of n op calls then pays, per op, the
 closures of its statement, its call site, its operand list and each operand read, and a dispatch over the body's
-statements. A `for` or `while` loop whose body assigns or yields is instead generated as Python source: the iteration loop,
-its assignments and yield inline, a plain op call with its operand reads inline too, exactly as `calls._op_call`
-runs it (the same evaluate, kwargs, result check and error); any other value (a call writing through an aliased
-accumulator, a cube op run once for a fork's lanes) by its closure, and every other statement (an if, an inner
-loop, a placed tile's assignment) by its own closure, its signal (break, continue, return) acted on in place.
+statements. A `for` or `while` loop whose body assigns or yields is instead generated as Python source: the
+iteration, its assignments and yield inline, a plain op call with its operand reads inline too, exactly as
+`calls._op_call` runs it (the same evaluate, kwargs, result check and error); any other value (a call writing
+through an aliased accumulator, a cube op run once for a fork's lanes) by its closure, and every other statement
+(an if, an inner loop, a placed tile's assignment) by its own closure, its signal (break, continue, return)
+acted on in place.
 
 Only what runs per iteration is generated; the code of a source text is compiled once per process (the texts
 repeat across loops and programs: every constant and closure is a bound name, not part of the text).
