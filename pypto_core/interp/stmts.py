@@ -192,15 +192,9 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
     loop_slot = code.slots(stmt.loop_var)
     loop_type = stmt.loop_var.type
     to = code.scalar_type(loop_type.dtype if isinstance(loop_type, ScalarType) else DataType.INDEX)
-    inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
-    stores, finish = _carry_stores(code, iter_slots, rv_slots)
+    iter_slots, setup, end = _loop_carries(code, stmt)
     span = stmt.span
     machine = code.machine
-
-    def setup(fr: list[Any]) -> None:
-        values = [f(fr) for f in inits]
-        for store, value in zip(stores, values):
-            store(fr, value)
 
     def bounds(fr: list[Any]) -> range:
         b, e, s = int(start(fr)), int(stop(fr)), int(step(fr))
@@ -210,19 +204,11 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
         machine.budget.spend(len(trips), span)
         return trips
 
-    def end(fr: list[Any]) -> None:
-        if finish is not None:
-            finish(fr)
-            return
-        for rv, it in zip(rv_slots, iter_slots):
-            fr[rv] = fr[it]
-
-    items, other, compiled = _body_items(code, stmt.body, iter_slots)
+    items, other, closures = _body_items(code, stmt.body, iter_slots)
     generated = compile_counted_loop(code, items, iter_slots, other, setup, bounds, loop_slot, to, end)
     if generated is not None:
         return generated
-    # Nothing was inlined: the statements' closures, each compiled once.
-    body = _sequence([compiled.get(id(item)) or other(item) for item in items])
+    body = closures()
 
     def run(fr: list[Any]) -> Any:
         setup(fr)
@@ -243,29 +229,16 @@ def _for(code: FunctionCode, stmt: S.ForStmt, target: YieldTarget) -> Runner:
 
 def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner:
     cond = compile_expr(code, stmt.condition)
-    inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
+    iter_slots, setup, end = _loop_carries(code, stmt)
     inner = iter_slots if stmt.iter_args else target
-    stores, finish = _carry_stores(code, iter_slots, rv_slots)
     span = stmt.span
     budget_of = code.machine
 
-    def setup(fr: list[Any]) -> None:
-        values = [f(fr) for f in inits]
-        for store, value in zip(stores, values):
-            store(fr, value)
-
-    def end(fr: list[Any]) -> None:
-        if finish is not None:
-            finish(fr)
-            return
-        for rv, it in zip(rv_slots, iter_slots):
-            fr[rv] = fr[it]
-
-    items, other, compiled = _body_items(code, stmt.body, inner)
+    items, other, closures = _body_items(code, stmt.body, inner)
     generated = compile_while_loop(code, items, inner, other, setup, cond, span, end)
     if generated is not None:
         return generated
-    body = _sequence([compiled.get(id(item)) or other(item) for item in items])
+    body = closures()
 
     def run(fr: list[Any]) -> Any:
         setup(fr)
@@ -286,9 +259,10 @@ def _while(code: FunctionCode, stmt: S.WhileStmt, target: YieldTarget) -> Runner
 
 
 def _body_items(code: FunctionCode, body: S.Stmt, target: YieldTarget
-                ) -> tuple[list[Any], Callable[[Any], Runner], dict[int, Runner]]:
-    """A loop body's statements (core-group batches as lists), the compiler of one of them into its closure,
-    and the closures it compiled (each statement compiled once, whether the loop is generated or not)."""
+                ) -> tuple[list[Any], Callable[[Any], Runner], Callable[[], Runner]]:
+    """A loop body's statements (core-group batches as lists), the compiler of one of them into its closure
+    (for the generated loop), and the body as its statements' closures run one after the other (when the loop is
+    not generated), each statement compiled once either way."""
     items = _core_group_batches(code, body.stmts) if isinstance(body, S.SeqStmts) else [body]
     compiled: dict[int, Runner] = {}
 
@@ -297,7 +271,27 @@ def _body_items(code: FunctionCode, body: S.Stmt, target: YieldTarget
                                     else compile_stmt(code, item, target))
         return run
 
-    return items, other, compiled
+    return items, other, lambda: _sequence([compiled.get(id(item)) or other(item) for item in items])
+
+
+def _loop_carries(code: FunctionCode, stmt: S.ForStmt | S.WhileStmt) -> tuple[tuple[int, ...], Runner, Runner]:
+    """The iter_args' slots, `setup(fr)` binding their inits, and `end(fr)` handing them to the return vars."""
+    inits, iter_slots, rv_slots = _carries(code, stmt.iter_args, stmt.return_vars, stmt.span)
+    stores, finish = _carry_stores(code, iter_slots, rv_slots)
+
+    def setup(fr: list[Any]) -> None:
+        values = [f(fr) for f in inits]
+        for store, value in zip(stores, values):
+            store(fr, value)
+
+    def end(fr: list[Any]) -> None:
+        if finish is not None:
+            finish(fr)
+            return
+        for rv, it in zip(rv_slots, iter_slots):
+            fr[rv] = fr[it]
+
+    return iter_slots, setup, end
 
 
 def _break(code: FunctionCode, stmt: S.BreakStmt, target: YieldTarget) -> Runner:

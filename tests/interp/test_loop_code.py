@@ -14,18 +14,28 @@ from pypto_core.interp import Machine, MachineError, loop_code, stmts
 HEADER = "import pypto.language as pl\n\n"
 
 
-@pytest.fixture
-def generated(monkeypatch):
-    """The loops compiled into generated functions while the test runs (None: left to the closures)."""
+def spy_on(monkeypatch, name: str) -> list[object]:
+    """What `stmts` gets from loop_code's `name` while the test runs: a generated function, or None (the loop is
+    left to the closures)."""
     made: list[object] = []
 
     def spy(*args, **kwargs):
-        run = loop_code.compile_counted_loop(*args, **kwargs)
+        run = getattr(loop_code, name)(*args, **kwargs)
         made.append(run)
         return run
 
-    monkeypatch.setattr(stmts, "compile_counted_loop", spy)
+    monkeypatch.setattr(stmts, name, spy)
     return made
+
+
+@pytest.fixture
+def generated(monkeypatch):
+    return spy_on(monkeypatch, "compile_counted_loop")
+
+
+@pytest.fixture
+def generated_whiles(monkeypatch):
+    return spy_on(monkeypatch, "compile_while_loop")
 
 
 def run(text: str, **inputs):
@@ -173,19 +183,6 @@ def main(x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
     before = len(loop_code._COMPILED)
     np.testing.assert_array_equal(run(text, x=np.zeros(4, np.float32)), np.full(4, 3, np.float32))
     assert len(loop_code._COMPILED) == before
-
-
-@pytest.fixture
-def generated_whiles(monkeypatch):
-    made: list[object] = []
-
-    def spy(*args, **kwargs):
-        run = loop_code.compile_while_loop(*args, **kwargs)
-        made.append(run)
-        return run
-
-    monkeypatch.setattr(stmts, "compile_while_loop", spy)
-    return made
 
 
 def test_a_while_loop_is_generated_and_spends_the_loop_budget(generated_whiles, monkeypatch):
