@@ -1412,7 +1412,70 @@ class Gen19:
         return out4, out7, out10, out15, v13
 '''
 
-KNOWN: list[Known] = []
+_STRIDED_VIEW_LAYOUT_IN_AN_ORCHESTRATION_LOOP = '''import pypto.language as pl
+
+@pl.program
+class Gen10:
+
+    @pl.function
+    def main(self, out6: pl.Out[pl.Tensor[[16, 32], pl.FP32]], x7: pl.Tensor[[64, 64], pl.BF16], out8: pl.Out[pl.Tensor[[64, 64], pl.BF16]], out10: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> tuple[pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[64, 64], pl.BF16], pl.Tensor[[16, 1], pl.FP32]]:
+        for i3 in pl.range(1, 4):
+            rag9 = pl.slice(x7, [64, 64], [0, 0], valid_shape=[33, 64])
+            out8 = pl.assemble(out8, pl.sqrt(pl.abs(rag9)), [0, 0])
+        return (out6, out8, out10)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        return out
+'''
+
+_LOAD_PAST_THE_END_ONCE_ITS_OFFSET_FOLDS = '''import pypto.language as pl
+
+@pl.program
+class Gen22:
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern1(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        am = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        bm = pl.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        al = pl.move(am, target_memory=pl.Mem.Left)
+        br = pl.move(bm, target_memory=pl.Mem.Right)
+        acc0 = pl.matmul(al, br)
+        for k, (acc,) in pl.range(1, 2, init_values=(acc0,)):
+            ak = pl.load(a, [0, k * 32], [16, 32], target_memory=pl.Mem.Mat)
+            bk = pl.load(b, [k * 4096, 0], [32, 32], target_memory=pl.Mem.Mat)
+            nxt = pl.matmul_acc(acc, pl.move(ak, target_memory=pl.Mem.Left), pl.move(bk, target_memory=pl.Mem.Right))
+        return out
+
+    @pl.function
+    def helper2(self, p3: pl.Tensor[[64, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y4 = pl.slice(p3, [16, 16], [32, 0])
+        return y4
+
+    @pl.function
+    def main(self, x7: pl.Tensor[[64, 32], pl.INT32], x9: pl.Tensor[[64, 64], pl.UINT8], x15_: pl.Tensor[[64, 64], pl.UINT8], out17: pl.Out[pl.Tensor[[64, 32], pl.INT32]], x18: pl.Tensor[[64, 16], pl.FP32], out22: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> tuple[pl.Tensor[[64, 32], pl.INT32], pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[64, 32], pl.INT32]]:
+        for i8, (a10, b11) in pl.range(3, init_values=(x7, x9)):
+            v14 = pl.sub(a10, pl.neg(x7))
+            v16 = pl.mul(b11, x15_)
+            r12, r13 = pl.yield_(v14, v16)
+        h19 = self.helper2(x18)
+        return (out17, out22, r12)
+'''
+
+KNOWN: list[Known] = [
+    # MaterializeTensorStrides: the printed type of a tensor op on a strided view with a valid region, in an
+    # orchestration loop, reads back with another TensorView layout (a round-trip difference). Found 2026-12-03
+    # (seed 10); to fix: find which variable's view the pass gives a layout the parser does not derive.
+    Known("strided-view-layout-in-an-orchestration-loop", "roundtrip", "tensor_view.layout: value types differ",
+          _STRIDED_VIEW_LAYOUT_IN_AN_ORCHESTRATION_LOOP, "Ascend950"),
+    # Simplify folds a one-trip loop's index into a load offset past the tensor's end (`[k * 4096, 0]` of a
+    # [64, 32] tensor): read back, the load's valid rows are deduced from the constant offset (none) and the
+    # matmul_acc reading it fails its K check. Found 2026-12-03 (seed 11); to fix: a load whose constant window
+    # lies outside its tensor is a located error (the parser's rule), and Simplify re-deduces what it folds.
+    Known("load-past-the-end-once-its-offset-folds", "roundtrip", "valid K columns but rhs only",
+          _LOAD_PAST_THE_END_ONCE_ITS_OFFSET_FOLDS),
+]
 
 # Findings that were fixed: each reproducer must now keep every promise (a regression test per finding).
 FIXED: list[Known] = [
