@@ -30,7 +30,6 @@ from pypto_plugins.pass_split.mixed_kernel.group import call_pair_in_place, call
 from pypto_plugins.pass_split.mixed_kernel.hand_groups import mark_dual_dispatch, rebuild_hand_written_groups
 from pypto_plugins.pass_split.mixed_kernel.kernel_calls import as_launcher, launcher_names
 from pypto_plugins.pass_split.split_axis.transfer_modes import transfer_modes
-from pypto_plugins.pass_split.split_vector_kernel import is_external
 from pypto_plugins.pass_split.verifiers.mixed_kernel_expanded import check_groups, facts_of, misplaced_work
 
 PASS = "ExpandMixedKernel"
@@ -132,7 +131,7 @@ def _reject_undeclared_split(func: F.Function) -> None:
     """A split_aiv function you wrote whose transfers split the tile between the lanes (split codes of one mode)
     declares that mode: without it the kernel's dispatch does not split while each lane pops only its part
     (docs/passes/split_vector_kernel.md, errors)."""
-    if not func.attrs.get("split_aiv") or func.split is not None or is_external(func):
+    if not func.attrs.get("split_aiv") or func.split is not None or func.is_external:
         return
     mode, transfer = transfer_modes(func)
     if mode is None or transfer is None:

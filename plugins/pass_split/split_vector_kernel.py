@@ -28,14 +28,9 @@ from pypto_plugins.pass_split.vector_kernel.no_split_dispatch import dual_dispat
 PASS = "SplitVectorKernel"
 
 
-def is_external(func: F.Function) -> bool:
-    """A kernel whose code is given (`external_source`): its body is not ours to rewrite."""
-    return "external_source" in func.attrs
-
-
 def split_function(func: F.Function, backend: Any) -> F.Function:
     if func.func_type in CORE_KERNEL_TYPES and func.attrs.get("split_aiv"):
-        if func.split is None and not is_external(func):
+        if func.split is None and not func.is_external:
             lost = single_transfer_mode(func)
             if lost is not None:
                 raise InternalError(f"{PASS}: {func.func_type.name} function '{func.name}' is split_aiv and its "
@@ -46,7 +41,7 @@ def split_function(func: F.Function, backend: Any) -> F.Function:
             return func.with_fields(attrs={**func.attrs, "dual_aiv_dispatch": True})  # type: ignore[return-value]
         return func
     if (func.func_type is FunctionType.AIV and func.attrs.get("dual_aiv_dispatch") and func.split is None
-            and not is_external(func) and backend.requires_no_split_dual_aiv_dispatch):
+            and not func.is_external and backend.requires_no_split_dual_aiv_dispatch):
         return dual_dispatch_body(func)
     return func
 

@@ -102,6 +102,12 @@ class Function(IRNode):
             return None
         return SplitMode(value)
 
+    @property
+    def is_external(self) -> bool:
+        """A kernel whose code is given (`external_source=`, docs/passes/split_vector_kernel.md): its body is empty,
+        no pass rewrites it."""
+        return "external_source" in self.attrs
+
     def param_items(self) -> list[tuple[Var, ParamDirection]]:
         return list(zip(self.params, self.param_directions))
 

@@ -157,3 +157,26 @@ class P:
     np.testing.assert_array_equal(by_address["out"], inputs["b"].reshape(16, 32))
     np.testing.assert_array_equal(by_address["out2"].astype(np.float32),
                                   inputs["a"].astype(by_address["out2"].dtype).astype(np.float32))
+
+
+def test_a_relabel_of_a_slice_keeps_the_slices_row_pitch():
+    """A set_validshape of a slice (a relabel view, registry buffer_view) reads the slice's window of its parent:
+    the parent's row pitch, not a dense image of its own."""
+    text = '''
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        buf: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 8192)
+        x: pl.Tile[[32, 64], pl.FP32, pl.MemRef(buf, 0, 8192), pl.Mem.Vec] = pl.tile.load(a, [0, 0], [32, 64], [32, 64], target_memory=pl.Mem.Vec)
+        s: pl.Tile[[16, 32], pl.FP32, pl.MemRef(buf, 2112, 3968), pl.Mem.Vec] = pl.tile.slice(x, [16, 32], [8, 16])
+        r: pl.Tile[[16, 32], pl.FP32, pl.MemRef(buf, 2112, 3968), pl.Mem.Vec] = pl.tile.set_validshape(s, 16, 32)
+        e: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.exp(r)
+        o: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(e, [0, 0], out)
+        return o
+'''
+    program = pl.parse(text)
+    inputs = make_inputs(program.get_function("k"), seed=0)
+    Machine(program, backend=get_backend("Ascend910B")).run("k", inputs)
+    np.testing.assert_allclose(inputs["out"], np.exp(inputs["a"][8:24, 16:48]), rtol=1e-6)
